@@ -1,0 +1,75 @@
+#pragma once
+
+// The one command vocabulary: every action a person or a script can take is a named
+// command that takes JSON parameters and returns a JSON result or a structured error.
+// The desktop panes, the local-socket protocol, copperline-ctl and the tests all call
+// commands through a CommandBus (DESIGN.md section 4).
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace copperline {
+
+// Error codes: the JSON-RPC 2.0 standard ones, plus Copperline's own in -32000..-32099
+// (the range JSON-RPC reserves for implementation-defined server errors).
+namespace errc {
+inline constexpr int ParseError = -32700;
+inline constexpr int InvalidRequest = -32600;
+inline constexpr int MethodNotFound = -32601;
+inline constexpr int InvalidParams = -32602;
+inline constexpr int InternalError = -32603;
+inline constexpr int CommandFailed = -32000;
+} // namespace errc
+
+// Thrown by a command handler to fail with a specific code; the bus turns it into an
+// error result. Nothing a handler throws ever leaves CommandBus::call.
+class CommandError : public std::runtime_error {
+public:
+    CommandError(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    int code() const { return code_; }
+
+private:
+    int code_;
+};
+
+struct CommandResult {
+    bool ok = false;
+    nlohmann::json result;  // when ok
+    int errorCode = 0;      // when !ok
+    std::string errorMessage;
+
+    // The JSON-RPC shape: {"result": ...} or {"error": {"code": ..., "message": ...}}.
+    nlohmann::json toJson() const;
+};
+
+class CommandBus {
+public:
+    using Handler = std::function<nlohmann::json(const nlohmann::json& params)>;
+
+    // Registers a command. A second registration of the same name is a programming error
+    // and throws std::logic_error.
+    void add(const std::string& name, const std::string& summary, Handler handler);
+
+    bool has(std::string_view name) const;
+    std::vector<std::string> names() const;
+    std::string summary(std::string_view name) const;
+
+    // Runs a command. Never throws: unknown names, bad parameters and handler failures all
+    // come back as errors.
+    CommandResult call(std::string_view name, const nlohmann::json& params = nlohmann::json::object()) const;
+
+private:
+    struct Entry {
+        std::string summary;
+        Handler handler;
+    };
+    std::map<std::string, Entry, std::less<>> commands_;
+};
+
+} // namespace copperline

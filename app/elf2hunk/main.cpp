@@ -1,0 +1,46 @@
+// elf2hunk ELF -o OUT: writes the AmigaOS hunk executable for a linked m68k ELF.
+
+#include "app/elf2hunk/elf_to_hunk.h"
+#include "emu/media/byte_reader.h"
+#include "emu/media/file_bytes.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+int main(int argc, char** argv) {
+    std::string in, out;
+    bool verbose = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+        else if (!std::strcmp(argv[i], "-v") || !std::strcmp(argv[i], "--verbose")) verbose = true;
+        else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
+            std::puts("usage: elf2hunk FILE.elf -o OUT [--verbose]\n"
+                      "Writes an AmigaOS hunk executable for an m68k ELF linked with --emit-relocs.");
+            return 0;
+        } else if (argv[i][0] == '-') {
+            std::fprintf(stderr, "elf2hunk: unknown option %s\n", argv[i]);
+            return 2;
+        } else in = argv[i];
+    }
+    if (in.empty() || out.empty()) {
+        std::fprintf(stderr, "usage: elf2hunk FILE.elf -o OUT [--verbose]\n");
+        return 2;
+    }
+    try {
+        const auto result = copperline::convertElfToHunk(in);
+        copperline::writeFileBytes(out, copperline::writeHunkFile(result.hunks));
+        if (verbose) {
+            for (std::size_t h = 0; h < result.hunks.sections.size(); ++h) {
+                const auto& s = result.hunks.sections[h];
+                std::printf("hunk %zu: %-4s %-8s %6u bytes, %zu relocs, %zu symbols, %zu line blocks\n", h,
+                            copperline::hunkKindName(s.kind), result.sectionNames[h].c_str(), s.allocSize,
+                            s.relocs.size(), s.symbols.size(), s.lineBlocks.size());
+            }
+        }
+    } catch (const copperline::MediaError& e) {
+        std::fprintf(stderr, "elf2hunk: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

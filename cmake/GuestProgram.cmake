@@ -1,0 +1,121 @@
+# Building 68000 guest programs with Debian's m68k-linux-gnu toolchain.
+#
+#   add_guest_library(NAME SOURCES src...)
+#       A static archive of guest objects (libNAME.a).
+#   add_guest_program(NAME SOURCES src... [LIBRARIES lib...] [INCLUDES dir...]
+#                     [DEFINES D=V...] [CFLAGS flag...] [OPT -O2] [NO_RUNTIME])
+#       Produces, in the folder amiga/ of the current binary folder:
+#         NAME.elf  the linked ELF with its DWARF and its relocations (--emit-relocs)
+#         NAME.bin  a raw binary for bare-metal use, loaded at $1000
+#         NAME      an AmigaOS hunk executable written by elf2hunk
+#       and a target NAME that builds all three. The build fails if the code holds any
+#       opcode a 68000 cannot execute (scripts/check-68000.sh).
+#
+# Sources may be C (.c), plain assembly (.s) or assembly through the C preprocessor (.S).
+# Every program links Copperline's own 68000 runtime (resources/guest/runtime): Debian's
+# libgcc.a is built for the 68020 and its division routines use BSR.L.
+
+find_program(M68K_GCC m68k-linux-gnu-gcc REQUIRED)
+find_program(M68K_LD m68k-linux-gnu-ld REQUIRED)
+find_program(M68K_AR m68k-linux-gnu-ar REQUIRED)
+find_program(M68K_OBJCOPY m68k-linux-gnu-objcopy REQUIRED)
+find_program(M68K_OBJDUMP m68k-linux-gnu-objdump REQUIRED)
+find_program(M68K_READELF m68k-linux-gnu-readelf REQUIRED)
+find_program(M68K_NM m68k-linux-gnu-nm REQUIRED)
+
+set(COPPERLINE_GUEST_LINKER_SCRIPT "${CMAKE_SOURCE_DIR}/cmake/guest.ld")
+set(COPPERLINE_GUEST_CHECK "${CMAKE_SOURCE_DIR}/scripts/check-68000.sh")
+
+# Freestanding 68000 code with full debug information. No jump tables: gcc places them in
+# .text, where their words could be mistaken for code by the opcode check.
+set(COPPERLINE_GUEST_CFLAGS
+    -m68000 -g -ffreestanding -nostdlib -fno-pic -fno-builtin -fno-jump-tables
+    -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-common
+    -ffunction-sections -Wall -Wextra)
+
+# Compiles SOURCES into objects; sets OUT_VAR to the list of object paths.
+function(_copperline_guest_objects OUT_VAR NAME)
+    cmake_parse_arguments(G "" "OPT" "SOURCES;INCLUDES;DEFINES;CFLAGS" ${ARGN})
+    if(NOT G_OPT)
+        set(G_OPT -O2)
+    endif()
+    set(flags ${COPPERLINE_GUEST_CFLAGS} ${G_OPT} ${G_CFLAGS}
+        -I${CMAKE_SOURCE_DIR}/resources/guest/include)
+    foreach(dir IN LISTS G_INCLUDES)
+        list(APPEND flags -I${dir})
+    endforeach()
+    foreach(def IN LISTS G_DEFINES)
+        list(APPEND flags -D${def})
+    endforeach()
+    set(objects)
+    foreach(src IN LISTS G_SOURCES)
+        get_filename_component(abs "${src}" ABSOLUTE)
+        get_filename_component(base "${src}" NAME)
+        set(obj "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.objs/${base}.o")
+        set(dep "${obj}.d")
+        add_custom_command(
+            OUTPUT "${obj}"
+            COMMAND ${CMAKE_COMMAND} -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.objs"
+            COMMAND ${M68K_GCC} ${flags} -MD -MF "${dep}" -c "${abs}" -o "${obj}"
+            DEPENDS "${abs}"
+            DEPFILE "${dep}"
+            COMMENT "68000 ${NAME}: ${base}"
+            COMMAND_EXPAND_LISTS VERBATIM)
+        list(APPEND objects "${obj}")
+    endforeach()
+    set(${OUT_VAR} ${objects} PARENT_SCOPE)
+endfunction()
+
+function(add_guest_library NAME)
+    cmake_parse_arguments(G "" "OPT" "SOURCES;INCLUDES;DEFINES;CFLAGS" ${ARGN})
+    _copperline_guest_objects(objects ${NAME} SOURCES ${G_SOURCES} INCLUDES ${G_INCLUDES}
+                              DEFINES ${G_DEFINES} CFLAGS ${G_CFLAGS} OPT ${G_OPT})
+    set(archive "${CMAKE_CURRENT_BINARY_DIR}/lib${NAME}.a")
+    add_custom_command(
+        OUTPUT "${archive}"
+        COMMAND ${CMAKE_COMMAND} -E rm -f "${archive}"
+        COMMAND ${M68K_AR} rcs "${archive}" ${objects}
+        DEPENDS ${objects}
+        COMMENT "68000 library ${NAME}"
+        VERBATIM)
+    add_custom_target(${NAME} ALL DEPENDS "${archive}")
+    set_target_properties(${NAME} PROPERTIES GUEST_ARCHIVE "${archive}")
+endfunction()
+
+function(add_guest_program NAME)
+    cmake_parse_arguments(G "NO_RUNTIME" "OPT" "SOURCES;LIBRARIES;INCLUDES;DEFINES;CFLAGS" ${ARGN})
+    _copperline_guest_objects(objects ${NAME} SOURCES ${G_SOURCES} INCLUDES ${G_INCLUDES}
+                              DEFINES ${G_DEFINES} CFLAGS ${G_CFLAGS} OPT ${G_OPT})
+    set(libs ${G_LIBRARIES})
+    if(NOT G_NO_RUNTIME)
+        list(APPEND libs copperline_guest_runtime)
+    endif()
+    set(archives)
+    foreach(lib IN LISTS libs)
+        list(APPEND archives "$<TARGET_PROPERTY:${lib},GUEST_ARCHIVE>")
+    endforeach()
+
+    # The outputs live in their own folder: a file may not share the target's name.
+    set(outdir "${CMAKE_CURRENT_BINARY_DIR}/amiga")
+    set(out "${outdir}/${NAME}")
+    add_custom_command(
+        OUTPUT "${out}.elf" "${out}.bin" "${out}"
+        COMMAND ${CMAKE_COMMAND} -E make_directory "${outdir}"
+        COMMAND ${M68K_LD} -T ${COPPERLINE_GUEST_LINKER_SCRIPT} --emit-relocs -z noexecstack
+                --no-warn-rwx-segments -o "${out}.elf"
+                ${objects} --start-group ${archives} --end-group
+        COMMAND ${CMAKE_COMMAND} -E env M68K_OBJDUMP=${M68K_OBJDUMP}
+                ${COPPERLINE_GUEST_CHECK} "${out}.elf"
+        COMMAND ${M68K_OBJCOPY} -O binary "${out}.elf" "${out}.bin"
+        COMMAND $<TARGET_FILE:elf2hunk> "${out}.elf" -o "${out}"
+        DEPENDS ${objects} ${archives} ${COPPERLINE_GUEST_LINKER_SCRIPT}
+                ${COPPERLINE_GUEST_CHECK} elf2hunk
+        COMMENT "68000 program ${NAME}"
+        COMMAND_EXPAND_LISTS VERBATIM)
+    add_custom_target(${NAME} ALL DEPENDS "${out}.elf" "${out}.bin" "${out}")
+    if(libs)
+        add_dependencies(${NAME} ${libs})
+    endif()
+    set_target_properties(${NAME} PROPERTIES GUEST_ELF "${out}.elf" GUEST_BIN "${out}.bin"
+                                             GUEST_HUNK "${out}")
+endfunction()

@@ -1,0 +1,70 @@
+// The command bus turns every failure into a structured error and never throws.
+
+#include "app/control/command_bus.h"
+
+#include <QtTest>
+
+using namespace copperline;
+
+class TestCommandBus : public QObject {
+    Q_OBJECT
+
+    CommandBus make() {
+        CommandBus bus;
+        bus.add("add", "Adds a and b.", [](const nlohmann::json& p) {
+            return nlohmann::json{{"sum", p.at("a").get<int>() + p.at("b").get<int>()}};
+        });
+        bus.add("fail", "Always fails.", [](const nlohmann::json&) -> nlohmann::json {
+            throw CommandError(errc::CommandFailed, "it failed");
+        });
+        bus.add("crash", "Throws something unexpected.", [](const nlohmann::json&) -> nlohmann::json {
+            throw 42;
+        });
+        return bus;
+    }
+
+private slots:
+    void runsACommand() {
+        const auto bus = make();
+        const auto r = bus.call("add", {{"a", 2}, {"b", 40}});
+        QVERIFY(r.ok);
+        QCOMPARE(r.result.at("sum").get<int>(), 42);
+        QCOMPARE(r.toJson().dump(), std::string(R"({"result":{"sum":42}})"));
+    }
+
+    void unknownMethod() {
+        const auto r = make().call("nope");
+        QVERIFY(!r.ok);
+        QCOMPARE(r.errorCode, errc::MethodNotFound);
+    }
+
+    void wrongParameterTypes() {
+        const auto bus = make();
+        QCOMPARE(bus.call("add", {{"a", "two"}, {"b", 1}}).errorCode, errc::InvalidParams);
+        QCOMPARE(bus.call("add", {{"a", 1}}).errorCode, errc::InvalidParams);
+        QCOMPARE(bus.call("add", nlohmann::json::array({1, 2})).errorCode, errc::InvalidParams);
+    }
+
+    void handlerFailuresAreErrors() {
+        const auto bus = make();
+        const auto r = bus.call("fail");
+        QCOMPARE(r.errorCode, errc::CommandFailed);
+        QCOMPARE(r.errorMessage, std::string("it failed"));
+        QCOMPARE(r.toJson().at("error").at("code").get<int>(), errc::CommandFailed);
+        QCOMPARE(bus.call("crash").errorCode, errc::InternalError);
+    }
+
+    void registryLists() {
+        const auto bus = make();
+        QCOMPARE(bus.names(), (std::vector<std::string>{"add", "crash", "fail"}));
+        QVERIFY(bus.has("add"));
+        QCOMPARE(bus.summary("add"), std::string("Adds a and b."));
+        CommandBus again;
+        again.add("x", "", [](const nlohmann::json&) { return nlohmann::json(); });
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 again.add("x", "", [](const nlohmann::json&) { return nlohmann::json(); }));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCommandBus)
+#include "test_command_bus.moc"

@@ -1,0 +1,28 @@
+// The main window opens offscreen and its About box asks the command bus for the version.
+
+#include "app/control/command_bus.h"
+#include "ui/main_window.h"
+
+#include <QMenuBar>
+#include <QtTest>
+
+using namespace copperline;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void opensWithMenus() {
+        CommandBus bus;
+        MainWindow w(bus);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.windowTitle(), QStringLiteral("Copperline"));
+        QStringList menus;
+        for (QAction* a : w.menuBar()->actions()) menus << a->text();
+        QVERIFY(menus.contains("&File"));
+        QVERIFY(menus.contains("&Help"));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

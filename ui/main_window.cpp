@@ -1,0 +1,35 @@
+#include "ui/main_window.h"
+
+#include "app/control/command_bus.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+
+namespace copperline {
+
+MainWindow::MainWindow(CommandBus& bus, QWidget* parent) : QMainWindow(parent), bus_(bus) {
+    setWindowTitle(QStringLiteral("Copperline"));
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Copperline"), this, &MainWindow::showAbout);
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Quit"), qApp, &QApplication::quit, QKeySequence::Quit);
+
+    auto* centre = new QLabel(tr("No machine is running."), this);
+    centre->setAlignment(Qt::AlignCenter);
+    setCentralWidget(centre);
+    resize(960, 640);
+}
+
+void MainWindow::showAbout() {
+    const auto version = bus_.call("version");
+    const QString text = version.ok
+        ? QString::fromStdString(version.result.value("name", std::string()) + " " +
+                                 version.result.value("version", std::string()))
+        : tr("Copperline");
+    QMessageBox::about(this, tr("About Copperline"),
+                       text + tr("\nA cycle-accurate Amiga profiler and debugger."));
+}
+
+} // namespace copperline
