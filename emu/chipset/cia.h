@@ -1,0 +1,119 @@
+#pragma once
+
+// The MOS 8520 Complex Interface Adapter, two of which an Amiga has: CIA-A (ports for the
+// overlay, LED, fire buttons and the parallel port; the keyboard's serial line; TOD counts
+// VSYNC; /IRQ drives INT2) and CIA-B (the drive lines and serial handshakes; TOD counts
+// HSYNC; /IRQ drives INT6). HRM appendix F and node012E describe the chip.
+//
+// The CIA runs on the E clock, one cycle per ten 68000 cycles. The machine moves it
+// forward with advanceTo(); register accesses happen at the machine's current time, so the
+// machine advances the CIA first. Timer behaviour follows the 6526 pipeline as the 8520
+// keeps it (ocs-timing-facts section 7): counting starts 3 E cycles after START, a
+// force-load lands 2 E cycles after its write, and the interrupt flag follows an underflow
+// by 1 E cycle. A timer holding latch N underflows every N+1 counts.
+
+#include "emu/clock.h"
+
+#include <cstdint>
+
+namespace copperline {
+
+class Archive;
+
+class Cia {
+public:
+    enum Reg : std::uint8_t {
+        PRA = 0x0, PRB = 0x1, DDRA = 0x2, DDRB = 0x3,
+        TALO = 0x4, TAHI = 0x5, TBLO = 0x6, TBHI = 0x7,
+        TODLO = 0x8, TODMID = 0x9, TODHI = 0xA, UNUSED = 0xB,
+        SDR = 0xC, ICR = 0xD, CRA = 0xE, CRB = 0xF,
+    };
+    // Interrupt control register bits.
+    enum : std::uint8_t { IcrTA = 0x01, IcrTB = 0x02, IcrALRM = 0x04, IcrSP = 0x08, IcrFLG = 0x10, IcrIR = 0x80 };
+    // Control register bits (CRA and CRB share 0-4).
+    enum : std::uint8_t { CrSTART = 0x01, CrPBON = 0x02, CrOUTMODE = 0x04, CrRUNMODE = 0x08, CrLOAD = 0x10,
+                          CraINMODE = 0x20, CraSPMODE = 0x40, CrbINMODE = 0x60, CrbALARM = 0x80 };
+
+    Cia();
+
+    // Power-on / RESET line: all registers to their reset values (HRM appendix F).
+    void reset();
+
+    // Runs the E clock up to master-clock time `now` (68000 cycles). E cycles end when the
+    // master clock passes a multiple of ten.
+    void advanceTo(MasterClock now);
+    MasterClock time() const { return now_; }
+
+    std::uint8_t peek(std::uint8_t reg);  // a CPU read, with its side effects
+    std::uint8_t spy(std::uint8_t reg) const;  // what a read would return, changing nothing
+    void poke(std::uint8_t reg, std::uint8_t value);
+
+    // /IRQ output (active when an enabled flag is set).
+    bool irq() const { return (icr_ & IcrIR) != 0; }
+
+    // Port pins. Inputs are what the outside drives on pins configured as inputs (they
+    // read high when nothing drives them: the Amiga's pull-ups). Outputs are the levels
+    // on the pins: output bits from the port register, input bits at their input level.
+    void setPortAInput(std::uint8_t pins) { portAIn_ = pins; }
+    void setPortBInput(std::uint8_t pins) { portBIn_ = pins; }
+    std::uint8_t portAPins() const { return std::uint8_t((pra_ & ddra_) | (portAIn_ & ~ddra_)); }
+    std::uint8_t portBPins() const;
+
+    // TOD input: one pulse per VSYNC (CIA-A) or HSYNC (CIA-B).
+    void todPulse();
+    // /FLAG input: a falling edge sets ICR FLG (CIA-B: the disk index pulse).
+    void flagPulse() { raise(IcrFLG); }
+    // CNT input edge (rising when high = true). Counts timers in CNT mode and clocks the
+    // serial register in input mode.
+    void setCnt(bool high);
+    // A byte shifted in on SP by an external device (the keyboard), as if its eight bits
+    // had been clocked in: SDR holds it and ICR SP is raised.
+    void receiveSerialByte(std::uint8_t value);
+    // Whether the serial port is in output mode (CRA SPMODE): the keyboard handshake is
+    // the CPU driving SP low by switching to output mode.
+    bool serialOutputMode() const { return (cra_ & CraSPMODE) != 0; }
+    std::uint8_t lastSerialOut() const { return sdrOut_; }
+
+    std::uint16_t timerA() const { return timerA_.counter; }
+    std::uint16_t timerB() const { return timerB_.counter; }
+    std::uint32_t tod() const { return tod_; }
+
+    void serialize(Archive& ar);
+
+private:
+    struct Timer {
+        std::uint16_t counter = 0xFFFF;
+        std::uint16_t latch = 0xFFFF;
+        std::uint8_t countPipe = 0;  // bit i: a count decided i E cycles ago
+        std::uint8_t loadPipe = 0;   // bit i: a force-load requested i E cycles ago
+        bool toggle = false;         // PB6/PB7 toggle-mode output
+        bool pulse = false;          // PB6/PB7 pulse-mode output (one E cycle)
+    };
+
+    void eCycle();
+    // Advances one timer by an E cycle; returns whether it underflowed.
+    bool stepTimer(Timer& t, std::uint8_t& cr, bool countInput, bool eClockInput);
+    void writeControl(Timer& t, std::uint8_t& cr, std::uint8_t value, bool isA);
+    void writeTimerHigh(Timer& t, std::uint8_t cr, std::uint8_t value);
+    void raise(std::uint8_t flags);
+    void shiftOutBit();
+    void checkAlarm();
+
+    MasterClock now_ = 0;
+    std::uint8_t pra_ = 0, prb_ = 0, ddra_ = 0, ddrb_ = 0;
+    std::uint8_t portAIn_ = 0xFF, portBIn_ = 0xFF;
+    Timer timerA_, timerB_;
+    std::uint8_t cra_ = 0, crb_ = 0;
+    std::uint8_t icr_ = 0;       // flags, bit 7 = IR
+    std::uint8_t icrMask_ = 0;
+    std::uint8_t irqPipe_ = 0;   // flags raised, waiting their one E cycle
+    std::uint32_t tod_ = 0, todLatch_ = 0, alarm_ = 0;
+    bool todLatched_ = false, todStopped_ = false;
+    std::uint8_t sdr_ = 0, sdrOut_ = 0, shiftReg_ = 0;
+    std::uint8_t shiftBits_ = 0;   // bits left to shift in output mode (0 = idle)
+    bool sdrPending_ = false;      // output mode: a byte written while one is shifting
+    bool cnt_ = true;
+    std::uint8_t cntEdges_ = 0;    // CNT rising edges since the last E cycle
+};
+
+} // namespace copperline

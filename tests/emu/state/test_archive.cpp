@@ -1,0 +1,74 @@
+// One serialize() serves save, load and hash.
+
+#include "emu/state/archive.h"
+
+#include <QtTest>
+
+using namespace copperline;
+
+namespace {
+struct Thing {
+    std::uint8_t a = 1;
+    std::int16_t b = -2;
+    std::uint32_t c = 3;
+    bool d = true;
+    std::array<std::uint16_t, 3> e{4, 5, 6};
+    std::vector<std::uint8_t> ram = std::vector<std::uint8_t>(16, 7);
+    enum class Mode : std::uint8_t { X, Y } mode = Mode::Y;
+    void serialize(Archive& ar) { ar(a, b, c, d, e, ram, mode); }
+};
+} // namespace
+
+class TestArchive : public QObject {
+    Q_OBJECT
+private slots:
+    void roundTrip() {
+        Thing t;
+        t.b = -1234;
+        t.ram[3] = 99;
+        auto s = Archive::saver();
+        t.serialize(s);
+        Thing u;
+        auto l = Archive::loader(s.bytes());
+        u.serialize(l);
+        QCOMPARE(u.b, std::int16_t(-1234));
+        QCOMPARE(u.ram[3], std::uint8_t(99));
+        QCOMPARE(u.mode, Thing::Mode::Y);
+        QCOMPARE(l.remaining(), std::size_t(0));
+    }
+
+    void hashSeesEveryField() {
+        Thing t, u;
+        auto h1 = Archive::hasher(), h2 = Archive::hasher();
+        t.serialize(h1);
+        u.serialize(h2);
+        QCOMPARE(h1.hash(), h2.hash());
+        u.ram[15] ^= 1;
+        auto h3 = Archive::hasher();
+        u.serialize(h3);
+        QVERIFY(h3.hash() != h1.hash());
+    }
+
+    void refusesTruncatedAndMismatchedData() {
+        Thing t;
+        auto s = Archive::saver();
+        t.serialize(s);
+        auto bytes = s.bytes();
+        bytes.pop_back();
+        Thing u;
+        auto l = Archive::loader(bytes);
+        QVERIFY_THROWS_EXCEPTION(StateError, u.serialize(l));
+        Thing v;
+        v.ram.resize(8);  // a differently configured machine
+        auto l2 = Archive::loader(s.bytes());
+        QVERIFY_THROWS_EXCEPTION(StateError, v.serialize(l2));
+        auto bad = s.bytes();
+        bad[7] = 2;  // the bool
+        Thing w;
+        auto l3 = Archive::loader(bad);
+        QVERIFY_THROWS_EXCEPTION(StateError, w.serialize(l3));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestArchive)
+#include "test_archive.moc"
