@@ -472,9 +472,12 @@ private:
     // Group 1/2 exception: stacks PC and SR (PC low, SR, PC high, as the bus shows it),
     // reads the vector and refills the queue ("ns nS ns nV nv np n np").
     void exception(unsigned vector, std::uint32_t pushPc, unsigned idleBefore) {
+        exceptionFrom(sr(), vector, pushPc, idleBefore);
+    }
+    void exceptionFrom(std::uint16_t oldSr, unsigned vector, std::uint32_t pushPc,
+                       unsigned idleBefore) {
         std::uint64_t start = cycles_;
         idle(idleBefore);
-        std::uint16_t oldSr = sr();
         setSupervisor(true);
         t_ = false;
         stopped_ = false;
@@ -587,6 +590,7 @@ private:
             }
             bool trace = t_;
             instrPc_ = pc;
+            op_ = op;
             table_[op](*this);
             if (trace && !stopped_) tracePending_ = true;
             else if (trace && stopped_) tracePending_ = true;
@@ -654,9 +658,9 @@ private:
     }
 
     // ---- instruction helpers ------------------------------------------------------
-    unsigned opReg9() const { return (ird_ >> 9) & 7; }
-    unsigned opMode() const { return (ird_ >> 3) & 7; }
-    unsigned opReg() const { return ird_ & 7; }
+    unsigned opReg9() const { return (op_ >> 9) & 7; }
+    unsigned opMode() const { return (op_ >> 3) & 7; }
+    unsigned opReg() const { return op_ & 7; }
 
     void privilegeViolation() {
         exception(kVectorPrivilege, instrPc_, 4);
@@ -712,6 +716,7 @@ private:
     std::uint64_t waits_ = 0;
     std::uint64_t lastBusCycle_ = 0;
     std::uint32_t instrPc_ = 0;
+    std::uint16_t op_ = 0; // opcode of the instruction running (IRD moves on at its prefetch)
     std::uint32_t pcBeforeJump_ = 0;
     std::uint32_t jumpPc_ = 0;
 
