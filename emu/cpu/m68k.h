@@ -295,7 +295,7 @@ private:
             write<S>(addr, v);
         } else {
             FunctionCode fc = fcData();
-            if (addr & 1) fault(addr, true, fc);
+            if (addr & 1) fault(addr + 2, true, fc);
             busWrite(addr + 2, std::uint16_t(v), fc, true, true);
             busWrite(addr, std::uint16_t(v >> 16), fc, true, true);
         }
@@ -512,7 +512,9 @@ private:
         std::uint64_t start = cycles_ - 4;
         idle(8);
         std::uint16_t oldSr = sr();
-        std::uint16_t status = std::uint16_t((ird_ & 0xFFE0) | (faultWrite_ ? 0 : 0x10) |
+        std::uint16_t ir = aeUseOp_ ? op_ : ird_;
+        aeUseOp_ = false;
+        std::uint16_t status = std::uint16_t((ir & 0xFFE0) | (faultWrite_ ? 0 : 0x10) |
                                              unsigned(faultFc_));
         std::uint32_t pushPc = faultPc_;
         setSupervisor(true);
@@ -521,7 +523,7 @@ private:
         write<2>(sp - 2, pushPc & 0xFFFF);
         write<2>(sp - 6, oldSr);
         write<2>(sp - 4, pushPc >> 16);
-        write<2>(sp - 8, ird_);
+        write<2>(sp - 8, ir);
         write<2>(sp - 10, faultAddress_ & 0xFFFF);
         write<2>(sp - 14, status);
         write<2>(sp - 12, faultAddress_ >> 16);
@@ -725,6 +727,7 @@ private:
     std::uint32_t faultPc_ = 0;
     FunctionCode faultFc_ = FunctionCode::SupervisorData;
     bool faultWrite_ = false;
+    bool aeUseOp_ = false; // the frame's IR is the running opcode, not IRD
 
     // interrupt lines
     unsigned iplNow_ = 0, iplBefore_ = 0, iplSampled_ = 0;
