@@ -21,8 +21,32 @@ using copperline::m68k::BusCycle;
 using copperline::m68k::BusOp;
 using json = nlohmann::json;
 
+constexpr const char* kDataNames[8] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
+constexpr const char* kAddressNames[7] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6"};
+
+enum class Kind { Idle, Read, Write, ReadError, WriteError };
+
+const char* kindName(Kind k) {
+    switch (k) {
+    case Kind::Idle: return "n";
+    case Kind::Read: return "r";
+    case Kind::Write: return "w";
+    case Kind::ReadError: return "re";
+    case Kind::WriteError: return "we";
+    }
+    return "?";
+}
+
+Kind kindFromName(const std::string& s) {
+    if (s == "r") return Kind::Read;
+    if (s == "w") return Kind::Write;
+    if (s == "re") return Kind::ReadError;
+    if (s == "we") return Kind::WriteError;
+    return Kind::Idle;
+}
+
 struct Transaction {
-    std::string kind; // "n", "r", "w", "re", "we"
+    Kind kind = Kind::Idle;
     unsigned cycles = 0;
     unsigned fc = 0;
     std::uint32_t address = 0;
@@ -33,10 +57,10 @@ struct Transaction {
 
     std::string str() const {
         std::ostringstream s;
-        if (kind == "n") {
+        if (kind == Kind::Idle) {
             s << "[n " << cycles << "]";
         } else {
-            s << "[" << kind << " " << cycles << " fc" << fc << " $" << std::hex << address
+            s << "[" << kindName(kind) << " " << cycles << " fc" << fc << " $" << std::hex << address
               << (word ? " .w " : " .b ") << "$" << data << std::dec << " " << uds << lds
               << "]";
         }
@@ -97,9 +121,12 @@ public:
         std::vector<Transaction> out;
         std::uint64_t at = start;
         for (const Entry& e : log_) {
-            if (e.start > at) out.push_back({"n", unsigned(e.start - at)});
+            if (e.start > at) out.push_back(idle(unsigned(e.start - at)));
             Transaction t;
-            t.kind = e.kind == 'r' ? "r" : e.kind == 'w' ? "w" : e.kind == 'R' ? "re" : "we";
+            t.kind = e.kind == 'r'   ? Kind::Read
+                     : e.kind == 'w' ? Kind::Write
+                     : e.kind == 'R' ? Kind::ReadError
+                                     : Kind::WriteError;
             t.cycles = 4;
             t.fc = unsigned(e.c.fc);
             t.address = e.c.address & 0xFFFFFE;
@@ -111,8 +138,13 @@ public:
             out.push_back(t);
             at = e.start + 4;
         }
-        if (end > at) out.push_back({"n", unsigned(end - at)});
+        if (end > at) out.push_back(idle(unsigned(end - at)));
         return out;
+    }
+    static Transaction idle(unsigned n) {
+        Transaction t;
+        t.cycles = n;
+        return t;
     }
 
 private:
@@ -137,10 +169,10 @@ std::vector<Transaction> expectedTransactions(const json& list) {
     std::vector<Transaction> out;
     for (const json& e : list) {
         Transaction t;
-        t.kind = e[0].get<std::string>();
+        t.kind = kindFromName(e[0].get<std::string>());
         t.cycles = e[1].get<unsigned>();
-        if (t.kind == "n") {
-            if (!out.empty() && out.back().kind == "n") {
+        if (t.kind == Kind::Idle) {
+            if (!out.empty() && out.back().kind == Kind::Idle) {
                 out.back().cycles += t.cycles;
                 continue;
             }
@@ -160,9 +192,9 @@ std::vector<Transaction> expectedTransactions(const json& list) {
 
 bool sameTransaction(const Transaction& a, const Transaction& b) {
     if (a.kind != b.kind || a.cycles != b.cycles) return false;
-    if (a.kind == "n") return true;
+    if (a.kind == Kind::Idle) return true;
     if (a.fc != b.fc || a.address != b.address) return false;
-    if (a.kind == "re" || a.kind == "we") return true;
+    if (a.kind == Kind::ReadError || a.kind == Kind::WriteError) return true;
     return a.word == b.word && a.uds == b.uds && a.lds == b.lds && a.data == b.data;
 }
 
@@ -175,8 +207,8 @@ public:
         bus_.clear();
         const json& in = test["initial"];
         copperline::m68k::Registers r;
-        for (int i = 0; i < 8; ++i) r.d[i] = in["d" + std::to_string(i)].get<std::uint32_t>();
-        for (int i = 0; i < 7; ++i) r.a[i] = in["a" + std::to_string(i)].get<std::uint32_t>();
+        for (int i = 0; i < 8; ++i) r.d[i] = in[kDataNames[i]].get<std::uint32_t>();
+        for (int i = 0; i < 7; ++i) r.a[i] = in[kAddressNames[i]].get<std::uint32_t>();
         r.sr = in["sr"].get<std::uint16_t>();
         r.usp = in["usp"].get<std::uint32_t>();
         r.ssp = in["ssp"].get<std::uint32_t>();
@@ -197,14 +229,10 @@ public:
             if (want != got && diff.tellp() == 0)
                 diff << name << ": want $" << std::hex << want << " got $" << got << std::dec;
         };
-        for (int i = 0; i < 8; ++i) {
-            std::string n = "d" + std::to_string(i);
-            check(n.c_str(), fin[n].get<std::uint32_t>(), o.d[i]);
-        }
-        for (int i = 0; i < 7; ++i) {
-            std::string n = "a" + std::to_string(i);
-            check(n.c_str(), fin[n].get<std::uint32_t>(), o.a[i]);
-        }
+        for (int i = 0; i < 8; ++i)
+            check(kDataNames[i], fin[kDataNames[i]].get<std::uint32_t>(), o.d[i]);
+        for (int i = 0; i < 7; ++i)
+            check(kAddressNames[i], fin[kAddressNames[i]].get<std::uint32_t>(), o.a[i]);
         bool s = o.sr & 0x2000;
         check("usp", fin["usp"].get<std::uint32_t>(), s ? o.usp : o.a[7]);
         check("ssp", fin["ssp"].get<std::uint32_t>(), s ? o.a[7] : o.ssp);
@@ -307,9 +335,8 @@ int main(int argc, char** argv) {
             }
         }
         std::string name = std::filesystem::path(path).filename().string();
-        for (const char* ext : {".gz", ".json"}) {
-            if (name.ends_with(ext)) name.resize(name.size() - std::strlen(ext));
-        }
+        std::size_t dot = name.find(".json");
+        if (dot != std::string::npos) name.erase(dot);
         std::printf("%s: %llu/%zu\n", name.c_str(), static_cast<unsigned long long>(ok),
                     tests.size());
         passed += ok;
