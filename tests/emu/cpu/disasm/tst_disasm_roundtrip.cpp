@@ -152,7 +152,7 @@ private:
 
 void TestDisasmRoundTrip::initTestCase() {
     if (kAs.isEmpty() || kLd.isEmpty() || kObjcopy.isEmpty() || kObjdump.isEmpty())
-        QSKIP("m68k-linux-gnu binutils not found (Debian: binutils-m68k-linux-gnu)");
+        QFAIL("m68k-linux-gnu binutils not found; scripts/setup.sh installs binutils-m68k-linux-gnu");
     QVERIFY(dir_.isValid());
 }
 
