@@ -1,15 +1,42 @@
 // copperline-ctl: the client of a running Copperline, and the offline tools.
-//
-//   copperline-ctl hunkinfo PROG     list the hunks, relocations, symbols and line blocks
-//                                    of an AmigaOS hunk executable
 
+#include "app/ctl/commands.h"
 #include "app/version.h"
 #include "emu/media/byte_reader.h"
-#include "emu/media/hunk.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string>
+
+namespace copperline::ctl {
+
+std::uint32_t parseAddress(const std::string& text, const std::string& what) {
+    std::string digits = text;
+    int base = 10;
+    if (digits.starts_with("$")) {
+        digits = digits.substr(1);
+        base = 16;
+    } else if (digits.starts_with("0x") || digits.starts_with("0X")) {
+        digits = digits.substr(2);
+        base = 16;
+    }
+    if (digits.empty() || digits.size() > 10) throw UsageError{what + ": '" + text + "' is not an address"};
+    unsigned long long v = 0;
+    for (const char c : digits) {
+        const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                      : std::isxdigit(static_cast<unsigned char>(c))
+                          ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
+                          : 99;
+        if (d >= base) throw UsageError{what + ": '" + text + "' is not an address"};
+        v = v * unsigned(base) + unsigned(d);
+    }
+    if (v > 0xFFFFFFFFull) throw UsageError{what + ": '" + text + "' does not fit in 32 bits"};
+    return std::uint32_t(v);
+}
+
+} // namespace copperline::ctl
 
 namespace {
 
@@ -18,41 +45,18 @@ void usage(FILE* out) {
                "\n"
                "Offline tools:\n"
                "  hunkinfo PROG [--lines]   describe an AmigaOS hunk executable\n"
+               "  symbolize PROG [--elf FILE] [--bases B0,B1,...] [--source-map FROM=TO] ADDR...\n"
+               "                            the function, inlined frames, file and line of addresses\n"
+               "  size-report PROG [--elf PROG.elf] [--out FILE] [--source-map FROM=TO]\n"
+               "                            a .cpuprofile of the program weighted in bytes\n"
                "  --version                 print the version\n",
                out);
-}
-
-int hunkInfo(int argc, char** argv) {
-    std::string path;
-    bool lines = false;
-    for (int i = 0; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--lines")) lines = true;
-        else path = argv[i];
-    }
-    if (path.empty()) {
-        usage(stderr);
-        return 2;
-    }
-    const copperline::HunkFile file = copperline::loadHunkFile(path);
-    std::printf("%s: %zu hunks\n", path.c_str(), file.sections.size());
-    for (std::size_t h = 0; h < file.sections.size(); ++h) {
-        const auto& s = file.sections[h];
-        std::printf("hunk %zu  %-4s  %8u bytes  %zu relocs  %zu symbols  %zu line blocks\n", h,
-                    copperline::hunkKindName(s.kind), s.allocSize, s.relocs.size(), s.symbols.size(),
-                    s.lineBlocks.size());
-        for (const auto& sym : s.symbols) std::printf("    %08x  %s\n", sym.offset, sym.name.c_str());
-        if (lines)
-            for (const auto& b : s.lineBlocks) {
-                std::printf("    LINE %s\n", b.file.c_str());
-                for (const auto& l : b.lines) std::printf("      %08x  line %u\n", l.offset, l.line);
-            }
-    }
-    return 0;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+    using namespace copperline::ctl;
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -60,6 +64,8 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     try {
         if (cmd == "hunkinfo") return hunkInfo(argc - 2, argv + 2);
+        if (cmd == "symbolize") return symbolize(argc - 2, argv + 2);
+        if (cmd == "size-report") return sizeReport(argc - 2, argv + 2);
         if (cmd == "--version") {
             std::printf("copperline-ctl %s\n", copperline::kVersion);
             return 0;
@@ -68,7 +74,12 @@ int main(int argc, char** argv) {
             usage(stdout);
             return 0;
         }
-    } catch (const copperline::MediaError& e) {
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "copperline-ctl: %s\n", e.message.c_str());
+        usage(stderr);
+        return 2;
+    } catch (const std::exception& e) {
+        // MediaError and DebugInfoError say what is wrong with which file.
         std::fprintf(stderr, "copperline-ctl: %s\n", e.what());
         return 1;
     }

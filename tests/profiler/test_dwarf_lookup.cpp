@@ -1,6 +1,7 @@
-// libdw finds the function and source line of known addresses in a guest ELF.
+// The debug-info reader finds the function and source line of known addresses of a guest
+// program through its ELF sibling's DWARF, at the addresses the ELF linked it to.
 
-#include "profiler/debuginfo/dwarf_lookup.h"
+#include "profiler/debuginfo/debug_info.h"
 
 #include <QFile>
 #include <QProcess>
@@ -40,6 +41,7 @@ int definitionLine(const QString& function) {
 class TestDwarfLookup : public QObject {
     Q_OBJECT
     const QString elf = QStringLiteral(GUEST_ROUNDTRIP_ELF);
+    const QString program = QStringLiteral(GUEST_ROUNDTRIP);
 
 private slots:
     void findsFunctionAndLine_data() {
@@ -51,19 +53,32 @@ private slots:
 
     void findsFunctionAndLine() {
         QFETCH(QString, function);
-        const auto loc = lookupDwarfAddress(elf.toStdString(), symbolAddress(elf, function));
-        QVERIFY(loc.has_value());
-        QCOMPARE(QString::fromStdString(loc->function), function);
-        QVERIFY(QString::fromStdString(loc->file).endsWith("tests/guest/roundtrip.c"));
-        QCOMPARE(loc->line, definitionLine(function));
+        const DebugInfo info = DebugInfo::load(program.toStdString());
+        QCOMPARE(QString::fromStdString(info.elfPath()), elf);
+        const HunkBases bases(info, info.linkBases());
+        const AddressInfo at = info.lookup(symbolAddress(elf, function), bases);
+        QVERIFY(at.inProgram);
+        const auto frames = info.frames(at);
+        QCOMPARE(frames.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(frames[0].scope->name), function);
+        QVERIFY(QString::fromStdString(info.fileName(frames[0].file)).endsWith("tests/guest/roundtrip.c"));
+        QCOMPARE(int(frames[0].line), definitionLine(function));
+        QCOMPARE(int(info.function(at)->line), definitionLine(function));
     }
 
-    void addressOutsideAnyUnitIsUnknown() {
-        QVERIFY(!lookupDwarfAddress(elf.toStdString(), 0x00F00000).has_value());
+    void addressOutsideTheProgramIsUnknown() {
+        const DebugInfo info = DebugInfo::load(program.toStdString());
+        const AddressInfo at = info.lookup(0x00F00000, HunkBases(info, info.linkBases()));
+        QVERIFY(!at.inProgram);
+        QVERIFY(info.frames(at).empty());
+        QCOMPARE(info.function(at), nullptr);
     }
 
     void unreadableFileIsAnError() {
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, lookupDwarfAddress("/nonexistent.elf", 0));
+        QVERIFY_THROWS_EXCEPTION(MediaError, DebugInfo::load("/nonexistent"));
+        DebugInfoOptions options;
+        options.elfPath = "/nonexistent.elf";
+        QVERIFY_THROWS_EXCEPTION(MediaError, DebugInfo::load(program.toStdString(), options));
     }
 };
 

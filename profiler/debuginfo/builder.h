@@ -1,0 +1,92 @@
+#pragma once
+
+// The loader's scratch space: the readers (ELF and DWARF, hunk symbols and LINE blocks) add
+// scopes, address ranges and line rows in any order; finish() resolves overlaps and builds
+// the sorted tables DebugInfo answers from. Private to profiler/debuginfo.
+
+#include "profiler/debuginfo/debug_info.h"
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace copperline {
+
+// Addresses inside the program are (hunk, offset) pairs packed into one sortable key.
+inline std::uint64_t hunkKey(std::uint32_t hunk, std::uint32_t offset) {
+    return std::uint64_t(hunk) << 32 | offset;
+}
+inline std::uint32_t keyHunk(std::uint64_t key) { return std::uint32_t(key >> 32); }
+inline std::uint32_t keyOffset(std::uint64_t key) { return std::uint32_t(key); }
+
+struct DebugInfo::Builder {
+    // Where a top-level range came from decides who wins an overlap: DWARF knows exact
+    // extents, sized ELF symbols next, and a symbol without a size only reaches as far as
+    // the next thing that starts.
+    enum Priority : std::uint8_t { FromDwarf = 0, SizedSymbol = 1, UnsizedSymbol = 2 };
+
+    Builder(DebugInfo& info, const SourceMap& map) : out(info), sourceMap(map) {}
+
+    std::uint32_t file(std::string_view rawPath);
+    std::int32_t addScope(DebugScope scope);
+    // A top-level scope's bytes. For an unsized symbol, end is the most it may claim.
+    void addTopLevel(std::uint32_t hunk, std::uint32_t start, std::uint32_t end, std::int32_t scope,
+                     Priority priority, std::uint8_t rank = 0);
+    void addNested(std::uint32_t hunk, std::uint32_t start, std::uint32_t end, std::int32_t scope,
+                   std::uint32_t depth);
+    // A line-table row: [start, end) within a hunk is file:line (line 0: no source line).
+    void addLine(std::uint32_t hunk, std::uint32_t start, std::uint32_t end, std::uint32_t file,
+                 std::uint32_t line);
+
+    bool hasLines() const { return !rows_.empty(); }
+    void setHasDwarf() { out.hasDwarf_ = true; }
+    void setHunkSection(std::uint32_t hunk, std::string name, std::uint32_t address) {
+        out.hunks_[hunk].section = std::move(name);
+        out.hunks_[hunk].linkAddress = address;
+    }
+
+    // Resolves everything into the DebugInfo's tables.
+    void finish();
+
+    DebugInfo& out;
+    const SourceMap& sourceMap;
+
+private:
+    struct Candidate {
+        std::uint64_t start, end;
+        std::int32_t scope;
+        Priority priority;
+        std::uint8_t rank;  // among equals at one address: lower wins
+    };
+    struct Nested {
+        std::uint64_t start, end;
+        std::int32_t scope;
+        std::uint32_t depth;
+    };
+    struct Row {
+        std::uint64_t start, end;
+        std::uint32_t file, line;
+        std::uint32_t order;  // rows at one address: the later one describes it
+    };
+
+    void resolveTopLevel(std::vector<Candidate>& accepted);
+    void buildSegments(const std::vector<Candidate>& accepted);
+    void buildLines();
+    void fillScopeLines();
+
+    std::unordered_map<std::string, std::uint32_t> fileIndex_;
+    std::vector<Candidate> candidates_;
+    std::vector<Nested> nested_;
+    std::vector<Row> rows_;
+};
+
+// The readers. Each throws DebugInfoError (or MediaError) naming what is wrong.
+void readElfDebugInfo(DebugInfo::Builder& builder, const HunkFile& hunks,
+                      std::span<const std::uint8_t> elfBytes, const std::string& elfName,
+                      const std::string& hunkName);
+void readHunkSymbols(DebugInfo::Builder& builder, const HunkFile& hunks);
+void readHunkLineBlocks(DebugInfo::Builder& builder, const HunkFile& hunks);
+
+} // namespace copperline

@@ -1,0 +1,387 @@
+#include "profiler/debuginfo/debug_info.h"
+
+#include "emu/media/file_bytes.h"
+#include "profiler/debuginfo/builder.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+
+namespace copperline {
+
+// ---- SourceMap -------------------------------------------------------------------------
+
+void SourceMap::add(std::string from, std::string to) {
+    if (from.empty()) throw DebugInfoError("source map: the FROM part of FROM=TO is empty");
+    rules_.emplace_back(std::move(from), std::move(to));
+}
+
+void SourceMap::addSpec(std::string_view spec) {
+    const auto eq = spec.find('=');
+    if (eq == std::string_view::npos)
+        throw DebugInfoError("source map '" + std::string(spec) + "' is not of the form FROM=TO");
+    add(std::string(spec.substr(0, eq)), std::string(spec.substr(eq + 1)));
+}
+
+std::string SourceMap::apply(std::string_view path) const {
+    for (const auto& [from, to] : rules_) {
+        if (path.substr(0, from.size()) != from) continue;
+        // A whole path component only: /build/src must not rewrite /build/srcfoo.
+        const bool whole = path.size() == from.size() || from.back() == '/' ||
+                           path[from.size()] == '/';
+        if (whole) return to + std::string(path.substr(from.size()));
+    }
+    return std::string(path);
+}
+
+// ---- Builder ---------------------------------------------------------------------------
+
+std::uint32_t DebugInfo::Builder::file(std::string_view rawPath) {
+    std::string key(rawPath);
+    auto it = fileIndex_.find(key);
+    if (it != fileIndex_.end()) return it->second;
+    // Two raw paths may map onto one; keep one index per mapped path.
+    const std::string mapped = sourceMap.apply(rawPath);
+    std::uint32_t index = kNoFile;
+    for (std::uint32_t i = 0; i < out.files_.size(); ++i)
+        if (out.files_[i] == mapped) index = i;
+    if (index == kNoFile) {
+        index = std::uint32_t(out.files_.size());
+        out.files_.push_back(mapped);
+    }
+    fileIndex_.emplace(std::move(key), index);
+    return index;
+}
+
+std::int32_t DebugInfo::Builder::addScope(DebugScope scope) {
+    out.scopes_.push_back(std::move(scope));
+    return std::int32_t(out.scopes_.size() - 1);
+}
+
+void DebugInfo::Builder::addTopLevel(std::uint32_t hunk, std::uint32_t start, std::uint32_t end,
+                                     std::int32_t scope, Priority priority, std::uint8_t rank) {
+    if (start >= end) return;
+    candidates_.push_back({hunkKey(hunk, start), hunkKey(hunk, end), scope, priority, rank});
+}
+
+void DebugInfo::Builder::addNested(std::uint32_t hunk, std::uint32_t start, std::uint32_t end,
+                                   std::int32_t scope, std::uint32_t depth) {
+    if (start >= end) return;
+    nested_.push_back({hunkKey(hunk, start), hunkKey(hunk, end), scope, depth});
+}
+
+void DebugInfo::Builder::addLine(std::uint32_t hunk, std::uint32_t start, std::uint32_t end,
+                                 std::uint32_t fileIndex, std::uint32_t line) {
+    if (start >= end) return;
+    rows_.push_back({hunkKey(hunk, start), hunkKey(hunk, end), fileIndex, line,
+                     std::uint32_t(rows_.size())});
+}
+
+void DebugInfo::Builder::resolveTopLevel(std::vector<Candidate>& accepted) {
+    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) {
+        if (a.priority != b.priority) return a.priority < b.priority;
+        if (a.start != b.start) return a.start < b.start;
+        return a.rank < b.rank;
+    });
+    // A symbol without a size reaches at most to the next thing that starts after it.
+    std::vector<std::uint64_t> starts;
+    for (const Candidate& c : candidates_) starts.push_back(c.start);
+    std::sort(starts.begin(), starts.end());
+    for (Candidate& c : candidates_) {
+        if (c.priority != UnsizedSymbol) continue;
+        auto next = std::upper_bound(starts.begin(), starts.end(), c.start);
+        if (next != starts.end()) c.end = std::min(c.end, *next);
+    }
+    // Accepted ranges never overlap. A candidate whose first byte is already claimed is
+    // dropped (it is an alias, or a weaker source for the same function); otherwise it is
+    // cut short where the next claimed range begins.
+    std::vector<Candidate> sorted;  // accepted, by start
+    for (const Candidate& c : candidates_) {
+        auto next = std::upper_bound(sorted.begin(), sorted.end(), c.start,
+                                     [](std::uint64_t key, const Candidate& a) { return key < a.start; });
+        if (next != sorted.begin() && std::prev(next)->end > c.start) continue;
+        Candidate k = c;
+        if (next != sorted.end()) k.end = std::min(k.end, next->start);
+        if (k.start < k.end) sorted.insert(next, k);
+    }
+    accepted = std::move(sorted);
+}
+
+void DebugInfo::Builder::buildSegments(const std::vector<Candidate>& accepted) {
+    auto rootOf = [&](std::int32_t s) {
+        for (int guard = 0; s >= 0 && out.scopes_[s].parent >= 0 && guard < 1024; ++guard)
+            s = out.scopes_[s].parent;
+        return s;
+    };
+    struct Item {
+        std::uint64_t start, end;
+        std::int32_t scope;
+        std::uint32_t depth;
+    };
+    std::vector<Item> items;
+    items.reserve(accepted.size() + nested_.size());
+    for (const Candidate& c : accepted) items.push_back({c.start, c.end, c.scope, 0});
+    // An inlined range counts only inside its own function's accepted bytes.
+    for (const Nested& n : nested_) {
+        auto it = std::upper_bound(accepted.begin(), accepted.end(), n.start,
+                                   [](std::uint64_t key, const Candidate& a) { return key < a.start; });
+        if (it == accepted.begin()) continue;
+        --it;
+        if (it->end <= n.start || it->scope != rootOf(n.scope)) continue;
+        items.push_back({n.start, std::min(n.end, it->end), n.scope, n.depth});
+    }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        if (a.start != b.start) return a.start < b.start;
+        if (a.depth != b.depth) return a.depth < b.depth;
+        return a.end > b.end;
+    });
+
+    auto& segs = out.segments_;
+    auto emit = [&](std::uint64_t a, std::uint64_t b, std::int32_t scope) {
+        if (a >= b) return;
+        if (!segs.empty() && segs.back().end == a && segs.back().scope == scope) segs.back().end = b;
+        else segs.push_back({a, b, scope});
+    };
+    // A sweep over the address space with the ranges open at the current position: each
+    // piece belongs to the deepest open range (the innermost inlined call).
+    std::vector<Item> open;
+    std::uint64_t pos = 0;
+    auto advanceTo = [&](std::uint64_t limit) {
+        while (pos < limit) {
+            std::erase_if(open, [&](const Item& i) { return i.end <= pos; });
+            if (open.empty()) {
+                pos = limit;
+                break;
+            }
+            const Item* top = &open.front();
+            for (const Item& i : open)
+                if (i.depth >= top->depth) top = &i;
+            const std::uint64_t end = std::min(limit, top->end);
+            emit(pos, end, top->scope);
+            pos = end;
+        }
+    };
+    for (const Item& item : items) {
+        advanceTo(item.start);
+        open.push_back(item);
+    }
+    advanceTo(std::numeric_limits<std::uint64_t>::max());
+
+    for (const Candidate& c : accepted)
+        out.scopeRanges_.push_back({keyHunk(c.start), keyOffset(c.start), keyOffset(c.end),
+                                    std::uint32_t(c.scope)});
+}
+
+void DebugInfo::Builder::buildLines() {
+    std::sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) {
+        return a.start != b.start ? a.start < b.start : a.order < b.order;
+    });
+    // At one address the last row describes it; a row ends where the next one begins.
+    std::vector<Row> rows;
+    for (const Row& r : rows_) {
+        if (!rows.empty() && rows.back().start == r.start) rows.pop_back();
+        if (!rows.empty() && rows.back().end > r.start) rows.back().end = r.start;
+        rows.push_back(r);
+    }
+    for (const Row& r : rows) {
+        if (r.line == 0 || r.start >= r.end) continue;  // line 0: code with no source line
+        auto& lines = out.lines_;
+        if (!lines.empty() && hunkKey(lines.back().hunk, lines.back().end) == r.start &&
+            lines.back().file == r.file && lines.back().line == r.line) {
+            lines.back().end = keyOffset(r.end);
+            continue;
+        }
+        lines.push_back({keyHunk(r.start), keyOffset(r.start), keyOffset(r.end), r.file, r.line});
+    }
+}
+
+void DebugInfo::Builder::fillScopeLines() {
+    // A function without a recorded declaration (assembly, symbols) is placed at the line of
+    // its first instruction.
+    for (const ScopeRange& r : out.scopeRanges_) {
+        DebugScope& s = out.scopes_[r.scope];
+        if (s.line != 0) continue;
+        const AddressInfo info = out.lookup(r.hunk, r.start);
+        if (info.line < 0) continue;
+        s.file = out.lines_[info.line].file;
+        s.line = out.lines_[info.line].line;
+    }
+}
+
+void DebugInfo::Builder::finish() {
+    std::vector<Candidate> accepted;
+    resolveTopLevel(accepted);
+    buildSegments(accepted);
+    buildLines();
+    fillScopeLines();
+}
+
+// ---- DebugInfo -------------------------------------------------------------------------
+
+namespace {
+
+std::string defaultSection(HunkKind kind) {
+    switch (kind) {
+    case HunkKind::Code: return "CODE";
+    case HunkKind::Data: return "DATA";
+    case HunkKind::Bss: return "BSS";
+    }
+    return "?";
+}
+
+} // namespace
+
+DebugInfo DebugInfo::fromBytes(std::span<const std::uint8_t> hunkBytes, const std::string& hunkName,
+                               std::span<const std::uint8_t> elfBytes, const std::string& elfName,
+                               const SourceMap& sourceMap) {
+    const HunkFile file = readHunkFile(hunkBytes, hunkName);
+    DebugInfo info;
+    info.programPath_ = hunkName;
+    for (const HunkSection& s : file.sections)
+        info.hunks_.push_back({s.kind, s.allocSize, defaultSection(s.kind), std::nullopt});
+
+    Builder builder(info, sourceMap);
+    if (!elfBytes.empty()) {
+        info.elfPath_ = elfName;
+        readElfDebugInfo(builder, file, elfBytes, elfName, hunkName);
+    } else {
+        readHunkSymbols(builder, file);
+    }
+    // The executable's own LINE blocks serve when the ELF brought no line table.
+    if (!builder.hasLines()) readHunkLineBlocks(builder, file);
+    builder.finish();
+    return info;
+}
+
+DebugInfo DebugInfo::load(const std::string& programPath, const DebugInfoOptions& options) {
+    const auto hunkBytes = readFileBytes(programPath, kMaxHunkBytes * 4ull);
+    std::string elfPath = options.elfPath;
+    if (elfPath.empty() && options.findSibling) {
+        std::error_code ec;
+        const std::string sibling = programPath + ".elf";
+        if (std::filesystem::is_regular_file(sibling, ec)) elfPath = sibling;
+    }
+    std::vector<std::uint8_t> elfBytes;
+    if (!elfPath.empty()) {
+        elfBytes = readFileBytes(elfPath, std::uint64_t(256) << 20);
+        if (elfBytes.empty()) throw DebugInfoError(elfPath + ": empty file, not an ELF");
+    }
+    return fromBytes(hunkBytes, programPath, elfBytes, elfPath, options.sourceMap);
+}
+
+const std::string& DebugInfo::fileName(std::uint32_t file) const {
+    static const std::string unknown;
+    return file < files_.size() ? files_[file] : unknown;
+}
+
+std::vector<std::uint32_t> DebugInfo::linesWithCode(std::uint32_t file) const {
+    std::vector<std::uint32_t> out;
+    for (const LineRange& r : lines_)
+        if (r.file == file) out.push_back(r.line);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::vector<LineRange> DebugInfo::rangesOfLine(std::uint32_t file, std::uint32_t line) const {
+    std::vector<LineRange> out;
+    for (const LineRange& r : lines_)
+        if (r.file == file && r.line == line) out.push_back(r);
+    return out;
+}
+
+AddressInfo DebugInfo::lookup(std::uint32_t hunk, std::uint32_t offset) const {
+    AddressInfo info;
+    if (hunk >= hunks_.size() || offset >= hunks_[hunk].size) return info;
+    info.inProgram = true;
+    info.hunk = hunk;
+    info.offset = offset;
+    const std::uint64_t key = hunkKey(hunk, offset);
+    auto seg = std::upper_bound(segments_.begin(), segments_.end(), key,
+                                [](std::uint64_t k, const Segment& s) { return k < s.start; });
+    if (seg != segments_.begin() && key < std::prev(seg)->end) info.scope = std::prev(seg)->scope;
+    auto line = std::upper_bound(lines_.begin(), lines_.end(), key, [](std::uint64_t k, const LineRange& r) {
+        return k < hunkKey(r.hunk, r.start);
+    });
+    if (line != lines_.begin()) {
+        const LineRange& r = *std::prev(line);
+        if (r.hunk == hunk && offset < r.end) info.line = std::int32_t(std::prev(line) - lines_.begin());
+    }
+    return info;
+}
+
+AddressInfo DebugInfo::lookup(std::uint32_t address, const HunkBases& bases) const {
+    const auto where = bases.find(address);
+    if (!where) return {};
+    return lookup(where->first, where->second);
+}
+
+const DebugScope* DebugInfo::function(const AddressInfo& info) const {
+    std::int32_t s = info.scope;
+    if (s < 0) return nullptr;
+    for (int guard = 0; scopes_[s].parent >= 0 && guard < 1024; ++guard) s = scopes_[s].parent;
+    return &scopes_[s];
+}
+
+std::vector<InlineFrame> DebugInfo::frames(const AddressInfo& info) const {
+    std::vector<InlineFrame> out;
+    InlineFrame f;
+    if (info.line >= 0) {
+        f.file = lines_[info.line].file;
+        f.line = lines_[info.line].line;
+    }
+    if (info.scope < 0) {
+        if (info.line >= 0) out.push_back(f);
+        return out;
+    }
+    std::int32_t s = info.scope;
+    for (int guard = 0; guard < 1024; ++guard) {
+        const DebugScope& scope = scopes_[s];
+        f.scope = &scope;
+        f.inlined = scope.kind == ScopeKind::Inlined && scope.parent >= 0;
+        out.push_back(f);
+        if (!f.inlined) break;
+        f = InlineFrame{};
+        f.file = scope.callFile;
+        f.line = scope.callLine;
+        f.column = scope.callColumn;
+        s = scope.parent;
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> DebugInfo::linkBases() const {
+    std::vector<std::uint32_t> out;
+    std::uint64_t next = 0;
+    for (const DebugHunk& h : hunks_) {
+        const std::uint32_t base = h.linkAddress ? *h.linkAddress : std::uint32_t(next);
+        out.push_back(base);
+        next = std::min<std::uint64_t>((std::uint64_t(base) + h.size + 3) & ~3ull, 0xFFFFFFFCu);
+    }
+    return out;
+}
+
+// ---- HunkBases -------------------------------------------------------------------------
+
+HunkBases::HunkBases(const DebugInfo& info, std::vector<std::uint32_t> bases) : bases_(std::move(bases)) {
+    if (bases_.size() != info.hunks().size())
+        throw DebugInfoError(std::to_string(bases_.size()) + " relocation base(s) given for a program of " +
+                             std::to_string(info.hunks().size()) + " hunk(s)");
+    for (std::uint32_t h = 0; h < bases_.size(); ++h) byBase_.push_back({bases_[h], info.hunks()[h].size, h});
+    std::sort(byBase_.begin(), byBase_.end(), [](const Span& a, const Span& b) { return a.base < b.base; });
+}
+
+std::optional<std::pair<std::uint32_t, std::uint32_t>> HunkBases::find(std::uint32_t address) const {
+    auto it = std::upper_bound(byBase_.begin(), byBase_.end(), address,
+                               [](std::uint32_t a, const Span& s) { return a < s.base; });
+    // Overlapping bases are a caller's mistake; the nearest base below still answers.
+    while (it != byBase_.begin()) {
+        --it;
+        if (std::uint64_t(address) < std::uint64_t(it->base) + it->size)
+            return std::make_pair(it->hunk, address - it->base);
+        if (it == byBase_.begin() || std::prev(it)->base + std::uint64_t(std::prev(it)->size) <= address) break;
+    }
+    return std::nullopt;
+}
+
+} // namespace copperline

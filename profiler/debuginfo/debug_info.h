@@ -1,0 +1,208 @@
+#pragma once
+
+// A program's debug information, read once and asked many times: which module, function,
+// chain of inlined frames, source file and line an emulated address belongs to, and the
+// line table that coverage needs.
+//
+// It reads an AmigaOS hunk executable (its HUNK_SYMBOL and LINE debug blocks) and, when
+// there is one, the ELF it was converted from (DWARF 2 to 5 through elfutils libdw, and the
+// ELF symbol table). The ELF's loaded sections are matched to the executable's hunks, so
+// every fact is kept as (hunk, offset) and any relocation of the hunks can be asked about.
+// docs/debuginfo.md describes the rules; an address the information does not describe is
+// reported as unknown, never under a neighbour's name.
+
+#include "emu/media/byte_reader.h"
+#include "emu/media/hunk.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace copperline {
+
+// Debug information that cannot be used: a corrupt ELF or DWARF, or an ELF that does not
+// belong to the executable. A MediaError, so every loader error is caught the same way.
+class DebugInfoError : public MediaError {
+public:
+    using MediaError::MediaError;
+};
+
+// Rewrites the build paths recorded in debug information (--source-map FROM=TO). Rules are
+// tried in the order given; the first whose FROM is a whole-component prefix of the path
+// wins.
+class SourceMap {
+public:
+    void add(std::string from, std::string to);
+    // "FROM=TO"; throws DebugInfoError when there is no '=' or FROM is empty.
+    void addSpec(std::string_view spec);
+    std::string apply(std::string_view path) const;
+    bool empty() const { return rules_.empty(); }
+
+private:
+    std::vector<std::pair<std::string, std::string>> rules_;
+};
+
+struct DebugInfoOptions {
+    // The ELF sibling to read. Empty: PROG.elf beside the program when findSibling is set
+    // and that file exists, otherwise the hunk executable alone.
+    std::string elfPath;
+    bool findSibling = true;
+    SourceMap sourceMap;
+};
+
+inline constexpr std::uint32_t kNoFile = 0xFFFFFFFF;
+
+enum class ScopeKind : std::uint8_t {
+    Function,  // code: a DWARF subprogram or a code symbol
+    Object,    // data: a data or BSS symbol
+    Inlined,   // a function inlined into its parent scope
+};
+
+enum class ScopeSource : std::uint8_t { Dwarf, ElfSymbol, HunkSymbol };
+
+// A named piece of the program: a function, a data object or one inlined call.
+struct DebugScope {
+    std::string name;
+    ScopeKind kind = ScopeKind::Function;
+    ScopeSource source = ScopeSource::Dwarf;
+    bool external = true;        // false for file-static functions and objects
+    std::int32_t parent = -1;    // the scope an inlined call sits in; -1 at top level
+    std::uint32_t file = kNoFile;  // where it is defined (index into files())
+    std::uint32_t line = 0;        // 0: unknown
+    // Inlined scopes only: the call site, in the parent's source.
+    std::uint32_t callFile = kNoFile;
+    std::uint32_t callLine = 0;
+    std::uint32_t callColumn = 0;
+};
+
+// One contiguous run of a top-level scope's bytes, [start, end) within a hunk.
+struct ScopeRange {
+    std::uint32_t hunk = 0;
+    std::uint32_t start = 0;
+    std::uint32_t end = 0;
+    std::uint32_t scope = 0;
+};
+
+// One run of the line table: [start, end) within a hunk holds code of file:line.
+struct LineRange {
+    std::uint32_t hunk = 0;
+    std::uint32_t start = 0;
+    std::uint32_t end = 0;
+    std::uint32_t file = 0;
+    std::uint32_t line = 0;
+};
+
+struct DebugHunk {
+    HunkKind kind = HunkKind::Code;
+    std::uint32_t size = 0;  // bytes the loader allocates
+    std::string section;     // the ELF section it came from, or CODE/DATA/BSS without an ELF
+    std::optional<std::uint32_t> linkAddress;  // the section's ELF address
+};
+
+// The answer for one address. hunk/offset are meaningful when inProgram is set; scope is
+// the innermost scope (-1: no function or object claims the address); line indexes
+// lineTable() (-1: no line information).
+struct AddressInfo {
+    bool inProgram = false;
+    std::uint32_t hunk = 0;
+    std::uint32_t offset = 0;
+    std::int32_t scope = -1;
+    std::int32_t line = -1;
+};
+
+// One frame of a symbolised address, innermost first. Frame 0 is where the address is;
+// each later frame is the scope the previous one was inlined into, at the call's line.
+struct InlineFrame {
+    const DebugScope* scope = nullptr;  // nullptr: no function known (line only)
+    std::uint32_t file = kNoFile;
+    std::uint32_t line = 0;
+    std::uint32_t column = 0;
+    bool inlined = false;  // this frame's function was inlined into the next frame
+};
+
+class HunkBases;
+
+class DebugInfo {
+public:
+    // Reads the hunk executable at programPath and its ELF sibling (see DebugInfoOptions).
+    // Throws MediaError for an unreadable executable and DebugInfoError for unusable
+    // debug information.
+    static DebugInfo load(const std::string& programPath, const DebugInfoOptions& options = {});
+
+    // The same from bytes in memory; elfBytes empty means no ELF.
+    static DebugInfo fromBytes(std::span<const std::uint8_t> hunkBytes, const std::string& hunkName,
+                               std::span<const std::uint8_t> elfBytes, const std::string& elfName,
+                               const SourceMap& sourceMap = {});
+
+    const std::string& programPath() const { return programPath_; }
+    const std::string& elfPath() const { return elfPath_; }  // empty when no ELF was read
+    bool hasDwarf() const { return hasDwarf_; }
+
+    const std::vector<DebugHunk>& hunks() const { return hunks_; }
+    const std::vector<DebugScope>& scopes() const { return scopes_; }
+    const std::vector<std::string>& files() const { return files_; }
+    const std::string& fileName(std::uint32_t file) const;
+
+    // Every byte a top-level function or object claims, sorted by (hunk, start), no overlaps.
+    const std::vector<ScopeRange>& scopeRanges() const { return scopeRanges_; }
+    // The line table, sorted by (hunk, start), no overlaps, adjacent runs of one line merged.
+    const std::vector<LineRange>& lineTable() const { return lines_; }
+    // Every line of a file that has code, ascending.
+    std::vector<std::uint32_t> linesWithCode(std::uint32_t file) const;
+    // The address ranges that hold code of file:line.
+    std::vector<LineRange> rangesOfLine(std::uint32_t file, std::uint32_t line) const;
+
+    AddressInfo lookup(std::uint32_t hunk, std::uint32_t offset) const;
+    AddressInfo lookup(std::uint32_t address, const HunkBases& bases) const;
+    // The top-level function or object (the outermost frame), or nullptr.
+    const DebugScope* function(const AddressInfo& info) const;
+    std::vector<InlineFrame> frames(const AddressInfo& info) const;
+
+    // Where the ELF linked each hunk; hunks without an ELF are packed from 0 in order.
+    std::vector<std::uint32_t> linkBases() const;
+
+    // Filled by the loader (debug_info.cpp and its readers).
+    struct Builder;
+
+private:
+    std::string programPath_;
+    std::string elfPath_;
+    bool hasDwarf_ = false;
+    std::vector<DebugHunk> hunks_;
+    std::vector<DebugScope> scopes_;
+    std::vector<std::string> files_;
+    std::vector<ScopeRange> scopeRanges_;
+    std::vector<LineRange> lines_;
+    // The innermost scope of every claimed byte, as 64-bit keys (hunk << 32 | offset).
+    struct Segment {
+        std::uint64_t start;
+        std::uint64_t end;
+        std::int32_t scope;
+    };
+    std::vector<Segment> segments_;
+};
+
+// Where each hunk of a program landed in the emulated machine: one base per hunk.
+class HunkBases {
+public:
+    // Throws DebugInfoError when the count does not match the program's hunks.
+    HunkBases(const DebugInfo& info, std::vector<std::uint32_t> bases);
+    // The hunk and offset of an address, or nullopt outside every hunk.
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> find(std::uint32_t address) const;
+    const std::vector<std::uint32_t>& bases() const { return bases_; }
+
+private:
+    struct Span {
+        std::uint32_t base;
+        std::uint32_t size;
+        std::uint32_t hunk;
+    };
+    std::vector<std::uint32_t> bases_;
+    std::vector<Span> byBase_;
+};
+
+} // namespace copperline
