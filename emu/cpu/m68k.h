@@ -51,7 +51,7 @@ public:
         }
         setSrBits(r.sr);
         otherSp_ = s_ ? r.usp : r.ssp;
-        reg_[15] = s_ ? r.ssp : r.usp;
+        reg_[15] = r.a[7];
         pc_ = r.pc;
         ird_ = r.ird;
         irc_ = r.irc;
@@ -74,6 +74,7 @@ public:
     bool stopped() const { return stopped_; }
     bool halted() const { return halted_; }
     std::uint64_t resetInstructions() const { return resetCount_; }
+    std::uint64_t instructions() const { return instructions_; }
 
     // ---- interrupts ---------------------------------------------------------------
     // Sets the level on IPL2-IPL0 (0 = none), effective from clock `atCycle`. The level
@@ -563,8 +564,9 @@ private:
         try {
             if (tracePending_) {
                 tracePending_ = false;
+                std::uint32_t next = instructionAddress();
                 stopped_ = false;
-                exception(kVectorTrace, instructionAddress(), 4);
+                exception(kVectorTrace, next, 4);
                 sampleIpl();
                 return std::uint32_t(cycles_ - start);
             }
@@ -593,9 +595,12 @@ private:
             bool trace = t_;
             instrPc_ = pc;
             op_ = op;
+            noTrace_ = false;
             table_[op](*this);
-            if (trace && !stopped_) tracePending_ = true;
-            else if (trace && stopped_) tracePending_ = true;
+            // Illegal, line A/F and privilege exceptions are not traced (MC68000 User's
+            // Manual 6.3.8); TRAP, TRAPV, CHK and divide by zero are, after their frame.
+            if (trace && !noTrace_) tracePending_ = true;
+            ++instructions_;
             sampleIpl();
             if constexpr (Hooks) {
                 if (hooks_ & kHookRetire) {
@@ -665,6 +670,7 @@ private:
     unsigned opReg() const { return op_ & 7; }
 
     void privilegeViolation() {
+        noTrace_ = true;
         exception(kVectorPrivilege, instrPc_, 4);
     }
 
@@ -739,6 +745,8 @@ private:
     bool stopped_ = false;
     bool halted_ = false;
     std::uint64_t resetCount_ = 0;
+    std::uint64_t instructions_ = 0;
+    bool noTrace_ = false;
 
     Observer* observer_ = nullptr;
     unsigned hooks_ = 0;
