@@ -4,16 +4,15 @@
 
 #include "emu/cpu/m68k.h"
 
-#include <nlohmann/json.hpp>
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
+#include <zlib.h>
 
 namespace {
 
@@ -60,8 +59,8 @@ struct Transaction {
         if (kind == Kind::Idle) {
             s << "[n " << cycles << "]";
         } else {
-            s << "[" << kindName(kind) << " " << cycles << " fc" << fc << " $" << std::hex << address
-              << (word ? " .w " : " .b ") << "$" << data << std::dec << " " << uds << lds
+            s << "[" << kindName(kind) << " " << cycles << " fc" << fc << " $" << std::hex
+              << address << (word ? " .w " : " .b ") << "$" << data << std::dec << " " << uds << lds
               << "]";
         }
         return s.str();
@@ -111,7 +110,8 @@ public:
     }
     std::uint8_t peek(std::uint32_t a) const { return mem_[a & 0xFFFFFF]; }
     void clear() {
-        for (std::uint32_t a : touched_) mem_[a] = 0;
+        for (std::uint32_t a : touched_)
+            mem_[a] = 0;
         touched_.clear();
         log_.clear();
     }
@@ -207,8 +207,10 @@ public:
         bus_.clear();
         const json& in = test["initial"];
         copperline::m68k::Registers r;
-        for (int i = 0; i < 8; ++i) r.d[i] = in[kDataNames[i]].get<std::uint32_t>();
-        for (int i = 0; i < 7; ++i) r.a[i] = in[kAddressNames[i]].get<std::uint32_t>();
+        for (int i = 0; i < 8; ++i)
+            r.d[i] = in[kDataNames[i]].get<std::uint32_t>();
+        for (int i = 0; i < 7; ++i)
+            r.a[i] = in[kAddressNames[i]].get<std::uint32_t>();
         r.sr = in["sr"].get<std::uint16_t>();
         r.usp = in["usp"].get<std::uint32_t>();
         r.ssp = in["ssp"].get<std::uint32_t>();
@@ -216,7 +218,8 @@ public:
         r.pc = in["pc"].get<std::uint32_t>();
         r.ird = in["prefetch"][0].get<std::uint16_t>();
         r.irc = in["prefetch"][1].get<std::uint16_t>();
-        for (const json& p : in["ram"]) bus_.poke(p[0].get<std::uint32_t>(), p[1].get<std::uint8_t>());
+        for (const json& p : in["ram"])
+            bus_.poke(p[0].get<std::uint32_t>(), p[1].get<std::uint8_t>());
         cpu_.setRegisters(r);
         std::uint64_t start = cpu_.cycles();
         cpu_.step();
@@ -243,8 +246,8 @@ public:
         for (const json& p : fin["ram"]) {
             std::uint32_t a = p[0].get<std::uint32_t>();
             if (diff.tellp() == 0 && bus_.peek(a) != p[1].get<std::uint8_t>()) {
-                diff << "ram[$" << std::hex << a << "]: want $" << p[1].get<unsigned>()
-                     << " got $" << unsigned(bus_.peek(a)) << std::dec;
+                diff << "ram[$" << std::hex << a << "]: want $" << p[1].get<unsigned>() << " got $"
+                     << unsigned(bus_.peek(a)) << std::dec;
             }
         }
         check("length", test["length"].get<std::uint32_t>(), std::uint32_t(end - start));
@@ -275,7 +278,8 @@ bool readFile(const std::string& path, std::string& out) {
     if (!f) return false;
     char buf[1 << 16];
     int n;
-    while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, std::size_t(n));
+    while ((n = gzread(f, buf, sizeof buf)) > 0)
+        out.append(buf, std::size_t(n));
     gzclose(f);
     return n >= 0;
 }

@@ -21,7 +21,7 @@
 namespace copperline::m68k {
 
 template <class B>
-    requires Bus<B>
+requires Bus<B>
 class Cpu {
 public:
     explicit Cpu(B& bus) : bus_(bus), table_(dispatchTable()) {}
@@ -121,9 +121,7 @@ public:
 
     // Executes one instruction, or one exception (trace, interrupt) that is pending at
     // this boundary, or two clocks of STOP/halt. Returns the clocks it took.
-    std::uint32_t step() {
-        return hooks_ ? stepImpl<true>() : stepImpl<false>();
-    }
+    std::uint32_t step() { return hooks_ ? stepImpl<true>() : stepImpl<false>(); }
 
     // Runs until the clock reaches `until` (it may pass it by part of an instruction).
     void runUntil(std::uint64_t until) {
@@ -216,8 +214,7 @@ private:
         waits_ += w;
         return c.data;
     }
-    void busWrite(std::uint32_t addr, std::uint16_t data, FunctionCode fc, bool upper,
-                  bool lower) {
+    void busWrite(std::uint32_t addr, std::uint16_t data, FunctionCode fc, bool upper, bool lower) {
         BusCycle c;
         c.cycle = cycles_;
         c.address = addr & 0xFFFFFF;
@@ -239,7 +236,7 @@ private:
         faultPc_ = pc_ + aeOff_;
         faultWrite_ = write;
         faultFc_ = fc;
-        if constexpr (requires(B& b, const BusCycle& c) { b.addressErrorCycle(c); }) {
+        if constexpr (requires(B & b, const BusCycle& c) { b.addressErrorCycle(c); }) {
             BusCycle c;
             c.cycle = cycles_;
             c.address = addr & 0xFFFFFE;
@@ -346,9 +343,12 @@ private:
     }
     template <int S>
     static constexpr std::uint32_t sext(std::uint32_t v) {
-        if constexpr (S == 1) return std::uint32_t(std::int32_t(std::int8_t(v)));
-        else if constexpr (S == 2) return std::uint32_t(std::int32_t(std::int16_t(v)));
-        else return v;
+        if constexpr (S == 1)
+            return std::uint32_t(std::int32_t(std::int8_t(v)));
+        else if constexpr (S == 2)
+            return std::uint32_t(std::int32_t(std::int16_t(v)));
+        else
+            return v;
     }
     template <int S>
     void setD(unsigned r, std::uint32_t v) {
@@ -381,8 +381,7 @@ private:
         return r;
     }
     template <int S>
-    std::uint32_t sub(std::uint32_t d, std::uint32_t s, bool withX = false,
-                      bool setX = true) {
+    std::uint32_t sub(std::uint32_t d, std::uint32_t s, bool withX = false, bool setX = true) {
         std::uint64_t r64 =
             std::uint64_t(d & mask<S>()) - (s & mask<S>()) - ((withX && x_) ? 1 : 0);
         std::uint32_t r = std::uint32_t(r64) & mask<S>();
@@ -428,9 +427,7 @@ private:
             std::uint32_t base = reg_[8 + r];
             return base + std::uint32_t(std::int32_t(std::int16_t(ext())));
         }
-        case 6:
-            idle(2);
-            return indexed(reg_[8 + r]);
+        case 6: idle(2); return indexed(reg_[8 + r]);
         default:
             switch (r) {
             case 0: return std::uint32_t(std::int32_t(std::int16_t(ext())));
@@ -515,8 +512,8 @@ private:
         std::uint16_t oldSr = sr();
         std::uint16_t ir = aeUseOp_ ? op_ : ird_;
         aeUseOp_ = false;
-        std::uint16_t status = std::uint16_t((ir & 0xFFE0) | (faultWrite_ ? 0 : 0x10) |
-                                             unsigned(faultFc_));
+        std::uint16_t status =
+            std::uint16_t((ir & 0xFFE0) | (faultWrite_ ? 0 : 0x10) | unsigned(faultFc_));
         std::uint32_t pushPc = faultPc_;
         setSupervisor(true);
         t_ = false;
@@ -654,9 +651,12 @@ private:
         cycles_ += 4 + w;
         waits_ += w;
         unsigned vector;
-        if (c.data == kAutovector) vector = kVectorAutovector1 - 1 + level;
-        else if (c.data == kSpurious) vector = kVectorSpurious;
-        else vector = c.data & 0xFF;
+        if (c.data == kAutovector)
+            vector = kVectorAutovector1 - 1 + level;
+        else if (c.data == kSpurious)
+            vector = kVectorSpurious;
+        else
+            vector = c.data & 0xFF;
         idle(4);
         write<2>(sp - 6, oldSr);
         write<2>(sp - 4, pushPc >> 16);

@@ -91,27 +91,27 @@ enum Vector : std::uint8_t {
 };
 
 struct InstructionInfo {
-    std::uint32_t pc = 0;      // address of the opcode
+    std::uint32_t pc = 0; // address of the opcode
     std::uint16_t opcode = 0;
-    std::uint64_t cycle = 0;   // clock at which it started
+    std::uint64_t cycle = 0; // clock at which it started
 };
 
 struct RetireInfo {
-    std::uint32_t pc = 0;      // address of the opcode
+    std::uint32_t pc = 0; // address of the opcode
     std::uint16_t opcode = 0;
-    std::uint64_t cycle = 0;   // clock at which it started
-    std::uint32_t cycles = 0;  // total cost including waits and any exception it raised
-    std::uint32_t waits = 0;   // bus wait states inside it
+    std::uint64_t cycle = 0;  // clock at which it started
+    std::uint32_t cycles = 0; // total cost including waits and any exception it raised
+    std::uint32_t waits = 0;  // bus wait states inside it
 };
 
 struct ExceptionInfo {
     std::uint8_t vector = 0;
-    std::uint64_t cycle = 0;     // clock at which processing started
-    std::uint32_t cycles = 0;    // clocks the processing took
+    std::uint64_t cycle = 0;        // clock at which processing started
+    std::uint32_t cycles = 0;       // clocks the processing took
     std::uint32_t frameAddress = 0; // supervisor stack pointer after the frame was pushed
     std::uint32_t pushedPc = 0;
     std::uint16_t pushedSr = 0;
-    std::uint32_t handler = 0;   // new PC read from the vector table
+    std::uint32_t handler = 0; // new PC read from the vector table
 };
 
 // Observers attach here. Each hook is armed separately; an unarmed hook costs one

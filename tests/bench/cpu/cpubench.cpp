@@ -41,8 +41,10 @@ public:
             break;
         case BusOp::TestAndSet:
             c.data = std::uint16_t((p[0] << 8) | p[1]);
-            if (c.upper) p[0] |= 0x80;
-            else p[1] |= 0x80;
+            if (c.upper)
+                p[0] |= 0x80;
+            else
+                p[1] |= 0x80;
             break;
         case BusOp::InterruptAcknowledge: c.data = kAutovector; break;
         }
@@ -50,7 +52,8 @@ public:
     }
 
     void load(std::uint32_t at, const std::vector<std::uint8_t>& bytes) {
-        for (std::size_t i = 0; i < bytes.size() && at + i < kRamSize; ++i) mem_[at + i] = bytes[i];
+        for (std::size_t i = 0; i < bytes.size() && at + i < kRamSize; ++i)
+            mem_[at + i] = bytes[i];
     }
     void putLong(std::uint32_t at, std::uint32_t v) {
         mem_[at] = std::uint8_t(v >> 24);
@@ -68,28 +71,28 @@ constexpr std::uint16_t kWorkload[] = {
     0x3E3C, 0xFFFF,         // 1000 move.w #$FFFF,d7       loop counter
     0x41F9, 0x0000, 0x8000, // 1004 lea    $8000,a0
     // loop:
-    0x7064,                 // 100A moveq  #100,d0
-    0x2200,                 // 100C move.l d0,d1
-    0xD081,                 // 100E add.l  d1,d0
-    0x0440, 0x0003,         // 1010 subi.w #3,d0
-    0xC0C1,                 // 1014 mulu.w d1,d0
-    0x80FC, 0x0007,         // 1016 divu.w #7,d0
-    0x0240, 0x00FF,         // 101A andi.w #$FF,d0
-    0xE789,                 // 101E lsl.l  #3,d1
-    0x0801, 0x0002,         // 1020 btst   #2,d1
-    0x01C2,                 // 1024 bset   d0,d2
-    0x20C1,                 // 1026 move.l d1,(a0)+
-    0x3610,                 // 1028 move.w (a0),d3
-    0x48E7, 0xF000,         // 102A movem.l d0-d3,-(a7)
-    0x6100, 0x0014,         // 102E bsr.w  sub ($1044)
-    0x4CDF, 0x000F,         // 1032 movem.l (a7)+,d0-d3
-    0x41E8, 0xFFFC,         // 1036 lea    -4(a0),a0
-    0x4A82,                 // 103A tst.l  d2
-    0x51CF, 0xFFCC,         // 103C dbra   d7,loop ($100A)
-    0x4E72, 0x2700,         // 1040 stop   #$2700
+    0x7064,         // 100A moveq  #100,d0
+    0x2200,         // 100C move.l d0,d1
+    0xD081,         // 100E add.l  d1,d0
+    0x0440, 0x0003, // 1010 subi.w #3,d0
+    0xC0C1,         // 1014 mulu.w d1,d0
+    0x80FC, 0x0007, // 1016 divu.w #7,d0
+    0x0240, 0x00FF, // 101A andi.w #$FF,d0
+    0xE789,         // 101E lsl.l  #3,d1
+    0x0801, 0x0002, // 1020 btst   #2,d1
+    0x01C2,         // 1024 bset   d0,d2
+    0x20C1,         // 1026 move.l d1,(a0)+
+    0x3610,         // 1028 move.w (a0),d3
+    0x48E7, 0xF000, // 102A movem.l d0-d3,-(a7)
+    0x6100, 0x0014, // 102E bsr.w  sub ($1044)
+    0x4CDF, 0x000F, // 1032 movem.l (a7)+,d0-d3
+    0x41E8, 0xFFFC, // 1036 lea    -4(a0),a0
+    0x4A82,         // 103A tst.l  d2
+    0x51CF, 0xFFCC, // 103C dbra   d7,loop ($100A)
+    0x4E72, 0x2700, // 1040 stop   #$2700
     // sub:
-    0xD480,                 // 1044 add.l  d0,d2
-    0x4E75,                 // 1046 rts
+    0xD480, // 1044 add.l  d0,d2
+    0x4E75, // 1046 rts
 };
 
 std::vector<std::uint8_t> workloadBytes() {
@@ -146,8 +149,7 @@ void print(const char* label, const Result& r) {
     std::printf("%-22s %12llu cycles %11llu instructions  D0=$%08X  %7.1f Mcycles/s  %6.1fx "
                 "real time\n",
                 label, static_cast<unsigned long long>(r.cycles),
-                static_cast<unsigned long long>(r.instructions), r.d0, cps / 1e6,
-                cps / kPalCpuHz);
+                static_cast<unsigned long long>(r.instructions), r.d0, cps / 1e6, cps / kPalCpuHz);
 }
 
 void prepare(FlatBus& bus, const std::vector<std::uint8_t>& program) {
@@ -177,14 +179,22 @@ int main(int argc, char** argv) {
         return status;
     }
 
-    constexpr int kRepeat = 20;
+    // Best of several alternating rounds, so that load from other processes on the host
+    // disturbs the comparison as little as possible.
+    constexpr int kRepeat = 10;
+    constexpr int kRounds = 5;
     FlatBus bus;
     prepare(bus, workloadBytes());
     run(bus, nullptr, 1); // warm-up
-    Result off = run(bus, nullptr, kRepeat);
-    print("hooks off", off);
     RetireCounter counter;
-    Result on = run(bus, &counter, kRepeat);
+    Result off, on;
+    for (int i = 0; i < kRounds; ++i) {
+        Result a = run(bus, nullptr, kRepeat);
+        if (i == 0 || a.seconds < off.seconds) off = a;
+        Result b = run(bus, &counter, kRepeat);
+        if (i == 0 || b.seconds < on.seconds) on = b;
+    }
+    print("hooks off", off);
     print("retire hook armed", on);
     double cost = (on.seconds / double(on.cycles)) / (off.seconds / double(off.cycles)) - 1.0;
     std::printf("retire hook cost: %+.1f %%\n", cost * 100.0);

@@ -40,8 +40,10 @@ public:
             break;
         case BusOp::TestAndSet:
             c.data = std::uint16_t((mem[a] << 8) | mem[a + 1]);
-            if (c.upper) mem[a] |= 0x80;
-            else mem[a + 1] |= 0x80;
+            if (c.upper)
+                mem[a] |= 0x80;
+            else
+                mem[a + 1] |= 0x80;
             break;
         case BusOp::InterruptAcknowledge: c.data = iackAnswer; break;
         }
@@ -117,7 +119,8 @@ struct Rig {
             bus.longword(v * 4, h);
             bus.words(h, {kNop, kNop, kRte});
         }
-        for (std::uint32_t a = kCode; a < kCode + 0x100; a += 2) bus.word(a, kNop);
+        for (std::uint32_t a = kCode; a < kCode + 0x100; a += 2)
+            bus.word(a, kNop);
     }
     // Starts at kCode with the given SR, the queue filled as after a jump.
     void start(std::uint16_t sr) {
@@ -177,7 +180,7 @@ private slots:
             m.start(0x2000);
             std::uint64_t t = m.cpu.cycles();
             m.cpu.setIpl(2, t + (late ? 3 : 2));
-            m.cpu.step();                                   // NOP, prefetch at t
+            m.cpu.step(); // NOP, prefetch at t
             QCOMPARE(m.bus.find(BusOp::InterruptAcknowledge) != nullptr, false);
             m.cpu.step();
             bool taken = m.bus.find(BusOp::InterruptAcknowledge) != nullptr;
@@ -193,7 +196,8 @@ private slots:
         Rig m;
         m.start(0x2300);
         m.cpu.setIpl(3, m.cpu.cycles());
-        for (int i = 0; i < 4; ++i) m.cpu.step();
+        for (int i = 0; i < 4; ++i)
+            m.cpu.step();
         QVERIFY(!m.bus.find(BusOp::InterruptAcknowledge)); // level 3 masked by mask 3
         m.cpu.setIpl(5, m.cpu.cycles());
         m.cpu.step();
@@ -233,7 +237,8 @@ private slots:
         m.cpu.step(); // NMI taken despite mask 7
         QCOMPARE(m.cpu.registers().pc, Rig::handler(kVectorAutovector1 + 6) + 4);
         m.bus.log.clear();
-        for (int i = 0; i < 4; ++i) m.cpu.step(); // NOP, NOP, RTE, NOP: level held at 7
+        for (int i = 0; i < 4; ++i)
+            m.cpu.step(); // NOP, NOP, RTE, NOP: level held at 7
         QVERIFY(!m.bus.find(BusOp::InterruptAcknowledge));
         m.cpu.setIpl(0, m.cpu.cycles());
         m.cpu.step();
@@ -304,7 +309,8 @@ private slots:
         QCOMPARE(m.cpu.cycles(), t + 100);
         m.cpu.setIpl(2, m.cpu.cycles());
         std::uint64_t wake = m.cpu.cycles();
-        while (m.cpu.stopped()) m.cpu.step();
+        while (m.cpu.stopped())
+            m.cpu.step();
         // The stopped CPU samples IPL every two clocks; the interrupt sequence follows.
         QVERIFY(m.cpu.cycles() - wake <= 2 + 44);
         QCOMPARE(m.cpu.registers().pc, Rig::handler(kVectorAutovector1 + 1) + 4);
@@ -385,7 +391,8 @@ private slots:
         m.cpu.setRegisters(r);
         QCOMPARE(m.cpu.step(), 14u);
         int tas = 0;
-        for (const Access& a : m.bus.log) tas += a.op == BusOp::TestAndSet;
+        for (const Access& a : m.bus.log)
+            tas += a.op == BusOp::TestAndSet;
         QCOMPARE(tas, 1);
         QCOMPARE(unsigned(m.bus.mem[0x5000]), 0x92u);
     }
