@@ -319,17 +319,10 @@ private:
     }
     // Fills both queue words from pc_ ("np np", or "np n np" after an exception).
     void fillQueue(bool gap) {
-        jumpPc_ = pc_;
         irc_ = fetchWord();
         if (gap) idle(2);
         ird_ = irc_;
         irc_ = fetchWord();
-    }
-    // A jump: the queue is refilled at the target.
-    void jump(std::uint32_t target) {
-        pcBeforeJump_ = pc_;
-        pc_ = target;
-        fillQueue(false);
     }
 
     // ---- register helpers ---------------------------------------------------------
@@ -725,8 +718,6 @@ private:
     std::uint64_t lastBusCycle_ = 0;
     std::uint32_t instrPc_ = 0;
     std::uint16_t op_ = 0; // opcode of the instruction running (IRD moves on at its prefetch)
-    std::uint32_t pcBeforeJump_ = 0;
-    std::uint32_t jumpPc_ = 0;
 
     // address error bookkeeping
     std::uint32_t faultAddress_ = 0;
