@@ -76,6 +76,16 @@ public:
     std::uint64_t resetInstructions() const { return resetCount_; }
     std::uint64_t instructions() const { return instructions_; }
 
+    // Save, load and hash at an instruction boundary (emu/state/archive.h): everything
+    // that decides what the core does next, including the interrupt lines' history.
+    template <class A>
+    void serialize(A& ar) {
+        ar(reg_, otherSp_, pc_, ird_, irc_, x_, n_, z_, v_, c_, t_, s_, intMask_);
+        ar(cycles_, waits_, lastBusCycle_, instrPc_, op_);
+        ar(iplNow_, iplBefore_, iplSampled_, iplChangedAt_, nmiEdgeAt_, nmiEdge_, nmiPending_);
+        ar(interruptPending_, tracePending_, stopped_, halted_, resetCount_, instructions_, noTrace_);
+    }
+
     // ---- interrupts ---------------------------------------------------------------
     // Sets the level on IPL2-IPL0 (0 = none), effective from clock `atCycle`. The level
     // is sampled during the last bus cycle of each instruction (MC68000 User's Manual,
