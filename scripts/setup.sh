@@ -18,7 +18,14 @@ packages=(
     fs-uae xvfb xauth
     # ROM extraction
     unzip
+    # the browser the report tests open .cpuprofile files in (speedscope, headless)
+    chromium
 )
+# speedscope comes from npm; take Debian's Node.js and npm only when no npm is installed
+# (a machine with another Node.js build already has its own npm).
+if ! command -v npm >/dev/null; then
+    packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -42,3 +49,16 @@ else
 fi
 
 "$here/extract-roms.sh" "${COPPERLINE_ROM_DIR:-$root/build/roms}"
+
+# speedscope, the profile viewer the report tests load in headless Chromium, installed from
+# npm into build/npm (never committed). Pinned, so a second run does nothing.
+speedscope_version=1.25.0
+npm_dir="$root/build/npm"
+if [ "$(node -p "try { require('$npm_dir/node_modules/speedscope/package.json').version } catch (e) { '' }" 2>/dev/null)" != "$speedscope_version" ]; then
+    echo "setup: installing speedscope $speedscope_version into $npm_dir"
+    mkdir -p "$npm_dir"
+    [ -f "$npm_dir/package.json" ] || echo '{"name": "copperline-test-viewers", "private": true}' >"$npm_dir/package.json"
+    npm install --prefix "$npm_dir" --no-audit --no-fund --save-exact "speedscope@$speedscope_version"
+else
+    echo "setup: speedscope $speedscope_version is installed"
+fi
