@@ -1,0 +1,619 @@
+#include "emu/chipset/denise.h"
+
+#include "emu/chipset/custom_regs.h"
+#include "emu/state/archive.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace copperline {
+
+namespace {
+
+// BPLCON0 bits (HRM appendix A).
+constexpr std::uint16_t kHires = 0x8000, kHomod = 0x0800, kDblpf = 0x0400;
+// BPLCON2 bit 6.
+constexpr std::uint16_t kPf2pri = 0x0040;
+// SPRxCTL bit 7: attach (odd sprites).
+constexpr std::uint16_t kAttach = 0x0080;
+
+// Planes 1, 3, 5 (odd, playfield 1) and 2, 4, 6 (even, playfield 2) as bits of a pixel.
+constexpr std::uint8_t kOddPlanes = 0b010101, kEvenPlanes = 0b101010;
+
+// $0RGB to 0xFFRRGGBB: each 4-bit gun is repeated into both nibbles of its byte.
+constexpr std::uint32_t expand12(unsigned c) {
+    const unsigned r = (c >> 8) & 15, g = (c >> 4) & 15, b = c & 15;
+    return 0xFF000000u | (r * 0x11u) << 16 | (g * 0x11u) << 8 | (b * 0x11u);
+}
+
+struct Rgb12Table {
+    std::array<std::uint32_t, 4096> v{};
+    constexpr Rgb12Table() {
+        for (unsigned c = 0; c < 4096; ++c)
+            v[c] = expand12(c);
+    }
+};
+constexpr Rgb12Table kRgb12{};
+
+// A byte of shifter data, MSB first, as eight bytes each holding 0 or 1: byte i of the
+// result (memory order on a little-endian host) is bit 7-i.
+struct SpreadTable {
+    std::array<std::uint64_t, 256> bytes{};
+    // A nibble, MSB first, each bit doubled: eight bytes for four lores pixels.
+    std::array<std::uint64_t, 16> nibbles{};
+    constexpr SpreadTable() {
+        for (unsigned b = 0; b < 256; ++b)
+            for (unsigned i = 0; i < 8; ++i)
+                if (b & (0x80u >> i)) bytes[b] |= std::uint64_t(1) << (8 * i);
+        for (unsigned n = 0; n < 16; ++n)
+            for (unsigned i = 0; i < 4; ++i)
+                if (n & (8u >> i)) nibbles[n] |= std::uint64_t(0x0101) << (16 * i);
+    }
+};
+constexpr SpreadTable kSpread{};
+static_assert(std::endian::native == std::endian::little,
+              "the shifter tables assume a little-endian host");
+
+// CLXDAT bits for sprite-sprite collisions, by the set of sprite pairs present at a pixel
+// (bit g = pair g, i.e. sprites 2g/2g+1). HRM table 7-3: bit 9 = 0/1-2/3, 10 = 0/1-4/5,
+// 11 = 0/1-6/7, 12 = 2/3-4/5, 13 = 2/3-6/7, 14 = 4/5-6/7.
+struct SpriteClxTable {
+    std::array<std::uint16_t, 16> v{};
+    constexpr SpriteClxTable() {
+        constexpr unsigned bit[4][4] = {
+            {0, 9, 10, 11}, {9, 0, 12, 13}, {10, 12, 0, 14}, {11, 13, 14, 0}};
+        for (unsigned m = 0; m < 16; ++m)
+            for (unsigned a = 0; a < 4; ++a)
+                for (unsigned b = a + 1; b < 4; ++b)
+                    if ((m >> a & 1) && (m >> b & 1)) v[m] = std::uint16_t(v[m] | 1u << bit[a][b]);
+    }
+};
+constexpr SpriteClxTable kSpriteClx{};
+
+inline std::uint64_t load64(const std::uint8_t* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline void store64(std::uint8_t* p, std::uint64_t v) {
+    std::memcpy(p, &v, 8);
+}
+
+bool isSpriteReg(std::uint16_t r) {
+    return r >= reg::SPR0POS && r < reg::SPR0POS + 0x40;
+}
+
+} // namespace
+
+void Denise::Sprite::serialize(Archive& ar) {
+    ar(pos, ctl, dataA, dataB, shiftA, shiftB, compare, armed);
+}
+void Denise::Pending::serialize(Archive& ar) {
+    ar(due, half, reg, value);
+}
+
+Denise::Denise() {
+    setGeometry(kPalLines, kPalLineCck);
+    reset();
+}
+
+void Denise::setGeometry(unsigned lines, unsigned cckPerLine) {
+    height_ = std::max(1u, lines);
+    lineCck_ = std::clamp(cckPerLine, 1u, kMaxLineCck);
+    width_ = lineCck_ * kPixelsPerCck;
+    picture_.assign(std::size_t(height_) * width_, kBlack);
+}
+
+void Denise::reset() {
+    bplcon0_ = bplcon1_ = bplcon2_ = 0;
+    diwstrt_ = diwstop_ = clxcon_ = clxdat_ = 0;
+    colour_.fill(0);
+    bpldat_.fill(0);
+    sprites_.fill(Sprite{});
+    joy_.fill(0);
+    bplPipe_.fill(0);
+    armedOdd_ = armedEven_ = false;
+    armTick_ = 0;
+    shifted_.fill(0);
+    hstart_ = 0;
+    hstop_ = 0x100;
+    window_ = false;
+    ham_ = 0;
+    spritesLive_ = 0;
+    pending_.fill(Pending{});
+    pendingCount_ = 0;
+    tick_ = 0;
+    lineVpos_ = 0xFFFF;
+    shadow_.fill(0);
+    tablesDirty_ = true;
+    std::fill(picture_.begin(), picture_.end(), kBlack);
+    frames_ = 0;
+    started_ = false;
+    longFrame_ = true;
+    interlaced_ = false;
+}
+
+unsigned Denise::planes() const {
+    // BPU 7 is not a mode; Denise then takes all six planes (vAmiga Denise::bpu; Agnus
+    // fetches four, which is the "HAM with constant planes 5 and 6" trick).
+    const unsigned bpu = (bplcon0_ >> 12) & 7;
+    return bpu > 6 ? 6 : bpu;
+}
+
+// ---- registers --------------------------------------------------------------------------
+
+void Denise::poke(std::uint16_t r, std::uint16_t v) {
+    r &= 0x1FE;
+    if (r >= reg::COLOR00 && r < reg::COLOR00 + 64) {
+        // Colour registers hold 12 bits, $0RGB (HRM appendix A). A write reaches the pixels
+        // of this very clock (column 4s): vAmiga pokeCOLORxx, CL COLOR_WRITE_HPOS_FB0.
+        shadow_[r >> 1] = v;
+        colour_[(r - reg::COLOR00) >> 1] = v & 0x0FFF;
+        tablesDirty_ = true;
+        return;
+    }
+    if (r >= reg::BPL1DAT && r < reg::BPL1DAT + 12) {
+        shadow_[r >> 1] = v;
+        const unsigned p = (r - reg::BPL1DAT) >> 1;
+        bpldat_[p] = v;
+        if (p == 0) {
+            // "Writing BPL1DAT parallel-loads all BPLxDAT into the shift registers" (HRM
+            // appendix A). The load itself waits for the scroll comparator (loadShifters),
+            // so the words are held here in the meantime; a later BPLxDAT belongs to the
+            // next load.
+            bplPipe_ = bpldat_;
+            armedOdd_ = armedEven_ = true;
+            armTick_ = tick_;
+        }
+        return;
+    }
+    if (isSpriteReg(r)) {
+        shadow_[r >> 1] = v;
+        // All four sprite registers take the same delay so that writes made close together
+        // keep their order (CTL disarms, DATA arms). vAmiga: POS/CTL at column 4s+6.
+        schedule(1, 1, r, v);
+        return;
+    }
+    switch (r) {
+    case reg::BPLCON0:
+        // BPLCON0 reaches Denise's colour logic at column 4s (vAmiga setBPLCON0 records it
+        // one CCK later and four pixels earlier), the same place as a colour write, which
+        // is what keeps a HAM switch and a palette change in one slot together (CL).
+        shadow_[r >> 1] = v;
+        bplcon0_ = v;
+        tablesDirty_ = true;
+        break;
+    case reg::BPLCON1:
+        shadow_[r >> 1] = v;
+        schedule(1, 0, r, v); // scroll comparators use it from the next CCK (vAmiga)
+        break;
+    case reg::BPLCON2:
+        shadow_[r >> 1] = v;
+        schedule(2, 0, r, v); // column 4s+8 (vAmiga setBPLCON2)
+        break;
+    case reg::DIWSTRT:
+    case reg::DIWSTOP:
+        shadow_[r >> 1] = v;
+        schedule(1, 0, r, v); // column 4s+4 (vAmiga: Denise's copy lands one CCK later)
+        break;
+    case reg::CLXCON:
+        shadow_[r >> 1] = v;
+        clxcon_ = v;
+        tablesDirty_ = true;
+        break;
+    case reg::JOYTEST: {
+        // Writes bits 7-2 of all four counters at once (HRM appendix A, JOYTEST).
+        shadow_[r >> 1] = v;
+        for (auto& j : joy_)
+            j = std::uint16_t((j & 0x0303) | (v & 0xFCFC));
+        break;
+    }
+    default: break;
+    }
+}
+
+std::uint16_t Denise::peek(std::uint16_t r) {
+    r &= 0x1FE;
+    if (r == reg::CLXDAT) {
+        // "Automatically cleared to 0 after it is read" (HRM table 7-3). Bit 15 is not
+        // used and reads 1 (vAmiga peekCLXDAT).
+        const std::uint16_t v = std::uint16_t(clxdat_ | 0x8000);
+        clxdat_ = 0;
+        return v;
+    }
+    if (r == reg::JOY0DAT || r == reg::JOY1DAT) return spy(r);
+    return 0;
+}
+
+std::uint16_t Denise::spy(std::uint16_t r) const {
+    r &= 0x1FE;
+    switch (r) {
+    case reg::CLXDAT: return std::uint16_t(clxdat_ | 0x8000);
+    case reg::JOY0DAT: return joy_[0];
+    case reg::JOY1DAT: return joy_[1];
+    default: return shadow_[r >> 1];
+    }
+}
+
+void Denise::moveMouse(unsigned port, int dx, int dy) {
+    std::uint16_t& j = joy_[port & 1];
+    const auto x = std::uint8_t((j & 0xFF) + dx);
+    const auto y = std::uint8_t((j >> 8) + dy);
+    j = std::uint16_t(y << 8 | x);
+}
+
+void Denise::schedule(unsigned delay, unsigned half, std::uint16_t r, std::uint16_t v) {
+    const Pending p{tick_ + delay, std::uint8_t(half), r, v};
+    if (pendingCount_ == kMaxPending) {
+        // Only a flood of writes within two clocks could get here; apply the oldest now.
+        apply(pending_[0].reg, pending_[0].value);
+        std::move(pending_.begin() + 1, pending_.begin() + pendingCount_, pending_.begin());
+        --pendingCount_;
+    }
+    // Keep the queue ordered by (due, half), writes of the same moment in write order.
+    unsigned i = pendingCount_;
+    while (i > 0 && (pending_[i - 1].due > p.due ||
+                     (pending_[i - 1].due == p.due && pending_[i - 1].half > p.half))) {
+        pending_[i] = pending_[i - 1];
+        --i;
+    }
+    pending_[i] = p;
+    ++pendingCount_;
+}
+
+void Denise::applyPending(unsigned half) {
+    unsigned n = 0;
+    while (n < pendingCount_ && pending_[n].due <= tick_ && pending_[n].half <= half) {
+        apply(pending_[n].reg, pending_[n].value);
+        ++n;
+    }
+    if (n) {
+        std::move(pending_.begin() + n, pending_.begin() + pendingCount_, pending_.begin());
+        pendingCount_ -= n;
+    }
+}
+
+void Denise::apply(std::uint16_t r, std::uint16_t v) {
+    if (isSpriteReg(r)) {
+        writeSpriteRegister((r - reg::SPR0POS) >> 3, (r >> 1) & 3, v);
+        return;
+    }
+    switch (r) {
+    case reg::BPLCON1: bplcon1_ = v & 0xFF; break; // PF2H in 7-4, PF1H in 3-0 (OCS)
+    case reg::BPLCON2:
+        bplcon2_ = v & 0x7F;
+        tablesDirty_ = true;
+        break;
+    case reg::DIWSTRT:
+        // Denise compares the horizontal half: H7-H0 with H8 = 0 for the start, H8 = 1
+        // for the stop (HRM "Display window", node0083).
+        diwstrt_ = v;
+        hstart_ = v & 0xFF;
+        break;
+    case reg::DIWSTOP:
+        diwstop_ = v;
+        hstop_ = std::uint16_t((v & 0xFF) | 0x100);
+        break;
+    default: break;
+    }
+}
+
+void Denise::writeSpriteRegister(unsigned n, unsigned which, std::uint16_t v) {
+    Sprite& s = sprites_[n];
+    switch (which) {
+    case 0: s.pos = v; break; // SV7-SV0 | SH8-SH1
+    case 1:
+        // SPRxCTL: EV7-EV0 | ATT | - | SV8 EV8 SH0. Writing it disarms the sprite (HRM
+        // "Sprite hardware details", node00C9).
+        s.ctl = v;
+        s.armed = false;
+        break;
+    case 2:
+        // Writing SPRxDATA arms the sprite: it starts at the next HSTART match.
+        s.dataA = v;
+        s.armed = true;
+        break;
+    default: s.dataB = v; break;
+    }
+    // HSTART is H8-H1 from POS and H0 from CTL, in lores pixels; the first pixel shows one
+    // counter step later (vAmiga Denise::updateSprHCoords: +2 hires pixels).
+    const unsigned h = (s.pos & 0xFF) << 1 | (s.ctl & 1);
+    s.compare = std::uint16_t((h + 1) & 0x1FF);
+    if (s.armed || s.shiftA || s.shiftB) spritesLive_ = std::uint8_t(spritesLive_ | 1u << n);
+}
+
+// ---- tables -------------------------------------------------------------------------------
+
+void Denise::buildTables() {
+    tablesDirty_ = false;
+    for (unsigned i = 0; i < 32; ++i) {
+        rgb_[i] = kRgb12.v[colour_[i]];
+        // Extra half-brite: each gun halved (HRM "Extra half brite mode").
+        rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
+    }
+    const bool dpf = bplcon0_ & kDblpf;
+    hamMode_ = (bplcon0_ & kHomod) && !dpf;
+    const unsigned pf1 = bplcon2_ & 7, pf2 = (bplcon2_ >> 3) & 7;
+    const bool pf2First = bplcon2_ & kPf2pri;
+    const unsigned enabled = (clxcon_ >> 6) & 0x3F, value = clxcon_ & 0x3F;
+    for (unsigned s = 0; s < 64; ++s) {
+        Playfield p{};
+        // A plane takes part in a collision only if enabled, and then must equal its match
+        // value; with no plane enabled the match is always true (HRM table 7-4).
+        const bool m1 = ((s ^ value) & enabled & kOddPlanes) == 0;
+        const bool m2 = ((s ^ value) & enabled & kEvenPlanes) == 0;
+        if (dpf) {
+            // Playfield 1 is planes 1/3/5 with colours 0-7, playfield 2 planes 2/4/6 with
+            // colours 8-15; colour 0 of each is transparent; PF2PRI puts 2 in front (HRM
+            // "Dual-playfield mode"). A priority code above 4 is no position in the chain:
+            // that playfield then shows nothing (vAmiga translateDPF).
+            const unsigned i1 = (s & 1) | (s >> 1 & 2) | (s >> 2 & 4);
+            const unsigned i2 = (s >> 1 & 1) | (s >> 2 & 2) | (s >> 3 & 4);
+            const bool a1 = i1 && pf1 <= 4, a2 = i2 && pf2 <= 4;
+            if (a1 && (!a2 || !pf2First)) {
+                p.colour = std::uint8_t(i1);
+                p.code = std::uint8_t(pf1);
+            } else if (a2) {
+                p.colour = std::uint8_t(8 + i2);
+                p.code = std::uint8_t(pf2);
+            } else {
+                p.colour = 0;
+                p.code = kTransparent;
+            }
+            p.match = std::uint8_t((m1 ? 1 : 0) | (m2 ? 2 : 0));
+        } else {
+            // One playfield: the six bits are the colour number, 32-63 being the half-brite
+            // copies of 0-31 (six planes, neither HAM nor dual playfield). Its place among
+            // the sprites is PF2P, not PF1P ("PF2P2-PF2P0 are the priority bits for normal
+            // (non-dual) playfields", HRM node0159).
+            p.colour = std::uint8_t(s);
+            p.code = s ? std::uint8_t(pf2) : kTransparent;
+            if (pf2 > 4 && s) {
+                // An invalid code puts the playfield behind every sprite, and where plane 5
+                // is set Denise drops planes 1-4 (vAmiga translateSPF, vAmigaTS
+                // Denise/BPLCON0/invprio; not in HAM).
+                p.code = 4;
+                if (!hamMode_ && (s & 0x10)) p.colour = std::uint8_t(s & 0x30);
+            }
+            // With one playfield an odd-plane (PF1) match counts only where the even planes
+            // match too (a hardware observation, vAmiga checkS2PCollisions / EAB).
+            p.match = std::uint8_t((m1 && m2 ? 1 : 0) | (m2 ? 2 : 0));
+        }
+        pf_[s] = p;
+        pfRgb_[s] = rgb_[p.colour];
+    }
+}
+
+// ---- the beam -----------------------------------------------------------------------------
+
+void Denise::beginFrame(bool longFrame, bool interlaced) {
+    if (started_) {
+        ++frames_;
+        if (frameHook_) frameHook_(*this);
+    }
+    started_ = true;
+    longFrame_ = longFrame;
+    interlaced_ = interlaced;
+    lineVpos_ = 0xFFFF;
+}
+
+std::uint32_t Denise::rgb(unsigned index) const {
+    const unsigned c = colour_[index & 31];
+    return kRgb12.v[(index & 32) ? (c >> 1) & 0x777 : c];
+}
+
+const std::uint32_t* Denise::line(unsigned vpos) const {
+    return vpos < height_ ? picture_.data() + std::size_t(vpos) * width_ : nullptr;
+}
+
+void Denise::startLine(std::uint16_t vpos) {
+    lineVpos_ = vpos;
+    // Shifter output and sprite pixels that ran past the end of the previous line would
+    // show in the next line's horizontal blank; they are dropped.
+    shifted_.fill(0);
+    spritesLive_ = 0;
+    for (unsigned n = 0; n < 8; ++n) {
+        Sprite& s = sprites_[n];
+        s.shiftA = s.shiftB = 0;
+        if (s.armed) spritesLive_ = std::uint8_t(spritesLive_ | 1u << n);
+    }
+}
+
+void Denise::loadShifters(unsigned hpos) {
+    // The parallel load waits for the scroll comparator: Denise compares the low bits of
+    // its counter (the CCK within a 16-pixel word: 3 bits lores, 2 hires) with the delay's
+    // upper bits; the delay's low bit is a one-lores-pixel (two column) shift. The delay
+    // counts lores pixels in both resolutions, so hires ignores its bit 3 (vAmiga
+    // Sequencer::computeBplEvents, Agnus::setBPLCON1, Denise::setBPLCON1; CL "hi-res
+    // ignores nibble bit 3"). PF1H delays the odd planes, PF2H the even (HRM node0092).
+    const bool hires = bplcon0_ & kHires;
+    const unsigned mask = hires ? 3 : 7;
+    const unsigned n = planes();
+    for (unsigned parity = 0; parity < 2; ++parity) {
+        bool& armed = parity ? armedEven_ : armedOdd_;
+        if (!armed) continue;
+        const unsigned delay = (bplcon1_ >> (4 * parity)) & 15;
+        if ((hpos & mask) != ((delay >> 1) & mask)) continue;
+        armed = false;
+        const std::uint8_t keep = std::uint8_t(~(parity ? kEvenPlanes : kOddPlanes));
+        std::uint8_t* dst = shifted_.data() + hpos * kPixelsPerCck + 2 + 2 * (delay & 1);
+        // Planes beyond BPU shift out zeros (vAmiga updateShiftRegistersOdd/Even).
+        std::uint16_t words[3] = {0, 0, 0};
+        for (unsigned k = 0, p = parity; k < 3; ++k, p += 2)
+            if (p < n) words[k] = bplPipe_[p];
+        if (hires) {
+            for (unsigned half = 0; half < 2; ++half) {
+                std::uint64_t bits = 0;
+                for (unsigned k = 0; k < 3; ++k)
+                    bits |= kSpread.bytes[(words[k] >> (8 - 8 * half)) & 0xFF] << (parity + 2 * k);
+                std::uint8_t* d = dst + 8 * half;
+                store64(d, (load64(d) & (keep * 0x0101010101010101ull)) | bits);
+            }
+        } else {
+            for (unsigned q = 0; q < 4; ++q) {
+                std::uint64_t bits = 0;
+                for (unsigned k = 0; k < 3; ++k)
+                    bits |= kSpread.nibbles[(words[k] >> (12 - 4 * q)) & 15] << (parity + 2 * k);
+                std::uint8_t* d = dst + 8 * q;
+                store64(d, (load64(d) & (keep * 0x0101010101010101ull)) | bits);
+            }
+        }
+    }
+}
+
+// Hold-and-modify: planes 5/6 select: 00 a colour register (planes 1-4), 01 modify blue,
+// 10 modify red, 11 modify green, holding the other two guns of the previous pixel (HRM
+// "Hold-and-modify mode"). The hold register follows every pixel the shifters send,
+// inside the window or not (CL video.md: hidden samples still advance it).
+std::uint16_t Denise::holdAndModify(std::uint16_t held, std::uint8_t bits) const {
+    const unsigned v = bits & 15;
+    switch (bits >> 4) {
+    case 0: return colour_[v];
+    case 1: return std::uint16_t((held & 0xFF0) | v);
+    case 2: return std::uint16_t((held & 0x0FF) | v << 8);
+    default: return std::uint16_t((held & 0xF0F) | v << 4);
+    }
+}
+
+void Denise::clock(std::uint16_t vpos, std::uint16_t hpos, bool blank) {
+    if (vpos != lineVpos_) startLine(vpos);
+    if (hpos >= kMaxLineCck) hpos = kMaxLineCck - 1;
+    if (pendingCount_ && pending_[0].due <= tick_) applyPending(0);
+    if ((armedOdd_ || armedEven_) && tick_ > armTick_) loadShifters(hpos);
+    if (tablesDirty_) buildTables();
+
+    std::uint32_t scratch[kPixelsPerCck];
+    std::uint32_t* out = (vpos < height_ && hpos < lineCck_)
+                             ? picture_.data() + std::size_t(vpos) * width_ + hpos * kPixelsPerCck
+                             : scratch;
+
+    const bool edge = (hstart_ >> 1) == hpos || (hstop_ >> 1) == hpos;
+    const bool halfDue = pendingCount_ && pending_[0].due <= tick_;
+    if (edge || halfDue || spritesLive_) {
+        clockSlow(out, hpos, blank);
+    } else if (hamMode_) {
+        std::uint8_t* d = shifted_.data() + hpos * kPixelsPerCck;
+        for (unsigned k = 0; k < 4; ++k) {
+            const std::uint8_t bits = d[k];
+            if (!(clxdat_ & 1) && pf_[bits].match == 3) clxdat_ |= 1;
+            ham_ = holdAndModify(ham_, bits);
+            out[k] = blank ? kBlack : window_ ? kRgb12.v[ham_] : rgb_[0];
+        }
+        std::memset(d, 0, 4);
+    } else {
+        // Nothing changes inside this clock: four table lookups.
+        std::uint8_t* d = shifted_.data() + hpos * kPixelsPerCck;
+        if (!(clxdat_ & 1))
+            for (unsigned k = 0; k < 4; ++k)
+                if (pf_[d[k]].match == 3) clxdat_ |= 1;
+        if (blank) {
+            out[0] = out[1] = out[2] = out[3] = kBlack;
+        } else if (window_) {
+            for (unsigned k = 0; k < 4; ++k)
+                out[k] = pfRgb_[d[k]];
+        } else {
+            out[0] = out[1] = out[2] = out[3] = rgb_[0];
+        }
+        std::memset(d, 0, 4);
+    }
+    ++tick_;
+}
+
+void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
+    for (unsigned half = 0; half < 2; ++half) {
+        if (half == 1 && pendingCount_ && pending_[0].due <= tick_) {
+            applyPending(1);
+            if (tablesDirty_) buildTables();
+        }
+        const unsigned counter = hpos * 2 + half;
+        // The window flip-flop: set at HSTART, cleared at HSTOP; the pixel at HSTART is the
+        // first inside, the one at HSTOP the first outside (vAmiga updateBorderBuffer).
+        if (counter == hstart_) window_ = true;
+        if (counter == hstop_) window_ = false;
+
+        // Sprites: each armed sprite loads its data words when the counter reaches its
+        // HSTART comparator, then shifts one bit out per lores pixel (HRM chapter 4).
+        std::uint8_t spriteColour = 0; // 0: no sprite pixel
+        unsigned spritePair = 4;
+        std::uint8_t pairs = 0; // sprite pairs present for collisions
+        if (spritesLive_) {
+            std::uint8_t px[8] = {};
+            std::uint8_t live = 0;
+            for (unsigned n = 0; n < 8; ++n) {
+                if (!(spritesLive_ >> n & 1)) continue;
+                Sprite& s = sprites_[n];
+                if (s.armed && counter == s.compare) {
+                    s.shiftA = s.dataA;
+                    s.shiftB = s.dataB;
+                }
+                px[n] = std::uint8_t((s.shiftA >> 15) | (s.shiftB >> 14 & 2));
+                s.shiftA = std::uint16_t(s.shiftA << 1);
+                s.shiftB = std::uint16_t(s.shiftB << 1);
+                if (s.armed || s.shiftA || s.shiftB) live = std::uint8_t(live | 1u << n);
+            }
+            spritesLive_ = live;
+            for (unsigned g = 4; g-- > 0;) {
+                const unsigned a = px[2 * g], b = px[2 * g + 1];
+                // Odd sprites join their pair's collisions only if CLXCON enables them.
+                if (a || (b && (clxcon_ >> (12 + g) & 1))) pairs = std::uint8_t(pairs | 1u << g);
+                if (!(a | b)) continue;
+                // The lower-numbered sprite wins; an attached pair (ATT on the odd sprite)
+                // is one 15-colour sprite in COLOR17-31; otherwise pair g has colours
+                // 16+4g .. 16+4g+3 with 0 transparent (HRM "Attached sprites").
+                if (sprites_[2 * g + 1].ctl & kAttach)
+                    spriteColour = std::uint8_t(16 + (a | b << 2));
+                else
+                    spriteColour = std::uint8_t(16 + 4 * g + (a ? a : b));
+                spritePair = g;
+            }
+        }
+
+        std::uint8_t* d = shifted_.data() + counter * 2;
+        for (unsigned k = 0; k < 2; ++k) {
+            const std::uint8_t bits = d[k];
+            d[k] = 0;
+            const Playfield& p = pf_[bits];
+            if (hamMode_) ham_ = holdAndModify(ham_, bits);
+            // Collisions come from the raw shifter and sprite data, window or not.
+            if (!(clxdat_ & 1) && p.match == 3) clxdat_ |= 1;
+            if (pairs && k == 0) {
+                std::uint16_t c = kSpriteClx.v[pairs];
+                if (p.match & 1) c = std::uint16_t(c | pairs << 1);
+                if (p.match & 2) c = std::uint16_t(c | pairs << 5);
+                clxdat_ |= c;
+            }
+            std::uint32_t pixel;
+            if (blank) {
+                pixel = kBlack;
+            } else if (!window_) {
+                // The border is COLOR00, and OCS shows no sprites there (docs/denise.md).
+                pixel = rgb_[0];
+            } else if (spriteColour && (p.code == kTransparent || spritePair < p.code)) {
+                // A sprite pair shows in front of the playfield if its place in the chain
+                // comes before the playfield's code (HRM table 7-2).
+                pixel = rgb_[spriteColour];
+            } else {
+                pixel = hamMode_ ? kRgb12.v[ham_] : pfRgb_[bits];
+            }
+            out[half * 2 + k] = pixel;
+        }
+    }
+}
+
+// ---- state ----------------------------------------------------------------------------------
+
+void Denise::serialize(Archive& ar) {
+    ar(bplcon0_, bplcon1_, bplcon2_, diwstrt_, diwstop_, clxcon_, clxdat_);
+    ar(colour_, bpldat_, sprites_, joy_, bplPipe_, armedOdd_, armedEven_, armTick_);
+    ar(shifted_, hstart_, hstop_, window_, ham_, spritesLive_);
+    ar(pendingCount_, pending_, tick_, lineVpos_, shadow_);
+    ar(frames_, started_, longFrame_, interlaced_);
+    if (ar.loading()) {
+        if (pendingCount_ > kMaxPending)
+            throw StateError("Denise state holds too many pending writes");
+        tablesDirty_ = true;
+    }
+}
+
+} // namespace copperline
