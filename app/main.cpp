@@ -1,33 +1,131 @@
 // copperline: the emulator, as a desktop debugger or headless.
 
 #include "app/control/command_bus.h"
+#include "app/headless.h"
 #include "app/version.h"
+#include "emu/machine.h"
+#include "emu/media/byte_reader.h"
+#include "emu/media/rom.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 
 #include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace {
+
+// Options that mean "no window": decided before any Qt application object exists, so a
+// headless run needs no display.
+bool wantsHeadless(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const char* a = argv[i];
+        if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--screenshot-after") || !std::strcmp(a, "--seconds"))
+            return true;
+    }
+    return false;
+}
+
+FILE* serialFile = nullptr;
+
+} // namespace
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Copperline"));
-    QApplication::setOrganizationName(QStringLiteral("Copperline"));
-    QApplication::setApplicationVersion(QString::fromLatin1(copperline::kVersion));
+    const bool headless = wantsHeadless(argc, argv);
+    std::unique_ptr<QCoreApplication> app =
+        headless ? std::make_unique<QCoreApplication>(argc, argv) : std::make_unique<QApplication>(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("Copperline"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Copperline"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(copperline::kVersion));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Copperline: a cycle-accurate Amiga profiler and debugger."));
+    parser.setApplicationDescription(QStringLiteral("Copperline: a cycle-accurate Amiga profiler and debugger."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.process(app);
+    const QCommandLineOption romOpt("rom", "Kickstart ROM image (default: the AROS ROM set-up extracted).", "FILE");
+    const QCommandLineOption extOpt("ext-rom", "Extension ROM at $E00000 (default: AROS's, with the default ROM).", "FILE");
+    const QCommandLineOption ntscOpt("ntsc", "An NTSC machine (default PAL).");
+    const QCommandLineOption factoryOpt("factory", "Ignore saved settings; use the factory defaults.");
+    const QCommandLineOption noAudioOpt("noaudio", "No sound output.");
+    const QCommandLineOption headlessOpt("headless", "Run without a window, unpaced.");
+    const QCommandLineOption shotOpt("screenshot-after",
+                                     "Headless: after SECONDS emulated seconds write the display to FILE.png "
+                                     "(repeatable; give SECONDS and FILE as two arguments).",
+                                     "SECONDS");
+    const QCommandLineOption secondsOpt("seconds", "Headless: run this many emulated seconds.", "SECONDS");
+    const QCommandLineOption serialOpt("serial-out", "Where the serial port's output goes: a file, or - for stdout "
+                                                     "(default: stdout when headless, nowhere in the window).",
+                                       "FILE");
+    const QCommandLineOption speedOpt("speed", "Headless: report emulated seconds per host second at the end.");
+    parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt, secondsOpt, serialOpt,
+                       speedOpt});
+    parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
+    parser.process(*app);
+
+    copperline::Machine::Config config;
+    config.ntsc = parser.isSet(ntscOpt);
+    auto machine = std::make_unique<copperline::Machine>(config);
+    try {
+        const std::string romPath = parser.isSet(romOpt) ? parser.value(romOpt).toStdString() : copperline::defaultRomPath();
+        machine->setRom(copperline::loadRom(romPath));
+        if (parser.isSet(extOpt)) machine->setExtRom(copperline::loadRom(parser.value(extOpt).toStdString()));
+        else if (!parser.isSet(romOpt)) machine->setExtRom(copperline::loadRom(copperline::defaultExtRomPath()));
+    } catch (const copperline::MediaError& e) {
+        std::fprintf(stderr, "copperline: ROM: %s\n", e.what());
+        if (!parser.isSet(romOpt))
+            std::fprintf(stderr, "copperline: run scripts/setup.sh to extract the AROS ROM, or give --rom FILE\n");
+        return copperline::exit_status::Usage;
+    }
+
+    const QString serial = parser.value(serialOpt);
+    if (serial == "-" || (serial.isEmpty() && headless)) {
+        serialFile = stdout;
+    } else if (!serial.isEmpty()) {
+        serialFile = std::fopen(serial.toLocal8Bit().constData(), "wb");
+        if (!serialFile) {
+            std::fprintf(stderr, "copperline: cannot write %s\n", serial.toLocal8Bit().constData());
+            return copperline::exit_status::Usage;
+        }
+    }
+    if (serialFile)
+        machine->setSerialSink([](std::uint8_t b) {
+            std::fputc(b, serialFile);
+            if (b == '\n') std::fflush(serialFile);
+        });
+    machine->powerOn();
+
+    if (headless) {
+        copperline::HeadlessOptions opts;
+        const QStringList times = parser.values(shotOpt);
+        const QStringList files = parser.positionalArguments();
+        if (times.size() != files.size()) {
+            std::fprintf(stderr, "copperline: each --screenshot-after SECONDS needs a FILE.png after it\n");
+            return copperline::exit_status::Usage;
+        }
+        for (int i = 0; i < times.size(); ++i) {
+            bool ok = false;
+            const double s = times[i].toDouble(&ok);
+            if (!ok || s < 0) {
+                std::fprintf(stderr, "copperline: --screenshot-after wants seconds, not '%s'\n", qPrintable(times[i]));
+                return copperline::exit_status::Usage;
+            }
+            opts.screenshots.push_back({s, files[i].toStdString()});
+        }
+        if (parser.isSet(secondsOpt)) opts.runSeconds = parser.value(secondsOpt).toDouble();
+        opts.printSpeed = parser.isSet(speedOpt);
+        const int rc = copperline::runHeadless(*machine, opts);
+        if (serialFile && serialFile != stdout) std::fclose(serialFile);
+        return rc;
+    }
 
     copperline::CommandBus bus;
     bus.add("version", "The emulator's name and version.", [](const nlohmann::json&) {
         return nlohmann::json{{"name", "Copperline"}, {"version", copperline::kVersion}};
     });
-
     copperline::MainWindow window(bus);
     window.show();
-    return app.exec();
+    return app->exec();
 }

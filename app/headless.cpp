@@ -1,0 +1,47 @@
+#include "app/headless.h"
+
+#include "emu/machine.h"
+#include "profiler/capture/screenshot.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace copperline {
+
+int runHeadless(Machine& machine, const HeadlessOptions& options) {
+    auto shots = options.screenshots;
+    std::stable_sort(shots.begin(), shots.end(), [](auto& a, auto& b) { return a.seconds < b.seconds; });
+    double end = options.runSeconds;
+    for (const auto& s : shots) end = std::max(end, s.seconds);
+
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t next = 0;
+    while (true) {
+        while (next < shots.size() && machine.emulatedSeconds() >= shots[next].seconds) {
+            try {
+                writePng(shots[next].path, composeDisplay(machine));
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "copperline: screenshot: %s\n", e.what());
+                return exit_status::EmulatorError;
+            }
+            ++next;
+        }
+        if (machine.emulatedSeconds() >= end) break;
+        if (machine.halted()) {
+            const auto r = machine.cpu().registers();
+            std::fprintf(stderr, "copperline: the CPU halted (double bus fault) at PC $%06X after %.2f s\n",
+                         r.pc, machine.emulatedSeconds());
+            return exit_status::EmulatorError;
+        }
+        machine.runFrame();
+    }
+    if (options.printSpeed) {
+        const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "copperline: %.2f emulated s in %.2f host s: %.2fx real time\n", machine.emulatedSeconds(),
+                     host, host > 0 ? machine.emulatedSeconds() / host : 0.0);
+    }
+    return exit_status::Ok;
+}
+
+} // namespace copperline

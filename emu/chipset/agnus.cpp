@@ -1,0 +1,561 @@
+#include "emu/chipset/agnus.h"
+
+#include "emu/chipset/custom_regs.h"
+#include "emu/state/archive.h"
+
+#include <algorithm>
+
+namespace copperline {
+
+namespace {
+
+std::uint16_t setClear(std::uint16_t old, std::uint16_t value) {
+    return (value & 0x8000) ? std::uint16_t(old | (value & 0x7FFF)) : std::uint16_t(old & ~value);
+}
+
+// Horizontal comparator positions in colour clocks (HRM "Horizontal Beam Position";
+// ocs-timing-facts section 1). Used for the slot events and Denise's blanking.
+constexpr unsigned kHblankStart = 0x0F, kHblankEnd = 0x35;
+constexpr unsigned kHsyncStart = 0x12, kHsyncEnd = 0x23;
+// Refresh slots (ocs-timing-facts section 2).
+constexpr unsigned kRefresh[] = {0x01, 0x03, 0x05};
+constexpr unsigned kRefreshLast = 0xE2;
+
+// Lores fetch unit (8 CCK): offset -> plane (HRM figure 6-11).
+constexpr std::uint8_t kLoresOrder[8] = {0, 4, 6, 2, 0, 3, 5, 1};
+// Hires fetch group (4 CCK): offset -> plane (HRM figure 6-12).
+constexpr std::uint8_t kHiresOrder[4] = {4, 2, 3, 1};
+
+} // namespace
+
+Agnus::Agnus(ChipRam& chip, Denise& denise, Paula& paula, Blitter& blitter, Copper& copper)
+    : chip_(chip), denise_(denise), paula_(paula), blitter_(blitter), copper_(copper) {
+    owners_.assign(std::size_t(kMaxLines) * kMaxLineCck, 0);
+    committedOwners_ = owners_;
+    reset();
+}
+
+void Agnus::configure(const Config& config) {
+    config_ = config;
+    reset();
+}
+
+unsigned Agnus::frameLines() const { return (config_.ntsc ? 262u : 312u) + (lof_ ? 1u : 0u); }
+
+void Agnus::reset() {
+    cck_ = 0;
+    frame_ = 0;
+    vpos_ = hpos_ = 0;
+    lof_ = true;
+    lol_ = false;
+    lineLength_ = 227;
+    dmacon_ = 0;
+    bplcon0_ = 0;
+    diwstrt_ = diwstop_ = ddfstrt_ = ddfstop_ = 0;
+    bpl1mod_ = bpl2mod_ = 0;
+    bplpt_.fill(0);
+    sprpt_.fill(0);
+    sprites_ = {};
+    vdiw_ = false;
+    cpuRefused_ = 0;
+    std::fill(owners_.begin(), owners_.end(), 0);
+    counts_.fill(0);
+    cpuWaitCck_ = 0;
+    records_.clear();
+    if (recordSlots_) records_.assign(owners_.size(), SlotRecord{});
+    startLine();
+}
+
+void Agnus::setRecordSlots(bool on) {
+    if (on == recordSlots_) return;
+    recordSlots_ = on;
+    if (on) records_.assign(owners_.size(), SlotRecord{});
+    else records_.clear();
+}
+
+bool Agnus::verticalBlank() const {
+    // PAL blanks lines 0-$19 and NTSC 0-$13 (vAmiga's last blank line; UAE agrees for PAL).
+    return vpos_ <= (config_.ntsc ? 0x13 : 0x19);
+}
+
+// ---- the line plan -------------------------------------------------------------------
+
+void Agnus::startLine() {
+    // The vertical display window flip-flop: set on a VSTART match, reset on a VSTOP match
+    // (HRM DIWSTRT/DIWSTOP: VSTOP's V8 is the inverse of its V7).
+    const unsigned vstart = diwstrt_ >> 8;
+    const unsigned vstop = (diwstop_ >> 8) | ((diwstop_ & 0x8000) ? 0 : 0x100);
+    if (vpos_ == vstart) vdiw_ = true;
+    if (vpos_ == vstop) vdiw_ = false;
+
+    if (config_.ntsc) {
+        lol_ = !lol_;
+        lineLength_ = lol_ ? 228 : 227;
+    }
+    planSprites();
+    buildBitplanePlan();
+}
+
+void Agnus::planSprites() {
+    const unsigned firstLine = config_.ntsc ? 0x14 : 0x19;
+    const bool on = (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::SPREN);
+    for (auto& s : sprites_) {
+        s.line = SpriteDma::Off;
+        if (vpos_ < firstLine) {
+            s.state = SpriteDma::Off;
+            continue;
+        }
+        if (vpos_ == firstLine) s.state = SpriteDma::Control;
+        if (!on) continue;
+        switch (s.state) {
+        case SpriteDma::Control: s.line = SpriteDma::Control; break;
+        case SpriteDma::Waiting:
+            if (vpos_ == s.vstart) {
+                s.state = SpriteDma::Data;
+                s.line = vpos_ == s.vstop ? SpriteDma::Control : SpriteDma::Data;
+            }
+            break;
+        case SpriteDma::Data:
+            // The line of VSTOP fetches the next control words instead of data.
+            s.line = vpos_ == s.vstop ? SpriteDma::Control : SpriteDma::Data;
+            break;
+        case SpriteDma::Off: break;
+        }
+    }
+}
+
+void Agnus::buildBitplanePlan() {
+    plan_.fill(PlanNone);
+    for (unsigned h : kRefresh) plan_[h] = PlanRefresh;
+    plan_[kRefreshLast] = PlanRefresh;
+    if (!(dmacon_ & dmacon::DMAEN)) {
+        bitplaneLine_ = false;
+        return;
+    }
+    for (unsigned ch = 0; ch < 4; ++ch)
+        if (dmacon_ & (dmacon::AUD0EN << ch)) plan_[0x0D + 2 * ch] = std::uint8_t(PlanAudio0 + ch);
+    for (unsigned n = 0; n < 8; ++n)
+        if (sprites_[n].line != SpriteDma::Off) {
+            plan_[0x15 + 4 * n] = std::uint8_t(PlanSprite + 2 * n);
+            plan_[0x17 + 4 * n] = std::uint8_t(PlanSprite + 2 * n + 1);
+        }
+
+    bitplaneLine_ = false;
+    if (!(dmacon_ & dmacon::BPLEN) || !vdiw_) return;
+    const bool hires = bplcon0_ & 0x8000;
+    const unsigned bpu = (bplcon0_ >> 12) & 7;
+    // Over-programmed counts: lores 7 fetches 4 planes, hires 5+ fetches none
+    // (ocs-timing-facts section 2).
+    const unsigned planes = hires ? (bpu >= 5 ? 0 : bpu) : (bpu == 7 ? 4 : bpu);
+    if (!planes) return;
+    // OCS compares DDF bits 7-2 only, within the hardware limits $18-$D8.
+    const unsigned start = std::max(ddfstrt_ & 0xFCu, 0x18u);
+    unsigned stop = std::min(ddfstop_ & 0xFCu, 0xD8u);
+    if (stop < start) stop = 0xD8;
+    // The unit running when DDFSTOP matches finishes, then exactly one more is fetched,
+    // and that last unit adds the modulos.
+    const unsigned units = (stop - start + 7) / 8 + 1;
+    bitplaneLine_ = true;
+    for (unsigned u = 0; u < units; ++u) {
+        const unsigned base = start + 8 * u;
+        const bool last = u + 1 == units;
+        if (!hires) {
+            for (unsigned off = 0; off < 8; ++off) {
+                const unsigned p = kLoresOrder[off];
+                if (p && p <= planes && base + off < kMaxLineCck)
+                    plan_[base + off] = std::uint8_t(PlanBitplane + p + (last ? PlanLastUnit : 0));
+            }
+        } else {
+            for (unsigned g = 0; g < 2; ++g)
+                for (unsigned off = 0; off < 4; ++off) {
+                    const unsigned p = kHiresOrder[off];
+                    const unsigned h = base + 4 * g + off;
+                    if (p <= planes && h < kMaxLineCck)
+                        plan_[h] = std::uint8_t(PlanBitplane + p + (last && g == 1 ? PlanLastUnit : 0));
+                }
+        }
+    }
+}
+
+// ---- fetches ---------------------------------------------------------------------------
+
+void Agnus::doBitplaneFetch(std::uint8_t code, SlotRecord& rec) {
+    const unsigned p = code & 7;
+    std::uint32_t& pt = bplpt_[p - 1];
+    const std::uint16_t data = chip_.readWord(pt);
+    rec.address = pt;
+    rec.data = data;
+    rec.subtype = std::uint8_t(p);
+    rec.size = 2;
+    rec.reg = std::uint16_t(reg::BPL1DAT + 2 * (p - 1));
+    rec.flags = slot_flag::Register;
+    pt += 2;
+    if (code & PlanLastUnit) pt += std::uint32_t(std::int32_t(std::int16_t(p & 1 ? bpl1mod_ : bpl2mod_)));
+    pt &= 0x1FFFFE;
+    denise_.poke(std::uint16_t(reg::BPL1DAT + 2 * (p - 1)), data);
+}
+
+void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
+    Sprite& s = sprites_[n];
+    std::uint32_t& pt = sprpt_[n];
+    const std::uint16_t data = chip_.readWord(pt);
+    rec.address = pt;
+    rec.data = data;
+    rec.subtype = std::uint8_t(n);
+    rec.size = 2;
+    rec.flags = slot_flag::Register;
+    pt = (pt + 2) & 0x1FFFFE;
+    std::uint16_t target;
+    if (s.line == SpriteDma::Control) {
+        target = std::uint16_t((word ? reg::SPR0CTL : reg::SPR0POS) + 8 * n);
+        writeRegisterAgnus(target, data);
+        if (word) s.state = SpriteDma::Waiting;
+    } else {
+        target = std::uint16_t((word ? reg::SPR0DATB : reg::SPR0DATA) + 8 * n);
+    }
+    rec.reg = target;
+    denise_.poke(target, data);
+}
+
+// ---- one colour clock --------------------------------------------------------------------
+
+void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
+    const unsigned h = hpos_;
+    SlotRecord rec;
+    BusOwner owner = BusOwner::Idle;
+    const std::uint8_t code = plan_[h];
+    if (code) {
+        if (code == PlanRefresh) {
+            owner = BusOwner::Refresh;
+        } else if (code & PlanBitplane) {
+            owner = BusOwner::Bitplane;
+            doBitplaneFetch(code, rec);
+        } else if (code >= PlanSprite) {
+            const unsigned n = (code - PlanSprite) >> 1;
+            owner = BusOwner::Sprite;
+            doSpriteFetch(n, (code - PlanSprite) & 1, rec);
+        } else if (code >= PlanAudio0) {
+            const unsigned ch = code - PlanAudio0;
+            if (paula_.audioWantsDma(ch, cck_)) {
+                owner = BusOwner::Audio;
+                const std::uint32_t addr = paula_.audioPointer(ch);
+                const std::uint16_t data = chip_.readWord(addr);
+                rec.address = addr;
+                rec.data = data;
+                rec.subtype = std::uint8_t(ch);
+                rec.size = 2;
+                rec.reg = std::uint16_t(reg::AUD0DAT + 0x10 * ch);
+                rec.flags = slot_flag::Register;
+                paula_.audioDmaWord(ch, data, cck_);
+            }
+        }
+    }
+
+    // The Copper acts in even clocks and takes the bus only when fixed DMA left it free.
+    if (!(h & 1) && copper_.state() != Copper::State::Idle) {
+        const bool may = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN) &&
+                         h != 0xE0;
+        const Copper::Step s = copper_.clock(vpos_, std::uint16_t(h), may, blitter_.busy(), chip_);
+        if (s.usedBus) {
+            owner = BusOwner::Copper;
+            rec.address = s.address;
+            rec.data = s.data;
+            rec.size = 2;
+        }
+        if (s.move) {
+            rec.reg = s.reg;
+            rec.flags |= slot_flag::Register | slot_flag::Write;
+            rec.data = std::uint64_t(s.value) | std::uint64_t(s.data) << 16;
+            writeCustom(s.reg, s.value);
+        }
+    }
+
+    // The blitter takes what is left, unless BLTPRI is clear and the CPU has been refused
+    // three clocks in a row: then it lets the CPU have one (HRM chapter 6).
+    if (blitter_.running()) {
+        const bool slotFree = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::BLTEN);
+        bool may = slotFree;
+        if (may && cpuWants && !(dmacon_ & dmacon::BLTPRI) && cpuRefused_ >= 3 && blitter_.wantsBus()) may = false;
+        const Blitter::Step b = blitter_.clock(may, slotFree);
+        if (b.usedBus) {
+            owner = BusOwner::Blitter;
+            rec.address = b.address;
+            rec.data = b.data;
+            rec.subtype = b.channel;
+            rec.size = 2;
+            rec.flags = b.write ? slot_flag::Write : 0;
+        }
+        if (b.finished) paula_.raise(intreq::BLIT, cck_);
+    }
+
+    if (cpuWants) {
+        if (owner == BusOwner::Idle) {
+            owner = BusOwner::Cpu;
+            cpuGranted = true;
+            cpuRefused_ = 0;
+            rec = pendingCpu_;
+        } else {
+            ++cpuRefused_;
+            rec.flags |= slot_flag::CpuWaited;
+        }
+    }
+
+    const bool blank = verticalBlank() || (h >= kHblankStart && h < kHblankEnd);
+    denise_.clock(vpos_, std::uint16_t(h), blank);
+
+    const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
+    owners_[index] = std::uint8_t(owner);
+    ++counts_[unsigned(owner)];
+    if (recordSlots_) {
+        rec.owner = owner;
+        rec.ipl = std::uint8_t(paula_.iplAt(cck_));
+        std::uint32_t ev = 0;
+        if (h == kRefresh[0]) {
+            if (verticalBlank()) ev |= slot_event::VB;
+            if (vpos_ >= 2 && vpos_ < 5) ev |= slot_event::VS;
+            if (vdiw_) ev |= slot_event::VDIW;
+        }
+        if (h == kRefresh[1]) {
+            if (lof_) ev |= slot_event::LOF;
+            if (lol_) ev |= slot_event::LOL;
+        }
+        if (h == kHblankStart) ev |= slot_event::HBS;
+        if (h == kHblankEnd) ev |= slot_event::HBE;
+        if (h == kHsyncStart) ev |= slot_event::HSS;
+        if (h == kHsyncEnd) ev |= slot_event::HSE;
+        // DIWSTRT/DIWSTOP H are lores pixels, two per colour clock; DIWSTOP's H8 is 1.
+        if (h == (diwstrt_ & 0xFFu) / 2) ev |= slot_event::HDIWS;
+        if (h == ((diwstop_ & 0xFFu) | 0x100u) / 2) ev |= slot_event::HDIWE;
+        if (h == (ddfstrt_ & 0xFCu)) ev |= slot_event::DDFS;
+        if (h == (ddfstop_ & 0xFCu)) ev |= slot_event::DDFE;
+        rec.events = ev;
+        records_[index] = rec;
+    }
+
+    ++cck_;
+    if (++hpos_ >= lineLength_) endLine();
+}
+
+void Agnus::runTo(std::uint64_t target) {
+    bool granted = false;
+    while (cck_ < target) executeClock(false, granted);
+}
+
+std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
+                                std::uint8_t size, int customReg) {
+    runTo(at);
+    pendingCpu_ = SlotRecord{};
+    pendingCpu_.address = address & 0xFFFFFF;
+    pendingCpu_.data = data;
+    pendingCpu_.size = size;
+    pendingCpu_.flags = write ? slot_flag::Write : 0;
+    if (customReg >= 0) {
+        pendingCpu_.reg = std::uint16_t(customReg);
+        pendingCpu_.flags |= slot_flag::Register;
+    }
+    for (;;) {
+        bool granted = false;
+        executeClock(true, granted);
+        if (granted) return cck_ - 1;
+        ++cpuWaitCck_;
+    }
+}
+
+// ---- lines and frames ------------------------------------------------------------------
+
+void Agnus::endLine() {
+    hpos_ = 0;
+    paula_.advanceTo(cck_);
+    if (listener_) listener_->hsync(cck_);
+    if (++vpos_ >= frameLines()) {
+        commitFrame();
+        startFrame();
+    }
+    startLine();
+}
+
+void Agnus::commitFrame() {
+    committedLines_ = frameLines();
+    std::swap(committedOwners_, owners_);
+    std::fill(owners_.begin(), owners_.end(), 0);
+    committedCounts_ = counts_;
+    counts_.fill(0);
+    if (recordSlots_) {
+        std::swap(committedRecords_, records_);
+        records_.assign(committedRecords_.size(), SlotRecord{});
+    } else {
+        committedRecords_.clear();
+    }
+    cpuWaitCck_ = 0;
+    if (listener_) listener_->frameCommitted(frame_);
+}
+
+void Agnus::startFrame() {
+    vpos_ = 0;
+    ++frame_;
+    // LOF toggles each frame only in interlace (BPLCON0 LACE); otherwise it holds.
+    if (bplcon0_ & 4) lof_ = !lof_;
+    lol_ = false;
+    vdiw_ = false;
+    for (auto& s : sprites_) s.state = SpriteDma::Off;
+    copper_.startOfFrame();
+    paula_.raise(intreq::VERTB, cck_);
+    denise_.beginFrame(lof_, (bplcon0_ & 4) != 0);
+    if (listener_) listener_->vsync(cck_);
+}
+
+// ---- registers -------------------------------------------------------------------------
+
+void Agnus::writeRegisterAgnus(std::uint16_t r, std::uint16_t v) {
+    if (r >= reg::SPR0POS && r < reg::SPR0POS + 0x40) {
+        Sprite& s = sprites_[(r - reg::SPR0POS) >> 3];
+        const unsigned which = (r >> 1) & 3;
+        if (which == 0) {
+            s.vstart = std::uint16_t((s.vstart & 0x100) | (v >> 8));
+        } else if (which == 1) {
+            // SPRxCTL: VSTOP 7-0 in bits 15-8, VSTART8 bit 2, VSTOP8 bit 1 (HRM sprites).
+            s.vstop = std::uint16_t((v >> 8) | ((v & 2) << 7));
+            s.vstart = std::uint16_t((s.vstart & 0xFF) | ((v & 4) << 6));
+        }
+    }
+}
+
+void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
+    r &= 0x1FE;
+    if (r >= reg::BLTCON0 && r <= reg::BLTADAT) {
+        blitter_.poke(r, v);
+        return;
+    }
+    if (r >= reg::BPL1PTH && r < reg::BPL1PTH + 24) {
+        std::uint32_t& pt = bplpt_[(r - reg::BPL1PTH) >> 2];
+        pt = (r & 2) ? (pt & 0x1F0000) | (v & 0xFFFE) : (pt & 0xFFFF) | std::uint32_t(v & 0x1F) << 16;
+        return;
+    }
+    if (r >= reg::SPR0PTH && r < reg::SPR0PTH + 32) {
+        std::uint32_t& pt = sprpt_[(r - reg::SPR0PTH) >> 2];
+        pt = (r & 2) ? (pt & 0x1F0000) | (v & 0xFFFE) : (pt & 0xFFFF) | std::uint32_t(v & 0x1F) << 16;
+        return;
+    }
+    if (r >= reg::SPR0POS && r < reg::SPR0POS + 0x40) {
+        writeRegisterAgnus(r, v);
+        denise_.poke(r, v);
+        return;
+    }
+    if ((r >= reg::AUD0LCH && r < reg::AUD0LCH + 0x40) || r == reg::INTENA || r == reg::INTREQ ||
+        r == reg::ADKCON || r == reg::SERDAT || r == reg::SERPER || r == reg::DSKPTH || r == reg::DSKPTL ||
+        r == reg::DSKLEN || r == reg::DSKSYNC || r == reg::POTGO) {
+        paula_.poke(r, v, cck_);
+        return;
+    }
+    switch (r) {
+    case reg::DMACON: {
+        const std::uint16_t old = dmacon_;
+        dmacon_ = std::uint16_t(setClear(dmacon_, v) & 0x07FF);
+        for (unsigned ch = 0; ch < 4; ++ch)
+            paula_.setAudioDmaEnabled(ch, (dmacon_ & dmacon::DMAEN) && (dmacon_ & (dmacon::AUD0EN << ch)), cck_);
+        if (old != dmacon_) {
+            planSprites();
+            buildBitplanePlan();
+        }
+        break;
+    }
+    case reg::BPLCON0:
+        bplcon0_ = v;
+        denise_.poke(r, v);
+        buildBitplanePlan();
+        break;
+    case reg::DIWSTRT:
+        diwstrt_ = v;
+        denise_.poke(r, v);
+        break;
+    case reg::DIWSTOP:
+        diwstop_ = v;
+        denise_.poke(r, v);
+        break;
+    case reg::DDFSTRT:
+        ddfstrt_ = v;
+        buildBitplanePlan();
+        break;
+    case reg::DDFSTOP:
+        ddfstop_ = v;
+        buildBitplanePlan();
+        break;
+    case reg::BPL1MOD: bpl1mod_ = v & 0xFFFE; break;
+    case reg::BPL2MOD: bpl2mod_ = v & 0xFFFE; break;
+    case reg::COP1LCH:
+    case reg::COP1LCL:
+    case reg::COP2LCH:
+    case reg::COP2LCL:
+    case reg::COPJMP1:
+    case reg::COPJMP2:
+    case reg::COPCON: copper_.poke(r, v); break;
+    case reg::VPOSW: lof_ = (v & 0x8000) != 0; break;
+    case reg::BPLCON1:
+    case reg::BPLCON2:
+    case reg::CLXCON:
+    case reg::JOYTEST: denise_.poke(r, v); break;
+    default:
+        if ((r >= reg::BPL1DAT && r < reg::BPL1DAT + 12) || (r >= reg::COLOR00 && r < reg::COLOR00 + 64))
+            denise_.poke(r, v);
+        break;
+    }
+}
+
+std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
+    r &= 0x1FE;
+    switch (r) {
+    case reg::DMACONR:
+        return std::uint16_t(dmacon_ | (blitter_.busy() ? dmacon::BBUSY : 0) | (blitter_.zero() ? dmacon::BZERO : 0));
+    case reg::VPOSR:
+        // LOF, the Agnus id (0 for the 8371 PAL, $10 for NTSC: vAmiga), V8.
+        return std::uint16_t((lof_ ? 0x8000 : 0) | (config_.ntsc ? 0x1000 : 0) | ((vpos_ >> 8) & 1));
+    case reg::VHPOSR: return std::uint16_t((vpos_ & 0xFF) << 8 | (hpos_ & 0xFF));
+    case reg::BLTDDAT: return blitter_.bltddat();
+    case reg::INTENAR:
+    case reg::INTREQR:
+    case reg::ADKCONR:
+    case reg::SERDATR:
+    case reg::DSKBYTR:
+    case reg::DSKDATR:
+    case reg::POTGOR:
+    case reg::POT0DAT:
+    case reg::POT1DAT: return paula_.spy(r);
+    case reg::CLXDAT:
+    case reg::JOY0DAT:
+    case reg::JOY1DAT: return denise_.spy(r);
+    default: return 0xFFFF;
+    }
+}
+
+std::uint16_t Agnus::readCustom(std::uint16_t r) {
+    r &= 0x1FE;
+    switch (r) {
+    case reg::COPJMP1:
+    case reg::COPJMP2:
+        // A read strobes the jump too (ocs-timing-facts section 3).
+        copper_.poke(r, 0);
+        return 0xFFFF;
+    case reg::CLXDAT:
+    case reg::JOY0DAT:
+    case reg::JOY1DAT: return denise_.peek(r);
+    case reg::INTENAR:
+    case reg::INTREQR:
+    case reg::ADKCONR:
+    case reg::SERDATR:
+    case reg::DSKBYTR:
+    case reg::DSKDATR:
+    case reg::POTGOR:
+    case reg::POT0DAT:
+    case reg::POT1DAT: return paula_.peek(r, cck_);
+    default: return spyCustom(r);
+    }
+}
+
+void Agnus::serialize(Archive& ar) {
+    ar(cck_, frame_, vpos_, hpos_, lineLength_, lof_, lol_, dmacon_, bplcon0_, diwstrt_, diwstop_, ddfstrt_,
+       ddfstop_, bpl1mod_, bpl2mod_, bplpt_, sprpt_, vdiw_);
+    for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
+    ar(plan_, bitplaneLine_, cpuRefused_, cpuWaitCck_);
+}
+
+} // namespace copperline

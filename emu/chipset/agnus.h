@@ -1,0 +1,183 @@
+#pragma once
+
+// Agnus 8371 (OCS, PAL; NTSC as a configuration): the beam counters, DMA control, the
+// bus arbiter, and the hub through which every custom register is read and written.
+//
+// Agnus runs one colour clock at a time. For each it decides the owner of the chip bus:
+// refresh, disk, audio, sprites and bitplanes in their fixed slots, then the Copper in
+// even clocks, then the blitter, and what is left goes to the CPU if it asks (HRM
+// chapter 6; ocs-timing-facts section 2). The owner of every clock is recorded for each
+// frame; when armed, a full 24-byte SlotRecord is written too.
+//
+// The CPU runs ahead in whole instructions and asks Agnus for the bus at the colour clock
+// of each chip-bus access (cpuAccess). Agnus first runs every clock before it, then looks
+// for the first clock from there that the CPU may have, and charges the difference as a
+// wait.
+
+#include "emu/chipset/blitter.h"
+#include "emu/chipset/copper.h"
+#include "emu/chipset/denise.h"
+#include "emu/chipset/paula.h"
+#include "emu/chipset/slot_record.h"
+#include "emu/memory/chip_ram.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace copperline {
+
+class Archive;
+
+// What Agnus tells the rest of the machine about the beam.
+class BeamListener {
+public:
+    virtual ~BeamListener() = default;
+    virtual void hsync(std::uint64_t /*cck*/) {}
+    virtual void vsync(std::uint64_t /*cck*/) {}
+    virtual void frameCommitted(std::uint64_t /*frame*/) {}
+};
+
+namespace dmacon {
+inline constexpr std::uint16_t AUD0EN = 1u << 0;
+inline constexpr std::uint16_t DSKEN = 1u << 4;
+inline constexpr std::uint16_t SPREN = 1u << 5;
+inline constexpr std::uint16_t BLTEN = 1u << 6;
+inline constexpr std::uint16_t COPEN = 1u << 7;
+inline constexpr std::uint16_t BPLEN = 1u << 8;
+inline constexpr std::uint16_t DMAEN = 1u << 9;
+inline constexpr std::uint16_t BLTPRI = 1u << 10;
+inline constexpr std::uint16_t BZERO = 1u << 13;
+inline constexpr std::uint16_t BBUSY = 1u << 14;
+} // namespace dmacon
+
+class Agnus {
+public:
+    static constexpr unsigned kMaxLineCck = 228;   // NTSC long lines; PAL lines are 227
+    static constexpr unsigned kMaxLines = 314;
+
+    struct Config {
+        bool ntsc = false;
+    };
+
+    Agnus(ChipRam& chip, Denise& denise, Paula& paula, Blitter& blitter, Copper& copper);
+
+    void configure(const Config& config);
+    const Config& config() const { return config_; }
+    void reset();
+    void setListener(BeamListener* l) { listener_ = l; }
+
+    // ---- time ------------------------------------------------------------------------
+    std::uint64_t cck() const { return cck_; }  // colour clocks executed since power-on
+    std::uint16_t vpos() const { return vpos_; }
+    std::uint16_t hpos() const { return hpos_; }
+    bool longFrame() const { return lof_; }
+    std::uint64_t frame() const { return frame_; }
+    unsigned lineLength() const { return lineLength_; }
+    unsigned frameLines() const;
+
+    // Runs colour clocks until cck() == target.
+    void runTo(std::uint64_t target);
+
+    // ---- the CPU on the chip bus ---------------------------------------------------------
+    // The CPU wants the chip bus from colour clock `at` (>= cck()). Runs the clocks before
+    // the one it is granted, gives it that clock (recording `record` fields for it), and
+    // returns the granted clock. The access itself happens at the granted clock.
+    std::uint64_t cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
+                             std::uint8_t size, int customReg);
+
+    // ---- custom registers (CPU and Copper) ----------------------------------------------
+    std::uint16_t readCustom(std::uint16_t reg);   // with side effects (COPJMP, CLXDAT, ...)
+    std::uint16_t spyCustom(std::uint16_t reg) const;
+    void writeCustom(std::uint16_t reg, std::uint16_t value);
+    std::uint16_t dmacon() const { return dmacon_; }
+
+    // ---- recording -----------------------------------------------------------------------
+    // Owners of the last committed frame, one byte (BusOwner) per clock, row-major with a
+    // stride of kMaxLineCck; rows beyond frameLines() are zero.
+    const std::vector<std::uint8_t>& committedOwners() const { return committedOwners_; }
+    unsigned committedLines() const { return committedLines_; }
+    // Full 24-byte records: off, or on from the next clock.
+    void setRecordSlots(bool on);
+    bool recordingSlots() const { return recordSlots_; }
+    const std::vector<SlotRecord>& committedRecords() const { return committedRecords_; }
+    // Per-owner clock counts of the last committed frame.
+    const std::array<std::uint32_t, kBusOwnerCount>& committedOwnerCounts() const { return committedCounts_; }
+    // Colour clocks the CPU waited for the bus during the current frame, so far.
+    std::uint64_t cpuWaitCck() const { return cpuWaitCck_; }
+
+    void serialize(Archive& ar);
+
+private:
+    // Fixed-slot plan codes for one line.
+    enum : std::uint8_t {
+        PlanNone = 0,
+        PlanRefresh = 1,
+        PlanDisk = 2,
+        PlanAudio0 = 3,  // +channel
+        PlanSprite = 8,  // +2*sprite+word
+        PlanBitplane = 0x20,  // +plane (1-6); PlanLastUnit added for the unit that adds modulos
+        PlanLastUnit = 0x40,
+    };
+
+    void executeClock(bool cpuWants, bool& cpuGranted);
+    void startLine();
+    void endLine();
+    void startFrame();
+    void commitFrame();
+    void buildBitplanePlan();
+    void planSprites();
+    void doBitplaneFetch(std::uint8_t code, SlotRecord& rec);
+    void doSpriteFetch(unsigned sprite, unsigned word, SlotRecord& rec);
+    void writeRegisterAgnus(std::uint16_t reg, std::uint16_t value);
+    bool verticalBlank() const;
+    void ownerCount(BusOwner o);
+
+    ChipRam& chip_;
+    Denise& denise_;
+    Paula& paula_;
+    Blitter& blitter_;
+    Copper& copper_;
+    BeamListener* listener_ = nullptr;
+    Config config_;
+
+    std::uint64_t cck_ = 0;
+    std::uint64_t frame_ = 0;
+    std::uint16_t vpos_ = 0, hpos_ = 0;
+    unsigned lineLength_ = 227;
+    bool lof_ = true;   // long frame
+    bool lol_ = false;  // NTSC long line
+
+    std::uint16_t dmacon_ = 0;
+    std::uint16_t bplcon0_ = 0;
+    std::uint16_t diwstrt_ = 0, diwstop_ = 0, ddfstrt_ = 0, ddfstop_ = 0;
+    std::uint16_t bpl1mod_ = 0, bpl2mod_ = 0;
+    std::array<std::uint32_t, 6> bplpt_{};
+    std::array<std::uint32_t, 8> sprpt_{};
+    bool vdiw_ = false;  // the vertical display window flip-flop
+
+    // Sprite DMA per sprite: vertical start/stop from its POS/CTL, and what this line does.
+    enum class SpriteDma : std::uint8_t { Off, Control, Data, Waiting };
+    struct Sprite {
+        std::uint16_t vstart = 0, vstop = 0;
+        SpriteDma line = SpriteDma::Off;  // this line's fetch
+        SpriteDma state = SpriteDma::Off;
+    };
+    std::array<Sprite, 8> sprites_{};
+
+    std::array<std::uint8_t, kMaxLineCck> plan_{};  // fixed DMA slots of this line
+    bool bitplaneLine_ = false;
+    unsigned cpuRefused_ = 0;  // consecutive clocks the blitter took while the CPU waited
+
+    // Recording.
+    std::vector<std::uint8_t> owners_, committedOwners_;
+    unsigned committedLines_ = 0;
+    bool recordSlots_ = false;
+    std::vector<SlotRecord> records_, committedRecords_;
+    std::array<std::uint32_t, kBusOwnerCount> counts_{}, committedCounts_{};
+    std::uint64_t cpuWaitCck_ = 0;
+    // The record being filled for the clock in progress (CPU fields are set by cpuAcquire).
+    SlotRecord pendingCpu_{};
+};
+
+} // namespace copperline

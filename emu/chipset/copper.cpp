@@ -1,0 +1,117 @@
+#include "emu/chipset/copper.h"
+
+#include "emu/chipset/custom_regs.h"
+#include "emu/state/archive.h"
+
+namespace copperline {
+
+void Copper::reset() { *this = Copper{}; }
+
+void Copper::poke(std::uint16_t r, std::uint16_t v) {
+    switch (r) {
+    case reg::COP1LCH: cop1lc_ = (cop1lc_ & 0x0000FFFF) | std::uint32_t(v & 0x1F) << 16; break;
+    case reg::COP1LCL: cop1lc_ = (cop1lc_ & 0xFFFF0000) | (v & 0xFFFE); break;
+    case reg::COP2LCH: cop2lc_ = (cop2lc_ & 0x0000FFFF) | std::uint32_t(v & 0x1F) << 16; break;
+    case reg::COP2LCL: cop2lc_ = (cop2lc_ & 0xFFFF0000) | (v & 0xFFFE); break;
+    case reg::COPJMP1:
+    case reg::COPJMP2:
+        jumpTarget_ = r == reg::COPJMP1 ? cop1lc_ : cop2lc_;
+        state_ = State::Jump1;
+        break;
+    case reg::COPCON: cdang_ = (v & 2) != 0; break;
+    default: break;
+    }
+}
+
+void Copper::startOfFrame() {
+    pc_ = cop1lc_;
+    state_ = State::Fetch1;
+}
+
+bool Copper::beamReached(std::uint16_t vpos, std::uint16_t hpos, bool blitterBusy) const {
+    // BFD (IR2 bit 15) clear: also wait for the blitter to finish.
+    if (!(ir2_ & 0x8000) && blitterBusy) return false;
+    // VP7 is always compared; the horizontal compare ignores bit 0 (2-CCK steps). The
+    // comparator sees the beam two clocks ahead (ocs-timing-facts section 3).
+    const unsigned ve = ((ir2_ >> 8) & 0x7F) | 0x80;
+    const unsigned he = ir2_ & 0xFE;
+    const unsigned vp = (ir1_ >> 8) & ve, hp = ir1_ & he;
+    const unsigned v = vpos & 0xFF & ve, h = (hpos + 2u) & 0xFF & he;
+    return v > vp || (v == vp && h >= hp);
+}
+
+Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree, bool blitterBusy,
+                           const ChipRam& ram) {
+    Step s;
+    switch (state_) {
+    case State::Idle:
+    case State::Halted:
+        break;
+    case State::Jump1:
+        state_ = State::Jump2;
+        break;
+    case State::Jump2:
+        pc_ = jumpTarget_;
+        state_ = State::Fetch1;
+        break;
+    case State::Fetch1:
+        if (!busFree) break;
+        s.usedBus = true;
+        s.address = pc_;
+        s.data = ir1_ = ram.readWord(pc_);
+        pc_ += 2;
+        state_ = State::Fetch2;
+        break;
+    case State::Fetch2:
+        if (!busFree) break;
+        s.usedBus = true;
+        s.address = pc_;
+        s.data = ir2_ = ram.readWord(pc_);
+        pc_ += 2;
+        if (!(ir1_ & 1)) {
+            // MOVE. A skipped MOVE is fetched but not executed.
+            state_ = State::Fetch1;
+            if (skipNext_) {
+                skipNext_ = false;
+                break;
+            }
+            const std::uint16_t target = ir1_ & 0x1FE;
+            // $000-$03E are never writable; $040-$07E only with CDANG (OCS: HRM
+            // appendix A, COPCON). An illegal MOVE halts the Copper until the next frame.
+            if (target < 0x40 || (target < 0x80 && !cdang_)) {
+                s.illegal = true;
+                state_ = State::Halted;
+                break;
+            }
+            s.move = true;
+            s.reg = target;
+            s.value = ir2_;
+        } else {
+            skipNext_ = false;
+            state_ = (ir2_ & 1) ? State::Skip : State::Wait;
+        }
+        break;
+    case State::Wait:
+        // $FFFF,$FFFE never matches: the list has ended.
+        if (ir1_ == 0xFFFF && ir2_ == 0xFFFE) break;
+        if (beamReached(vpos, hpos, blitterBusy)) state_ = State::Wakeup;
+        break;
+    case State::Skip:
+        skipNext_ = beamReached(vpos, hpos, blitterBusy);
+        state_ = State::Wakeup;
+        break;
+    case State::Wakeup:
+        if (!busFree) break;
+        s.usedBus = true;  // the wake-up clock holds the bus without moving data
+        s.address = pc_;
+        state_ = State::Fetch1;
+        break;
+    }
+    return s;
+}
+
+void Copper::serialize(Archive& ar) {
+    ar(state_, pc_, cop1lc_, cop2lc_, jumpTarget_, ir1_, ir2_, cdang_, skipNext_);
+}
+
+} // namespace copperline

@@ -1,0 +1,72 @@
+#pragma once
+
+// The Copper, Agnus's coprocessor: a three-instruction machine (MOVE, WAIT, SKIP) that
+// runs in the even colour clocks the fixed DMA leaves free (HRM chapter 2 and
+// ocs-timing-facts section 3).
+//
+// Timing model (docs/chipset.md): the Copper acts only in even colour clocks. Each
+// instruction word is one bus fetch, so a MOVE takes two fetches, 4 CCK, and writes its
+// register at the second. WAIT and SKIP compare the beam in the even clock after their
+// second fetch, then need one more even clock to wake up before the next fetch: 8 CCK when
+// the position has already passed. A strobe of COPJMPx costs two even clocks before the
+// first fetch from the new list. The Copper never takes the bus at hpos $E0.
+
+#include "emu/memory/chip_ram.h"
+
+#include <cstdint>
+
+namespace copperline {
+
+class Archive;
+
+class Copper {
+public:
+    enum class State : std::uint8_t { Idle, Fetch1, Fetch2, Wait, Skip, Wakeup, Jump1, Jump2, Halted };
+
+    struct Step {
+        bool usedBus = false;    // the Copper owned this colour clock
+        std::uint32_t address = 0;
+        std::uint16_t data = 0;  // the word fetched
+        bool move = false;       // a MOVE's write is due: `reg` <- `value`
+        std::uint16_t reg = 0;
+        std::uint16_t value = 0;
+        bool illegal = false;    // the MOVE targeted a protected register: the Copper halts
+    };
+
+    void reset();
+    // COP1LCH/L, COP2LCH/L, COPJMP1/2 strobes, COPCON.
+    void poke(std::uint16_t reg, std::uint16_t value);
+    // Line 0 restarts the Copper at COP1LC (HRM chapter 2).
+    void startOfFrame();
+
+    // One even colour clock. `busFree`: no fixed DMA holds this slot and the Copper may
+    // use the bus (DMAEN and COPEN set, not at $E0). `blitterBusy` for WAIT/SKIP with BFD=0.
+    Step clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree, bool blitterBusy, const ChipRam& ram);
+
+    // Whether the Copper would use the bus in this clock if it were free.
+    bool wantsBus() const {
+        return state_ == State::Fetch1 || state_ == State::Fetch2 || state_ == State::Wakeup;
+    }
+
+    State state() const { return state_; }
+    std::uint32_t pc() const { return pc_; }
+    std::uint32_t cop1lc() const { return cop1lc_; }
+    std::uint32_t cop2lc() const { return cop2lc_; }
+    bool danger() const { return cdang_; }
+    std::uint16_t ir1() const { return ir1_; }
+    std::uint16_t ir2() const { return ir2_; }
+
+    void serialize(Archive& ar);
+
+private:
+    bool beamReached(std::uint16_t vpos, std::uint16_t hpos, bool blitterBusy) const;
+
+    State state_ = State::Idle;
+    std::uint32_t pc_ = 0, cop1lc_ = 0, cop2lc_ = 0;
+    std::uint32_t jumpTarget_ = 0;
+    std::uint16_t ir1_ = 0, ir2_ = 0;
+    bool cdang_ = false;
+    bool skipNext_ = false;
+};
+
+} // namespace copperline

@@ -1,0 +1,354 @@
+#include "emu/machine.h"
+
+#include "emu/chipset/custom_regs.h"
+#include "emu/state/archive.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace copperline {
+
+unsigned CpuBus::access(m68k::BusCycle& c) { return machine->cpuAccess(c); }
+void CpuBus::resetAsserted(std::uint64_t, std::uint64_t to) {
+    machine->syncTo(to);
+    machine->resetLine();
+}
+
+Machine::Machine(const Config& config)
+    : config_(config), chip_(config.chipRamBytes), slow_(config.slowRamBytes, 0), blitter_(chip_),
+      agnus_(chip_, denise_, paula_, blitter_, copper_), bus_{this}, cpu_(bus_) {
+    agnus_.configure({config.ntsc});
+    agnus_.setListener(this);
+    std::fill(std::begin(map_), std::end(map_), Region::Unmapped);
+    for (unsigned p = 0x00; p <= 0x1F; ++p) map_[p] = Region::Chip;
+    for (unsigned p = 0xA0; p <= 0xBF; ++p) map_[p] = Region::Cia;
+    for (unsigned p = 0; p < (config.slowRamBytes >> 16); ++p) map_[0xC0 + p] = Region::Slow;
+    for (unsigned p = 0xD8; p <= 0xDF; ++p) map_[p] = Region::Custom;
+    for (unsigned p = 0xF8; p <= 0xFF; ++p) map_[p] = Region::Rom;
+}
+
+Machine::Machine() : Machine(Config{}) {}
+
+Machine::~Machine() = default;
+
+void Machine::setRom(const RomImage& rom) { rom_ = rom.bytes; }
+
+void Machine::setExtRom(const RomImage& rom) {
+    extRom_ = rom.bytes;
+    for (unsigned p = 0xE0; p <= 0xE7; ++p) map_[p] = Region::ExtRom;
+}
+
+double Machine::emulatedSeconds() const {
+    return double(cpu_.cycles()) / (config_.ntsc ? kNtscCpuHz : kPalCpuHz);
+}
+
+void Machine::powerOn() {
+    std::fill(chip_.data(), chip_.data() + chip_.size(), 0);
+    std::fill(slow_.begin(), slow_.end(), 0);
+    agnus_.reset();
+    cpu_.setCycles(0);
+    lastIpl_ = 0;
+    lastIplAt_ = 0;
+    reset();
+}
+
+void Machine::resetLine() {
+    // The RESET line reaches the CIAs and the custom chips' control registers; the beam
+    // keeps running.
+    ciaA_.reset();
+    ciaB_.reset();
+    paula_.reset();
+    denise_.reset();
+    blitter_.reset();
+    copper_.reset();
+    agnus_.writeCustom(reg::DMACON, 0x7FFF);
+    agnus_.writeCustom(reg::BPLCON0, 0);
+    ciaA_.advanceTo(cpu_.cycles());
+    ciaB_.advanceTo(cpu_.cycles());
+}
+
+void Machine::reset() {
+    resetLine();
+    cpu_.reset();
+}
+
+// ---- time ------------------------------------------------------------------------------
+
+void Machine::syncCias(MasterClock t) {
+    ciaA_.advanceTo(t);
+    ciaB_.advanceTo(t);
+    paula_.setCiaLines(ciaA_.irq(), ciaB_.irq(), agnus_.cck());
+}
+
+void Machine::updateIpl() {
+    if (paula_.ipl() != lastIpl_ || paula_.iplChangedAt() != lastIplAt_) {
+        lastIpl_ = paula_.ipl();
+        lastIplAt_ = paula_.iplChangedAt();
+        cpu_.setIpl(lastIpl_, lastIplAt_ * kCyclesPerCck);
+    }
+}
+
+void Machine::syncTo(MasterClock t) {
+    agnus_.runTo(t / kCyclesPerCck);
+    syncCias(t);
+    updateIpl();
+}
+
+void Machine::stepInstruction() {
+    if (cpu_.stopped() || cpu_.halted()) {
+        // Nothing runs on the CPU: let the chipset move a colour clock at a time until an
+        // interrupt can wake it.
+        const MasterClock next = (agnus_.cck() + 1) * kCyclesPerCck;
+        syncTo(next);
+        cpu_.runUntil(std::max<MasterClock>(next, cpu_.cycles()));
+        return;
+    }
+    cpu_.step();
+    syncTo(cpu_.cycles());
+}
+
+void Machine::runFrame() {
+    const std::uint64_t target = agnus_.frame() + 1;
+    while (agnus_.frame() < target) stepInstruction();
+}
+
+void Machine::runUntil(MasterClock until) {
+    while (cpu_.cycles() < until) stepInstruction();
+}
+
+void Machine::hsync(std::uint64_t) { ciaB_.todPulse(); }
+void Machine::vsync(std::uint64_t) { ciaA_.todPulse(); }
+void Machine::frameCommitted(std::uint64_t frame) {
+    // Keep the finished field before Denise starts drawing over it.
+    const unsigned index = denise_.longFrame() ? 0 : 1;
+    VideoField& f = fields_[index];
+    f.width = denise_.width();
+    f.lines = agnus_.committedLines();
+    f.longFrame = denise_.longFrame();
+    f.interlaced = denise_.interlaced();
+    f.frame = frame;
+    f.pixels.resize(std::size_t(f.width) * f.lines);
+    for (unsigned y = 0; y < f.lines; ++y) {
+        const std::uint32_t* row = denise_.line(y);
+        std::uint32_t* out = f.pixels.data() + std::size_t(y) * f.width;
+        if (row) std::copy(row, row + f.width, out);
+        else std::fill(out, out + f.width, 0xFF000000u);
+    }
+    lastFieldIndex_ = index;
+    if (onFrame_) onFrame_(frame);
+}
+
+// ---- the CPU's bus -------------------------------------------------------------------------
+
+std::uint16_t Machine::readMemoryWord(std::uint32_t a, Region r) const {
+    a &= 0xFFFFFE;
+    switch (r) {
+    case Region::Chip:
+        if (overlay() && a < 0x80000) return std::uint16_t(rom_[a] << 8 | rom_[a + 1]);
+        return chip_.readWord(a);
+    case Region::Slow: {
+        const std::uint32_t o = (a - 0xC00000) % std::uint32_t(slow_.size());
+        return std::uint16_t(slow_[o] << 8 | slow_[o + 1]);
+    }
+    case Region::Rom: {
+        const std::uint32_t o = (a - 0xF80000) & 0x7FFFF;
+        return rom_.empty() ? 0xFFFF : std::uint16_t(rom_[o] << 8 | rom_[o + 1]);
+    }
+    case Region::ExtRom: {
+        const std::uint32_t o = (a - 0xE00000) & 0x7FFFF;
+        return std::uint16_t(extRom_[o] << 8 | extRom_[o + 1]);
+    }
+    default: return 0xFFFF;
+    }
+}
+
+unsigned Machine::cpuAccess(m68k::BusCycle& c) {
+    const MasterClock t = c.cycle;
+    const std::uint32_t a = c.address & 0xFFFFFF;
+    const bool write = c.op == m68k::BusOp::Write;
+
+    if (c.op == m68k::BusOp::InterruptAcknowledge) {
+        // The Amiga answers every IACK with VPA: an autovector, in an E-clock cycle.
+        syncTo(t);
+        const MasterClock e = (t + kCyclesPerEClock - 1) / kCyclesPerEClock * kCyclesPerEClock;
+        c.data = m68k::kAutovector;
+        return unsigned(e + kCyclesPerEClock - t) - 4;
+    }
+
+    const Region r = region(a);
+    switch (r) {
+    case Region::Chip:
+    case Region::Slow:
+    case Region::Custom: {
+        // The access waits for a colour clock Agnus gives the CPU.
+        const std::uint64_t at = (t + 1) / kCyclesPerCck;
+        const int customReg = r == Region::Custom ? int(a & 0x1FE) : -1;
+        const std::uint8_t size = (c.upper && c.lower) ? 2 : 1;
+        const std::uint64_t granted = agnus_.cpuAcquire(at, a, write, c.data, size, customReg);
+        syncCias(granted * kCyclesPerCck);
+        const unsigned waits = unsigned(granted * kCyclesPerCck - t);
+        if (r == Region::Custom) {
+            if (write) {
+                // Custom registers take words; a byte write puts the byte on both halves.
+                const std::uint16_t v = (c.upper && c.lower)
+                                            ? c.data
+                                            : std::uint16_t((c.upper ? c.data >> 8 : c.data & 0xFF) * 0x0101);
+                agnus_.writeCustom(std::uint16_t(a & 0x1FE), v);
+            } else {
+                c.data = agnus_.readCustom(std::uint16_t(a & 0x1FE));
+            }
+        } else if (c.op == m68k::BusOp::TestAndSet) {
+            // The read-modify-write: Agnus holds the slot, the byte is read and written.
+            std::uint8_t* p = r == Region::Chip ? chip_.data() + (a & chip_.mask())
+                                                : slow_.data() + ((a - 0xC00000) % slow_.size());
+            c.data = std::uint16_t(*p << ((a & 1) ? 0 : 8));
+            *p |= 0x80;
+        } else if (write) {
+            std::uint8_t* p = r == Region::Chip ? chip_.data() + (a & chip_.mask() & ~1u)
+                                                : slow_.data() + ((a - 0xC00000) % slow_.size() & ~std::size_t(1));
+            if (c.upper) p[0] = std::uint8_t(c.data >> 8);
+            if (c.lower) p[1] = std::uint8_t(c.data);
+        } else {
+            c.data = readMemoryWord(a, r);
+        }
+        updateIpl();
+        return waits;
+    }
+    case Region::Cia: {
+        // VPA cycle: the transfer waits for the next E-clock period and takes all of it
+        // (10 clocks), so an access costs 10 to 19 clocks by phase (ocs-timing-facts 5).
+        syncTo(t);
+        const MasterClock e = (t + kCyclesPerEClock - 1) / kCyclesPerEClock * kCyclesPerEClock;
+        syncCias(e);
+        const std::uint8_t regNo = (a >> 8) & 0xF;
+        const bool selA = !(a & 0x1000), selB = !(a & 0x2000);
+        if (write) {
+            const std::uint8_t b = (c.upper && c.lower) ? std::uint8_t(c.data) : std::uint8_t(c.upper ? c.data >> 8 : c.data);
+            const std::uint8_t hi = (c.upper && c.lower) ? std::uint8_t(c.data >> 8) : b;
+            if (selA) ciaA_.poke(regNo, b);   // CIA-A sits on D7-D0
+            if (selB) ciaB_.poke(regNo, hi);  // CIA-B on D15-D8
+        } else {
+            const std::uint8_t lo = selA ? ciaA_.peek(regNo) : 0xFF;
+            const std::uint8_t hi = selB ? ciaB_.peek(regNo) : 0xFF;
+            c.data = std::uint16_t(hi << 8 | lo);
+        }
+        syncCias(e);
+        updateIpl();
+        return unsigned(e + kCyclesPerEClock - t) - 4;
+    }
+    default:
+        syncTo(t);
+        if (!write) c.data = readMemoryWord(a, r);
+        return 0;
+    }
+}
+
+// ---- debugger access -------------------------------------------------------------------
+
+std::uint16_t Machine::spyWord(std::uint32_t a) const {
+    a &= 0xFFFFFE;
+    const Region r = region(a);
+    if (r == Region::Custom) return agnus_.spyCustom(std::uint16_t(a & 0x1FE));
+    if (r == Region::Cia) {
+        const std::uint8_t regNo = (a >> 8) & 0xF;
+        const std::uint8_t lo = !(a & 0x1000) ? ciaA_.spy(regNo) : 0xFF;
+        const std::uint8_t hi = !(a & 0x2000) ? ciaB_.spy(regNo) : 0xFF;
+        return std::uint16_t(hi << 8 | lo);
+    }
+    return readMemoryWord(a, r);
+}
+
+std::uint8_t Machine::spyByte(std::uint32_t a) const {
+    const std::uint16_t w = spyWord(a);
+    return (a & 1) ? std::uint8_t(w) : std::uint8_t(w >> 8);
+}
+
+void Machine::pokeByte(std::uint32_t a, std::uint8_t v) {
+    a &= 0xFFFFFF;
+    const Region r = region(a);
+    if (r == Region::Chip) chip_.writeByte(a, v);
+    else if (r == Region::Slow) slow_[(a - 0xC00000) % slow_.size()] = v;
+}
+
+// ---- state -----------------------------------------------------------------------------
+
+void Machine::serialize(Archive& ar) {
+    ar(chip_, slow_);
+    cpu_.serialize(ar);
+    agnus_.serialize(ar);
+    denise_.serialize(ar);
+    paula_.serialize(ar);
+    blitter_.serialize(ar);
+    copper_.serialize(ar);
+    ciaA_.serialize(ar);
+    ciaB_.serialize(ar);
+    ar(lastIpl_, lastIplAt_);
+}
+
+std::uint64_t Machine::stateHash() {
+    Archive ar = Archive::hasher();
+    serialize(ar);
+    return ar.hash();
+}
+
+namespace {
+constexpr char kStateMagic[4] = {'C', 'L', 'S', 'T'};
+constexpr std::uint32_t kStateVersion = 1;
+
+std::uint64_t romHash(const std::vector<std::uint8_t>& rom) {
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    for (auto b : rom) h = (h ^ b) * 0x100000001B3ull;
+    return h;
+}
+} // namespace
+
+std::vector<std::uint8_t> Machine::saveState() {
+    Archive ar = Archive::saver();
+    std::uint32_t version = kStateVersion;
+    std::uint8_t magic[4];
+    std::memcpy(magic, kStateMagic, 4);
+    std::uint8_t ntsc = config_.ntsc;
+    std::uint32_t chipBytes = config_.chipRamBytes, slowBytes = config_.slowRamBytes;
+    std::uint64_t rh = romHash(rom_), eh = romHash(extRom_);
+    ar(magic, version, ntsc, chipBytes, slowBytes, rh, eh);
+    serialize(ar);
+    return ar.takeBytes();
+}
+
+void Machine::loadState(std::span<const std::uint8_t> bytes) {
+    Archive ar = Archive::loader(bytes);
+    std::uint8_t magic[4] = {};
+    std::uint32_t version = 0, chipBytes = 0, slowBytes = 0;
+    std::uint8_t ntsc = 0;
+    std::uint64_t rh = 0, eh = 0;
+    ar(magic);
+    if (std::memcmp(magic, kStateMagic, 4) != 0) throw StateError("not a Copperline state file (bad magic)");
+    ar(version);
+    if (version != kStateVersion)
+        throw StateError("state file version " + std::to_string(version) + " is not supported (this build reads " +
+                         std::to_string(kStateVersion) + ")");
+    ar(ntsc, chipBytes, slowBytes, rh, eh);
+    if (bool(ntsc) != config_.ntsc || chipBytes != config_.chipRamBytes || slowBytes != config_.slowRamBytes)
+        throw StateError("the state was saved on a differently configured machine");
+    if (rh != romHash(rom_) || eh != romHash(extRom_))
+        throw StateError("the state was saved with a different ROM");
+    // Load into a scratch copy first, so a truncated file changes nothing.
+    const std::vector<std::uint8_t> before = saveState();
+    try {
+        serialize(ar);
+        if (ar.remaining() != 0) throw StateError("state file has trailing data");
+    } catch (...) {
+        Archive undo = Archive::loader(before);
+        std::uint8_t m[4];
+        std::uint32_t v, cb, sb;
+        std::uint8_t n;
+        std::uint64_t a1, a2;
+        undo(m, v, n, cb, sb, a1, a2);
+        serialize(undo);
+        throw;
+    }
+    lastIpl_ = paula_.ipl();
+    lastIplAt_ = paula_.iplChangedAt();
+}
+
+} // namespace copperline

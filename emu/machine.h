@@ -1,0 +1,169 @@
+#pragma once
+
+// The Amiga 500: one object that owns every chip (DESIGN.md section 1: no globals, no
+// singletons, so a test can build several side by side) and runs them on one clock.
+//
+// Memory map (ocs-timing-facts section 9; HRM node012E):
+//   $000000-$1FFFFF  chip RAM (512 KiB, mirrored); the ROM overlays $000000-$07FFFF for
+//                    reads while CIA-A's PA0 pin (OVL) is high, as it is after reset
+//   $A00000-$BFFFFF  the CIAs: CIA-A where A12=0 (odd bytes), CIA-B where A13=0 (even)
+//   $C00000-$C7FFFF  slow RAM (512 KiB), on the chip bus but not reachable by DMA
+//   $D80000-$DFFFFF  the custom registers ($DFF000), mirrored
+//   $E00000-$E7FFFF  the extension ROM AROS uses
+//   $F80000-$FFFFFF  the Kickstart ROM
+// Chip RAM, slow RAM and the custom registers are arbitrated by Agnus colour clock by
+// colour clock; the CIAs synchronise with the E clock; the ROMs answer at once.
+
+#include "emu/chipset/agnus.h"
+#include "emu/chipset/blitter.h"
+#include "emu/chipset/cia.h"
+#include "emu/chipset/copper.h"
+#include "emu/chipset/denise.h"
+#include "emu/chipset/paula.h"
+#include "emu/clock.h"
+#include "emu/cpu/m68k.h"
+#include "emu/media/rom.h"
+#include "emu/memory/chip_ram.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace copperline {
+
+class Machine;
+
+// The CPU's view of the machine: every bus cycle goes through Machine::cpuAccess.
+struct CpuBus {
+    Machine* machine = nullptr;
+    unsigned access(m68k::BusCycle& c);
+    void resetAsserted(std::uint64_t from, std::uint64_t to);
+};
+
+// One field of the display as Denise drew it: a row per beam line, four pixels per
+// colour clock, 0xFFRRGGBB.
+struct VideoField {
+    unsigned width = 0, lines = 0;
+    std::vector<std::uint32_t> pixels;
+    bool longFrame = true;
+    bool interlaced = false;
+    std::uint64_t frame = 0;
+};
+
+class Machine : private BeamListener {
+public:
+    using Cpu = m68k::Cpu<CpuBus>;
+
+    struct Config {
+        bool ntsc = false;
+        std::uint32_t chipRamBytes = 512 * 1024;
+        std::uint32_t slowRamBytes = 512 * 1024;
+    };
+
+    Machine();
+    explicit Machine(const Config& config);
+    ~Machine() override;
+    Machine(const Machine&) = delete;
+    Machine& operator=(const Machine&) = delete;
+
+    const Config& config() const { return config_; }
+
+    // ROMs. The extension ROM is optional (AROS needs it).
+    void setRom(const RomImage& rom);
+    void setExtRom(const RomImage& rom);
+    bool hasExtRom() const { return !extRom_.empty(); }
+
+    // Power on: memory cleared, every chip reset, the CPU reset through the overlay.
+    void powerOn();
+    // The reset a keyboard reset or the RESET line gives: chips and CIAs, then the CPU.
+    void reset();
+
+    // ---- running -------------------------------------------------------------------
+    // Runs whole instructions until the frame counter passes its value at the call.
+    void runFrame();
+    // Runs until the master clock reaches `until` (68000 cycles).
+    void runUntil(MasterClock until);
+    // Executes one instruction (or one step of STOP), keeping the chipset in step.
+    void stepInstruction();
+    MasterClock now() const { return cpu_.cycles(); }
+    std::uint64_t frame() const { return agnus_.frame(); }
+    double emulatedSeconds() const;
+
+    // ---- parts ---------------------------------------------------------------------
+    Cpu& cpu() { return cpu_; }
+    const Cpu& cpu() const { return cpu_; }
+    Agnus& agnus() { return agnus_; }
+    Denise& denise() { return denise_; }
+    Paula& paula() { return paula_; }
+    Blitter& blitter() { return blitter_; }
+    Copper& copper() { return copper_; }
+    Cia& ciaA() { return ciaA_; }
+    Cia& ciaB() { return ciaB_; }
+    ChipRam& chipRam() { return chip_; }
+
+    // Side-effect-free reads for debuggers (no custom or CIA side effects, no time).
+    std::uint8_t spyByte(std::uint32_t address) const;
+    std::uint16_t spyWord(std::uint32_t address) const;
+    // Debugger writes to RAM (chip or slow); other addresses are ignored.
+    void pokeByte(std::uint32_t address, std::uint8_t value);
+
+    // Serial port output (AROS's debug log).
+    void setSerialSink(std::function<void(std::uint8_t)> sink) { paula_.setSerialSink(std::move(sink)); }
+    // Called after each committed frame.
+    void setFrameCallback(std::function<void(std::uint64_t)> cb) { onFrame_ = std::move(cb); }
+
+    // The last completed field, and the last completed field of each parity (long and
+    // short frames alternate in interlace; screenshots weave them).
+    const VideoField& lastField() const { return fields_[lastFieldIndex_]; }
+    const VideoField& field(bool longFrame) const { return fields_[longFrame ? 0 : 1]; }
+
+    // ---- state ---------------------------------------------------------------------
+    void serialize(Archive& ar);
+    std::uint64_t stateHash();
+    std::vector<std::uint8_t> saveState();
+    void loadState(std::span<const std::uint8_t> bytes);
+
+    // Whether the CPU has halted (double bus fault) and the machine cannot go on.
+    bool halted() const { return cpu_.halted(); }
+
+private:
+    friend struct CpuBus;
+    enum class Region : std::uint8_t { Unmapped, Chip, Cia, Slow, Custom, ExtRom, Rom };
+
+    unsigned cpuAccess(m68k::BusCycle& c);
+    void resetLine();
+    void syncTo(MasterClock t);
+    void syncCias(MasterClock t);
+    void updateIpl();
+    bool overlay() const { return (ciaA_.portAPins() & 1) != 0; }
+    Region region(std::uint32_t a) const { return map_[(a >> 16) & 0xFF]; }
+    std::uint16_t readMemoryWord(std::uint32_t a, Region r) const;
+
+    // BeamListener
+    void hsync(std::uint64_t cck) override;
+    void vsync(std::uint64_t cck) override;
+    void frameCommitted(std::uint64_t frame) override;
+
+    Config config_;
+    ChipRam chip_;
+    std::vector<std::uint8_t> slow_;
+    std::vector<std::uint8_t> rom_, extRom_;
+    Denise denise_;
+    Paula paula_;
+    Blitter blitter_;
+    Copper copper_;
+    Agnus agnus_;
+    Cia ciaA_, ciaB_;
+    CpuBus bus_;
+    Cpu cpu_;
+    Region map_[256];
+    unsigned lastIpl_ = 0;
+    std::uint64_t lastIplAt_ = 0;
+    std::function<void(std::uint64_t)> onFrame_;
+    VideoField fields_[2];
+    unsigned lastFieldIndex_ = 0;
+};
+
+} // namespace copperline
