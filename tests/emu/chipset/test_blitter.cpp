@@ -662,6 +662,22 @@ private slots:
         }
     }
 
+    void freezesWithoutFreeSlots() {
+        // With BLTEN clear (or every slot taken by fixed DMA) not even idle steps advance.
+        Rig r;
+        AreaBlit s;
+        s.con0 = 0x01F0; // D only: mostly idle steps
+        s.w = 2;
+        s.dpt = 0x2000;
+        program(r.blt, s);
+        r.blt.poke(reg::BLTSIZE, s.size());
+        for (int i = 0; i < 100; ++i)
+            QVERIFY(!r.blt.clock(false, false).usedBus);
+        QCOMPARE(r.blt.clocksStalled(), 100u);
+        QCOMPARE(r.blt.info().remaining, 2u);
+        QCOMPARE(runClocked(r.blt, [](long) { return true; }), 2L + 2 * 2 + 2);
+    }
+
     void stalledResultsMatch() {
         // The data path does not depend on when the clocks come.
         Rig a, b;
@@ -851,7 +867,8 @@ private slots:
     void saveAndLoadMidBlit() {
         std::mt19937 rng(9);
         for (int kind = 0; kind < 3; ++kind) {
-            for (long at : {0L, 1L, 3L, 17L, 60L, 131L}) {
+            // Negative cut points count back from the end: inside the final D write.
+            for (long at : {0L, 1L, 3L, 17L, 60L, 131L, -1L, -2L, -3L}) {
                 Rig ref;
                 fillRandom(ref.ram, rng, 0x08000, 0x28000);
                 auto start = [&](Rig& r) {
@@ -898,7 +915,8 @@ private slots:
                 seed = 77;
                 start(ref);
                 std::vector<Blitter::Step> steps;
-                for (long i = 0; i < at && ref.blt.running(); ++i)
+                const long cut = at >= 0 ? at : long(wholeSteps.size()) + at;
+                for (long i = 0; i < cut && ref.blt.running(); ++i)
                     steps.push_back(ref.blt.clock(grant(0)));
                 auto saver = Archive::saver();
                 ref.blt.serialize(saver);
