@@ -213,12 +213,28 @@ void DebugInfo::Builder::finish() {
     resolveTopLevel(accepted);
     buildSegments(accepted);
     buildLines();
+    for (const Segment& seg : out.segments_) out.segmentStarts_.push_back(seg.start);
+    for (const LineRange& r : out.lines_) out.lineStarts_.push_back(hunkKey(r.hunk, r.start));
     fillScopeLines();
 }
 
 // ---- DebugInfo -------------------------------------------------------------------------
 
 namespace {
+
+// The number of keys <= key in a sorted array (std::upper_bound's index), without branches
+// the predictor cannot guess: random addresses make every comparison a coin toss.
+std::size_t countAtOrBelow(const std::vector<std::uint64_t>& keys, std::uint64_t key) {
+    std::size_t n = keys.size();
+    if (n == 0) return 0;
+    const std::uint64_t* base = keys.data();
+    while (n > 1) {
+        const std::size_t half = n / 2;
+        base = base[half] <= key ? base + half : base;
+        n -= half;
+    }
+    return std::size_t(base - keys.data()) + (*base <= key);
+}
 
 std::string defaultSection(HunkKind kind) {
     switch (kind) {
@@ -297,16 +313,10 @@ AddressInfo DebugInfo::lookup(std::uint32_t hunk, std::uint32_t offset) const {
     info.hunk = hunk;
     info.offset = offset;
     const std::uint64_t key = hunkKey(hunk, offset);
-    auto seg = std::upper_bound(segments_.begin(), segments_.end(), key,
-                                [](std::uint64_t k, const Segment& s) { return k < s.start; });
-    if (seg != segments_.begin() && key < std::prev(seg)->end) info.scope = std::prev(seg)->scope;
-    auto line = std::upper_bound(lines_.begin(), lines_.end(), key, [](std::uint64_t k, const LineRange& r) {
-        return k < hunkKey(r.hunk, r.start);
-    });
-    if (line != lines_.begin()) {
-        const LineRange& r = *std::prev(line);
-        if (r.hunk == hunk && offset < r.end) info.line = std::int32_t(std::prev(line) - lines_.begin());
-    }
+    const std::size_t seg = countAtOrBelow(segmentStarts_, key);
+    if (seg > 0 && key < segments_[seg - 1].end) info.scope = segments_[seg - 1].scope;
+    const std::size_t line = countAtOrBelow(lineStarts_, key);
+    if (line > 0 && lines_[line - 1].hunk == hunk && offset < lines_[line - 1].end) info.line = std::int32_t(line - 1);
     return info;
 }
 

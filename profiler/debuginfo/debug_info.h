@@ -184,6 +184,10 @@ private:
         std::int32_t scope;
     };
     std::vector<Segment> segments_;
+    // The start keys of segments_ and lines_ alone, so a lookup's binary search walks
+    // densely packed memory.
+    std::vector<std::uint64_t> segmentStarts_;
+    std::vector<std::uint64_t> lineStarts_;
 };
 
 // Where each hunk of a program landed in the emulated machine: one base per hunk.
