@@ -120,6 +120,7 @@ void Denise::reset() {
     hstop_ = 0x100;
     window_ = false;
     ham_ = 0;
+    lastBits_ = 0;
     spritesLive_ = 0;
     pending_.fill(Pending{});
     pendingCount_ = 0;
@@ -327,13 +328,21 @@ void Denise::writeSpriteRegister(unsigned n, unsigned which, std::uint16_t v) {
 
 void Denise::buildTables() {
     tablesDirty_ = false;
+    const bool dpf = bplcon0_ & kDblpf;
+    const bool ham = (bplcon0_ & kHomod) && !dpf;
+    if (ham && !hamMode_) {
+        // Entering HAM: the hold register starts from the colour the last pixel showed
+        // (the old tables still describe it; rgb_ repeats each gun's nibble).
+        const std::uint32_t c = pfRgb_[lastBits_];
+        ham_ = std::uint16_t((c >> 12 & 0xF00) | (c >> 8 & 0x0F0) | (c >> 4 & 0x00F));
+    }
+    hamMode_ = ham;
     for (unsigned i = 0; i < 32; ++i) {
         rgb_[i] = kRgb12.v[colour_[i]];
         // Extra half-brite: each gun halved (HRM "Extra half brite mode").
         rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
     }
-    const bool dpf = bplcon0_ & kDblpf;
-    hamMode_ = (bplcon0_ & kHomod) && !dpf;
+
     const unsigned pf1 = bplcon2_ & 7, pf2 = (bplcon2_ >> 3) & 7;
     const bool pf2First = bplcon2_ & kPf2pri;
     const unsigned enabled = (clxcon_ >> 6) & 0x3F, value = clxcon_ & 0x3F;
@@ -515,6 +524,7 @@ void Denise::clock(std::uint16_t vpos, std::uint16_t hpos, bool blank) {
         } else {
             out[0] = out[1] = out[2] = out[3] = rgb_[0];
         }
+        lastBits_ = d[3];
         std::memset(d, 0, 4);
     }
     ++tick_;
@@ -573,6 +583,7 @@ void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
         for (unsigned k = 0; k < 2; ++k) {
             const std::uint8_t bits = d[k];
             d[k] = 0;
+            lastBits_ = bits;
             const Playfield& p = pf_[bits];
             if (hamMode_) ham_ = holdAndModify(ham_, bits);
             // Collisions come from the raw shifter and sprite data, window or not.
@@ -606,12 +617,14 @@ void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
 void Denise::serialize(Archive& ar) {
     ar(bplcon0_, bplcon1_, bplcon2_, diwstrt_, diwstop_, clxcon_, clxdat_);
     ar(colour_, bpldat_, sprites_, joy_, bplPipe_, armedOdd_, armedEven_, armTick_);
-    ar(shifted_, hstart_, hstop_, window_, ham_, spritesLive_);
+    ar(shifted_, hstart_, hstop_, window_, ham_, lastBits_, spritesLive_);
     ar(pendingCount_, pending_, tick_, lineVpos_, shadow_);
     ar(frames_, started_, longFrame_, interlaced_);
     if (ar.loading()) {
         if (pendingCount_ > kMaxPending)
             throw StateError("Denise state holds too many pending writes");
+        // The mode the tables were built for, so that rebuilding them sees no HAM switch.
+        hamMode_ = (bplcon0_ & kHomod) && !(bplcon0_ & kDblpf);
         tablesDirty_ = true;
     }
 }

@@ -158,6 +158,7 @@ private:
     std::uint16_t hstart_ = 0, hstop_ = 0x100; // 9-bit comparator values
     bool window_ = false;                      // the horizontal display-window flip-flop
     std::uint16_t ham_ = 0;                    // HAM hold register, $0RGB
+    std::uint8_t lastBits_ = 0;                // shifter bits of the last pixel sent
     std::uint8_t spritesLive_ = 0;             // armed, or with pixels left to shift
 
     std::array<Pending, kMaxPending> pending_{};

@@ -451,6 +451,82 @@ private slots:
         }
     }
 
+    // SPRxPOS written in CCK s is compared from column 4s+6 (counter 2s+3): a sprite moved
+    // there by the Copper still starts on the same line, one step earlier it is missed.
+    void spritePositionWriteDelay() {
+        for (unsigned first : {0xA3u, 0xA2u}) {
+            Rig r;
+            r.standardWindow();
+            r.colour(17, 0xF00);
+            setSprite(r.d, 0, 0x40, 0x8000, 0); // armed, far left
+            r.line();
+            // Written at $50: HSTART = first - 1 makes the first pixel counter `first`.
+            r.line([&](Denise& d, unsigned h) {
+                if (h == 0x50) d.poke(reg::SPR0POS, std::uint16_t(0x3000 | ((first - 1) >> 1)));
+                if (h == 0x50) d.poke(reg::SPR0CTL, std::uint16_t(0x4000 | ((first - 1) & 1)));
+                if (h == 0x50) d.poke(reg::SPR0DATA, 0x8000);
+            });
+            QCOMPARE(r.px(2 * first), first == 0xA3 ? rgb(0xF00) : rgb(0x000));
+            r.line();
+            QCOMPARE(r.px(2 * first), rgb(0xF00)); // the next line has it either way
+        }
+    }
+
+    // A HAM switch and a colour write in the same CCK meet the same pixel (column 4s).
+    void hamSwitchMidLine() {
+        Rig r;
+        r.standardWindow();
+        r.poke(reg::BPLCON0, 0x6200); // 6 planes: EHB
+        r.colour(0, 0x000);
+        r.colour(16 + 15, 0x0F0);
+        r.line();
+        const PerClock each = [](Denise& d, unsigned h) {
+            if (h >= 0x3F && (h - 0x3F) % 8 == 0 && h < 0xD0)
+                fetch(d, wordsFor(std::vector<unsigned>(16, 0x1F), 6));
+            if (h == 0x80) {
+                d.poke(reg::BPLCON0, 0x6A00); // HAM: $1F is "modify blue to F"
+                d.poke(reg::COLOR00, 0xF00);
+            }
+        };
+        r.line(each);
+        QCOMPARE(r.px(4 * 0x80 - 1), rgb(0x0F0)); // COLOR31
+        // From column $200 the previous pixel's colour $0F0 is held, blue set to F.
+        QCOMPARE(r.px(4 * 0x80), rgb(0x0FF));
+        QCOMPARE(r.px(4 * 0xC0), rgb(0x0FF));
+    }
+
+    // BPU = 7 is not a mode: Denise takes six planes (here, EHB).
+    void sevenPlanesMeanSix() {
+        Rig r;
+        r.standardWindow();
+        r.poke(reg::BPLCON0, 0x7200);
+        r.colour(1, 0xEEE);
+        r.line();
+        r.line(loresFetches(1, [](unsigned) { return wordsFor({33}, 6); }));
+        QCOMPARE(r.px(kCol81), rgb(0x777));
+    }
+
+    // Blanked pixels are black, but HAM's hold register runs on through them.
+    void blankingKeepsTheChipRunning() {
+        Rig r;
+        r.poke(reg::DIWSTRT, 0x2C40);
+        r.poke(reg::DIWSTOP, 0x2CC1);
+        r.poke(reg::BPLCON0, 0x6A00);
+        r.colour(4, 0x123);
+        r.line();
+        // Word 1 (sixteen pixels of colour 4) shows in blanked clocks, word 2 modifies blue.
+        for (unsigned h = 0; h < Denise::kPalLineCck; ++h) {
+            if (h == 0x3F) fetch(r.d, wordsFor(std::vector<unsigned>(16, 0x04), 6));
+            if (h == 0x47) fetch(r.d, wordsFor({0x1F}, 6));
+            r.d.clock(std::uint16_t(r.v), std::uint16_t(h), h < 0x48);
+        }
+        ++r.v;
+        QCOMPARE(r.px(kCol81), Denise::kBlack);
+        QCOMPARE(r.px(kCol81 + 29), Denise::kBlack);
+        QCOMPARE(r.px(kCol81 + 30), rgb(0x123));  // hpos $48: no longer blanked
+        QCOMPARE(r.px(kCol81 + 32), rgb(0x12F));
+    }
+
     void spriteControlDisarmsAndDataArms() {
         Rig r;
         r.standardWindow();
