@@ -499,7 +499,13 @@ void Denise::clock(std::uint16_t vpos, std::uint16_t hpos, bool blank) {
 
     const bool edge = (hstart_ >> 1) == hpos || (hstop_ >> 1) == hpos;
     const bool halfDue = pendingCount_ && pending_[0].due <= tick_;
-    if (edge || halfDue || spritesLive_) {
+    // An armed sprite with empty shifters only matters in the clock of its comparator.
+    bool sprites = false;
+    for (unsigned live = spritesLive_; live && !sprites; live &= live - 1) {
+        const Sprite& s = sprites_[std::countr_zero(live)];
+        sprites = (s.shiftA | s.shiftB) || (s.compare >> 1) == hpos;
+    }
+    if (edge || halfDue || sprites) {
         clockSlow(out, hpos, blank);
     } else if (hamMode_) {
         std::uint8_t* d = shifted_.data() + hpos * kPixelsPerCck;
