@@ -13,9 +13,12 @@ int hunkInfo(int argc, char** argv) {
     std::string path;
     bool lines = false;
     for (int i = 0; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--lines")) lines = true;
-        else if (argv[i][0] == '-') throw UsageError{std::string("hunkinfo: unknown option ") + argv[i]};
-        else path = argv[i];
+        if (!std::strcmp(argv[i], "--lines"))
+            lines = true;
+        else if (argv[i][0] == '-')
+            throw UsageError{std::string("hunkinfo: unknown option ") + argv[i]};
+        else
+            path = argv[i];
     }
     if (path.empty()) throw UsageError{"hunkinfo: no program given"};
     const HunkFile file = loadHunkFile(path);
@@ -25,11 +28,13 @@ int hunkInfo(int argc, char** argv) {
         std::printf("hunk %zu  %-4s  %8u bytes  %zu relocs  %zu symbols  %zu line blocks\n", h,
                     hunkKindName(s.kind), s.allocSize, s.relocs.size(), s.symbols.size(),
                     s.lineBlocks.size());
-        for (const auto& sym : s.symbols) std::printf("    %08x  %s\n", sym.offset, sym.name.c_str());
+        for (const auto& sym : s.symbols)
+            std::printf("    %08x  %s\n", sym.offset, sym.name.c_str());
         if (lines)
             for (const auto& b : s.lineBlocks) {
                 std::printf("    LINE %s\n", b.file.c_str());
-                for (const auto& l : b.lines) std::printf("      %08x  line %u\n", l.offset, l.line);
+                for (const auto& l : b.lines)
+                    std::printf("      %08x  line %u\n", l.offset, l.line);
             }
     }
     return 0;

@@ -22,7 +22,8 @@ std::uint32_t parseAddress(const std::string& text, const std::string& what) {
         digits = digits.substr(2);
         base = 16;
     }
-    if (digits.empty() || digits.size() > 10) throw UsageError{what + ": '" + text + "' is not an address"};
+    if (digits.empty() || digits.size() > 10)
+        throw UsageError{what + ": '" + text + "' is not an address"};
     unsigned long long v = 0;
     for (const char c : digits) {
         const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
@@ -41,16 +42,17 @@ std::uint32_t parseAddress(const std::string& text, const std::string& what) {
 namespace {
 
 void usage(FILE* out) {
-    std::fputs("usage: copperline-ctl COMMAND [ARGS]\n"
-               "\n"
-               "Offline tools:\n"
-               "  hunkinfo PROG [--lines]   describe an AmigaOS hunk executable\n"
-               "  symbolize PROG [--elf FILE] [--bases B0,B1,...] [--source-map FROM=TO] ADDR...\n"
-               "                            the function, inlined frames, file and line of addresses\n"
-               "  size-report PROG [--elf PROG.elf] [--out FILE] [--source-map FROM=TO]\n"
-               "                            a .cpuprofile of the program weighted in bytes\n"
-               "  --version                 print the version\n",
-               out);
+    std::fputs(
+        "usage: copperline-ctl COMMAND [ARGS]\n"
+        "\n"
+        "Offline tools:\n"
+        "  hunkinfo PROG [--lines]   describe an AmigaOS hunk executable\n"
+        "  symbolize PROG [--elf FILE] [--bases B0,B1,...] [--source-map FROM=TO] ADDR...\n"
+        "                            the function, inlined frames, file and line of addresses\n"
+        "  size-report PROG [--elf PROG.elf] [--out FILE] [--source-map FROM=TO]\n"
+        "                            a .cpuprofile of the program weighted in bytes\n"
+        "  --version                 print the version\n",
+        out);
 }
 
 } // namespace

@@ -4,9 +4,10 @@
 // written to PROG.size.cpuprofile unless --out says otherwise, and a ranked table of the
 // largest functions and objects on the terminal.
 
+#include "profiler/report/size_report.h"
+
 #include "app/ctl/commands.h"
 #include "profiler/debuginfo/debug_info.h"
-#include "profiler/report/size_report.h"
 
 #include <cstdio>
 #include <cstring>
@@ -23,14 +24,22 @@ int sizeReport(int argc, char** argv) {
             if (i + 1 >= argc) throw UsageError{"size-report: " + arg + " needs a value"};
             return argv[++i];
         };
-        if (arg == "--elf") options.elfPath = value();
-        else if (arg == "--no-elf") options.findSibling = false;
-        else if (arg == "--out") out = value();
-        else if (arg == "--source-map") options.sourceMap.addSpec(value());
-        else if (arg == "--top") top = parseAddress(value(), "--top");
-        else if (!arg.empty() && arg[0] == '-') throw UsageError{"size-report: unknown option " + arg};
-        else if (program.empty()) program = arg;
-        else throw UsageError{"size-report: more than one program given"};
+        if (arg == "--elf")
+            options.elfPath = value();
+        else if (arg == "--no-elf")
+            options.findSibling = false;
+        else if (arg == "--out")
+            out = value();
+        else if (arg == "--source-map")
+            options.sourceMap.addSpec(value());
+        else if (arg == "--top")
+            top = parseAddress(value(), "--top");
+        else if (!arg.empty() && arg[0] == '-')
+            throw UsageError{"size-report: unknown option " + arg};
+        else if (program.empty())
+            program = arg;
+        else
+            throw UsageError{"size-report: more than one program given"};
     }
     if (program.empty()) throw UsageError{"size-report: no program given"};
     if (out.empty()) out = program + ".size.cpuprofile";
@@ -47,19 +56,23 @@ int sizeReport(int argc, char** argv) {
 
     std::printf("%s: %llu bytes in %zu hunk(s)%s\n", program.c_str(),
                 static_cast<unsigned long long>(report.totalBytes), info.hunks().size(),
-                info.elfPath().empty() ? " (hunk symbols only)" : (" (debug information from " + info.elfPath() + ")").c_str());
+                info.elfPath().empty()
+                    ? " (hunk symbols only)"
+                    : (" (debug information from " + info.elfPath() + ")").c_str());
     std::printf("%5s %9s %7s  %-32s %s\n", "rank", "bytes", "share", "function", "where");
     for (std::size_t i = 0; i < report.entries.size() && i < top; ++i) {
         const SizeEntry& e = report.entries[i];
         std::string where = "hunk " + std::to_string(e.hunk) + " " + e.section;
         if (!e.file.empty()) where += "  " + e.file + ":" + std::to_string(e.line);
-        std::printf("%5zu %9llu %6.1f%%  %-32s %s\n", i + 1, static_cast<unsigned long long>(e.bytes),
-                    report.totalBytes ? 100.0 * double(e.bytes) / double(report.totalBytes) : 0.0, e.name.c_str(),
-                    where.c_str());
+        std::printf("%5zu %9llu %6.1f%%  %-32s %s\n", i + 1,
+                    static_cast<unsigned long long>(e.bytes),
+                    report.totalBytes ? 100.0 * double(e.bytes) / double(report.totalBytes) : 0.0,
+                    e.name.c_str(), where.c_str());
     }
-    if (report.entries.size() > top) std::printf("      ... %zu more\n", report.entries.size() - top);
-    std::printf("unattributed: %llu bytes; wrote %s\n", static_cast<unsigned long long>(report.unattributedBytes),
-                out.c_str());
+    if (report.entries.size() > top)
+        std::printf("      ... %zu more\n", report.entries.size() - top);
+    std::printf("unattributed: %llu bytes; wrote %s\n",
+                static_cast<unsigned long long>(report.unattributedBytes), out.c_str());
     return 0;
 }
 

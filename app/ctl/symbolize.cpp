@@ -35,9 +35,12 @@ int symbolize(int argc, char** argv) {
             if (i + 1 >= argc) throw UsageError{"symbolize: " + arg + " needs a value"};
             return argv[++i];
         };
-        if (arg == "--elf") options.elfPath = value();
-        else if (arg == "--no-elf") options.findSibling = false;
-        else if (arg == "--source-map") options.sourceMap.addSpec(value());
+        if (arg == "--elf")
+            options.elfPath = value();
+        else if (arg == "--no-elf")
+            options.findSibling = false;
+        else if (arg == "--source-map")
+            options.sourceMap.addSpec(value());
         else if (arg == "--bases") {
             haveBases = true;
             const std::string list = value();
@@ -47,10 +50,13 @@ int symbolize(int argc, char** argv) {
                 bases.push_back(parseAddress(list.substr(pos, comma - pos), "--bases"));
                 pos = comma + 1;
             }
-        } else if (!arg.empty() && arg[0] == '-' && arg.size() > 1 && !std::isdigit(static_cast<unsigned char>(arg[1])))
+        } else if (!arg.empty() && arg[0] == '-' && arg.size() > 1 &&
+                   !std::isdigit(static_cast<unsigned char>(arg[1])))
             throw UsageError{"symbolize: unknown option " + arg};
-        else if (program.empty()) program = arg;
-        else addresses.push_back(parseAddress(arg, "address"));
+        else if (program.empty())
+            program = arg;
+        else
+            addresses.push_back(parseAddress(arg, "address"));
     }
     if (program.empty()) throw UsageError{"symbolize: no program given"};
     if (addresses.empty()) throw UsageError{"symbolize: no address given"};
@@ -64,11 +70,13 @@ int symbolize(int argc, char** argv) {
             continue;
         }
         const auto frames = info.frames(a);
-        std::printf("0x%08x: hunk %u (%s)+0x%x%s\n", address, a.hunk, info.hunks()[a.hunk].section.c_str(),
-                    a.offset, frames.empty() ? ": unknown (no debug information)" : "");
+        std::printf("0x%08x: hunk %u (%s)+0x%x%s\n", address, a.hunk,
+                    info.hunks()[a.hunk].section.c_str(), a.offset,
+                    frames.empty() ? ": unknown (no debug information)" : "");
         for (const InlineFrame& f : frames) {
             std::string name = f.scope ? f.scope->name : "??";
-            if (f.scope && !f.scope->external && f.scope->kind != ScopeKind::Inlined) name += " [static]";
+            if (f.scope && !f.scope->external && f.scope->kind != ScopeKind::Inlined)
+                name += " [static]";
             if (f.inlined) name += " (inlined)";
             std::printf("    %s at %s\n", name.c_str(), where(info, f.file, f.line).c_str());
         }

@@ -18,8 +18,12 @@ namespace copperline {
 inline std::uint64_t hunkKey(std::uint32_t hunk, std::uint32_t offset) {
     return std::uint64_t(hunk) << 32 | offset;
 }
-inline std::uint32_t keyHunk(std::uint64_t key) { return std::uint32_t(key >> 32); }
-inline std::uint32_t keyOffset(std::uint64_t key) { return std::uint32_t(key); }
+inline std::uint32_t keyHunk(std::uint64_t key) {
+    return std::uint32_t(key >> 32);
+}
+inline std::uint32_t keyOffset(std::uint64_t key) {
+    return std::uint32_t(key);
+}
 
 struct DebugInfo::Builder {
     // Where a top-level range came from decides who wins an overlap: DWARF knows exact
@@ -58,7 +62,7 @@ private:
         std::uint64_t start, end;
         std::int32_t scope;
         Priority priority;
-        std::uint8_t rank;  // among equals at one address: lower wins
+        std::uint8_t rank; // among equals at one address: lower wins
     };
     struct Nested {
         std::uint64_t start, end;
@@ -68,7 +72,7 @@ private:
     struct Row {
         std::uint64_t start, end;
         std::uint32_t file, line;
-        std::uint32_t order;  // rows at one address: the later one describes it
+        std::uint32_t order; // rows at one address: the later one describes it
     };
 
     void resolveTopLevel(std::vector<Candidate>& accepted);

@@ -27,8 +27,8 @@ std::string SourceMap::apply(std::string_view path) const {
     for (const auto& [from, to] : rules_) {
         if (path.substr(0, from.size()) != from) continue;
         // A whole path component only: /build/src must not rewrite /build/srcfoo.
-        const bool whole = path.size() == from.size() || from.back() == '/' ||
-                           path[from.size()] == '/';
+        const bool whole =
+            path.size() == from.size() || from.back() == '/' || path[from.size()] == '/';
         if (whole) return to + std::string(path.substr(from.size()));
     }
     return std::string(path);
@@ -73,19 +73,21 @@ void DebugInfo::Builder::addNested(std::uint32_t hunk, std::uint32_t start, std:
 void DebugInfo::Builder::addLine(std::uint32_t hunk, std::uint32_t start, std::uint32_t end,
                                  std::uint32_t fileIndex, std::uint32_t line) {
     if (start >= end) return;
-    rows_.push_back({hunkKey(hunk, start), hunkKey(hunk, end), fileIndex, line,
-                     std::uint32_t(rows_.size())});
+    rows_.push_back(
+        {hunkKey(hunk, start), hunkKey(hunk, end), fileIndex, line, std::uint32_t(rows_.size())});
 }
 
 void DebugInfo::Builder::resolveTopLevel(std::vector<Candidate>& accepted) {
-    std::stable_sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) {
-        if (a.priority != b.priority) return a.priority < b.priority;
-        if (a.start != b.start) return a.start < b.start;
-        return a.rank < b.rank;
-    });
+    std::stable_sort(candidates_.begin(), candidates_.end(),
+                     [](const Candidate& a, const Candidate& b) {
+                         if (a.priority != b.priority) return a.priority < b.priority;
+                         if (a.start != b.start) return a.start < b.start;
+                         return a.rank < b.rank;
+                     });
     // A symbol without a size reaches at most to the next thing that starts after it.
     std::vector<std::uint64_t> starts;
-    for (const Candidate& c : candidates_) starts.push_back(c.start);
+    for (const Candidate& c : candidates_)
+        starts.push_back(c.start);
     std::sort(starts.begin(), starts.end());
     for (Candidate& c : candidates_) {
         if (c.priority != UnsizedSymbol) continue;
@@ -95,10 +97,11 @@ void DebugInfo::Builder::resolveTopLevel(std::vector<Candidate>& accepted) {
     // Accepted ranges never overlap. A candidate whose first byte is already claimed is
     // dropped (it is an alias, or a weaker source for the same function); otherwise it is
     // cut short where the next claimed range begins.
-    std::vector<Candidate> sorted;  // accepted, by start
+    std::vector<Candidate> sorted; // accepted, by start
     for (const Candidate& c : candidates_) {
-        auto next = std::upper_bound(sorted.begin(), sorted.end(), c.start,
-                                     [](std::uint64_t key, const Candidate& a) { return key < a.start; });
+        auto next =
+            std::upper_bound(sorted.begin(), sorted.end(), c.start,
+                             [](std::uint64_t key, const Candidate& a) { return key < a.start; });
         if (next != sorted.begin() && std::prev(next)->end > c.start) continue;
         Candidate k = c;
         if (next != sorted.end()) k.end = std::min(k.end, next->start);
@@ -120,11 +123,13 @@ void DebugInfo::Builder::buildSegments(const std::vector<Candidate>& accepted) {
     };
     std::vector<Item> items;
     items.reserve(accepted.size() + nested_.size());
-    for (const Candidate& c : accepted) items.push_back({c.start, c.end, c.scope, 0});
+    for (const Candidate& c : accepted)
+        items.push_back({c.start, c.end, c.scope, 0});
     // An inlined range counts only inside its own function's accepted bytes.
     for (const Nested& n : nested_) {
-        auto it = std::upper_bound(accepted.begin(), accepted.end(), n.start,
-                                   [](std::uint64_t key, const Candidate& a) { return key < a.start; });
+        auto it =
+            std::upper_bound(accepted.begin(), accepted.end(), n.start,
+                             [](std::uint64_t key, const Candidate& a) { return key < a.start; });
         if (it == accepted.begin()) continue;
         --it;
         if (it->end <= n.start || it->scope != rootOf(n.scope)) continue;
@@ -139,8 +144,10 @@ void DebugInfo::Builder::buildSegments(const std::vector<Candidate>& accepted) {
     auto& segs = out.segments_;
     auto emit = [&](std::uint64_t a, std::uint64_t b, std::int32_t scope) {
         if (a >= b) return;
-        if (!segs.empty() && segs.back().end == a && segs.back().scope == scope) segs.back().end = b;
-        else segs.push_back({a, b, scope});
+        if (!segs.empty() && segs.back().end == a && segs.back().scope == scope)
+            segs.back().end = b;
+        else
+            segs.push_back({a, b, scope});
     };
     // A sweep over the address space with the ranges open at the current position: each
     // piece belongs to the deepest open range (the innermost inlined call).
@@ -168,8 +175,8 @@ void DebugInfo::Builder::buildSegments(const std::vector<Candidate>& accepted) {
     advanceTo(std::numeric_limits<std::uint64_t>::max());
 
     for (const Candidate& c : accepted)
-        out.scopeRanges_.push_back({keyHunk(c.start), keyOffset(c.start), keyOffset(c.end),
-                                    std::uint32_t(c.scope)});
+        out.scopeRanges_.push_back(
+            {keyHunk(c.start), keyOffset(c.start), keyOffset(c.end), std::uint32_t(c.scope)});
 }
 
 void DebugInfo::Builder::buildLines() {
@@ -184,7 +191,7 @@ void DebugInfo::Builder::buildLines() {
         rows.push_back(r);
     }
     for (const Row& r : rows) {
-        if (r.line == 0 || r.start >= r.end) continue;  // line 0: code with no source line
+        if (r.line == 0 || r.start >= r.end) continue; // line 0: code with no source line
         auto& lines = out.lines_;
         if (!lines.empty() && hunkKey(lines.back().hunk, lines.back().end) == r.start &&
             lines.back().file == r.file && lines.back().line == r.line) {
@@ -213,8 +220,10 @@ void DebugInfo::Builder::finish() {
     resolveTopLevel(accepted);
     buildSegments(accepted);
     buildLines();
-    for (const Segment& seg : out.segments_) out.segmentStarts_.push_back(seg.start);
-    for (const LineRange& r : out.lines_) out.lineStarts_.push_back(hunkKey(r.hunk, r.start));
+    for (const Segment& seg : out.segments_)
+        out.segmentStarts_.push_back(seg.start);
+    for (const LineRange& r : out.lines_)
+        out.lineStarts_.push_back(hunkKey(r.hunk, r.start));
     fillScopeLines();
 }
 
@@ -316,7 +325,8 @@ AddressInfo DebugInfo::lookup(std::uint32_t hunk, std::uint32_t offset) const {
     const std::size_t seg = countAtOrBelow(segmentStarts_, key);
     if (seg > 0 && key < segments_[seg - 1].end) info.scope = segments_[seg - 1].scope;
     const std::size_t line = countAtOrBelow(lineStarts_, key);
-    if (line > 0 && lines_[line - 1].hunk == hunk && offset < lines_[line - 1].end) info.line = std::int32_t(line - 1);
+    if (line > 0 && lines_[line - 1].hunk == hunk && offset < lines_[line - 1].end)
+        info.line = std::int32_t(line - 1);
     return info;
 }
 
@@ -329,7 +339,8 @@ AddressInfo DebugInfo::lookup(std::uint32_t address, const HunkBases& bases) con
 const DebugScope* DebugInfo::function(const AddressInfo& info) const {
     std::int32_t s = info.scope;
     if (s < 0) return nullptr;
-    for (int guard = 0; scopes_[s].parent >= 0 && guard < 1024; ++guard) s = scopes_[s].parent;
+    for (int guard = 0; scopes_[s].parent >= 0 && guard < 1024; ++guard)
+        s = scopes_[s].parent;
     return &scopes_[s];
 }
 
@@ -373,15 +384,20 @@ std::vector<std::uint32_t> DebugInfo::linkBases() const {
 
 // ---- HunkBases -------------------------------------------------------------------------
 
-HunkBases::HunkBases(const DebugInfo& info, std::vector<std::uint32_t> bases) : bases_(std::move(bases)) {
+HunkBases::HunkBases(const DebugInfo& info, std::vector<std::uint32_t> bases)
+    : bases_(std::move(bases)) {
     if (bases_.size() != info.hunks().size())
-        throw DebugInfoError(std::to_string(bases_.size()) + " relocation base(s) given for a program of " +
+        throw DebugInfoError(std::to_string(bases_.size()) +
+                             " relocation base(s) given for a program of " +
                              std::to_string(info.hunks().size()) + " hunk(s)");
-    for (std::uint32_t h = 0; h < bases_.size(); ++h) byBase_.push_back({bases_[h], info.hunks()[h].size, h});
-    std::sort(byBase_.begin(), byBase_.end(), [](const Span& a, const Span& b) { return a.base < b.base; });
+    for (std::uint32_t h = 0; h < bases_.size(); ++h)
+        byBase_.push_back({bases_[h], info.hunks()[h].size, h});
+    std::sort(byBase_.begin(), byBase_.end(),
+              [](const Span& a, const Span& b) { return a.base < b.base; });
 }
 
-std::optional<std::pair<std::uint32_t, std::uint32_t>> HunkBases::find(std::uint32_t address) const {
+std::optional<std::pair<std::uint32_t, std::uint32_t>>
+HunkBases::find(std::uint32_t address) const {
     auto it = std::upper_bound(byBase_.begin(), byBase_.end(), address,
                                [](std::uint32_t a, const Span& s) { return a < s.base; });
     // Overlapping bases are a caller's mistake; the nearest base below still answers.
@@ -389,7 +405,9 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> HunkBases::find(std::uint
         --it;
         if (std::uint64_t(address) < std::uint64_t(it->base) + it->size)
             return std::make_pair(it->hunk, address - it->base);
-        if (it == byBase_.begin() || std::prev(it)->base + std::uint64_t(std::prev(it)->size) <= address) break;
+        if (it == byBase_.begin() ||
+            std::prev(it)->base + std::uint64_t(std::prev(it)->size) <= address)
+            break;
     }
     return std::nullopt;
 }

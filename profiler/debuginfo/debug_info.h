@@ -57,9 +57,9 @@ struct DebugInfoOptions {
 inline constexpr std::uint32_t kNoFile = 0xFFFFFFFF;
 
 enum class ScopeKind : std::uint8_t {
-    Function,  // code: a DWARF subprogram or a code symbol
-    Object,    // data: a data or BSS symbol
-    Inlined,   // a function inlined into its parent scope
+    Function, // code: a DWARF subprogram or a code symbol
+    Object,   // data: a data or BSS symbol
+    Inlined,  // a function inlined into its parent scope
 };
 
 enum class ScopeSource : std::uint8_t { Dwarf, ElfSymbol, HunkSymbol };
@@ -69,10 +69,10 @@ struct DebugScope {
     std::string name;
     ScopeKind kind = ScopeKind::Function;
     ScopeSource source = ScopeSource::Dwarf;
-    bool external = true;        // false for file-static functions and objects
-    std::int32_t parent = -1;    // the scope an inlined call sits in; -1 at top level
-    std::uint32_t file = kNoFile;  // where it is defined (index into files())
-    std::uint32_t line = 0;        // 0: unknown
+    bool external = true;         // false for file-static functions and objects
+    std::int32_t parent = -1;     // the scope an inlined call sits in; -1 at top level
+    std::uint32_t file = kNoFile; // where it is defined (index into files())
+    std::uint32_t line = 0;       // 0: unknown
     // Inlined scopes only: the call site, in the parent's source.
     std::uint32_t callFile = kNoFile;
     std::uint32_t callLine = 0;
@@ -98,9 +98,9 @@ struct LineRange {
 
 struct DebugHunk {
     HunkKind kind = HunkKind::Code;
-    std::uint32_t size = 0;  // bytes the loader allocates
-    std::string section;     // the ELF section it came from, or CODE/DATA/BSS without an ELF
-    std::optional<std::uint32_t> linkAddress;  // the section's ELF address
+    std::uint32_t size = 0; // bytes the loader allocates
+    std::string section;    // the ELF section it came from, or CODE/DATA/BSS without an ELF
+    std::optional<std::uint32_t> linkAddress; // the section's ELF address
 };
 
 // The answer for one address. hunk/offset are meaningful when inProgram is set; scope is
@@ -117,11 +117,11 @@ struct AddressInfo {
 // One frame of a symbolised address, innermost first. Frame 0 is where the address is;
 // each later frame is the scope the previous one was inlined into, at the call's line.
 struct InlineFrame {
-    const DebugScope* scope = nullptr;  // nullptr: no function known (line only)
+    const DebugScope* scope = nullptr; // nullptr: no function known (line only)
     std::uint32_t file = kNoFile;
     std::uint32_t line = 0;
     std::uint32_t column = 0;
-    bool inlined = false;  // this frame's function was inlined into the next frame
+    bool inlined = false; // this frame's function was inlined into the next frame
 };
 
 class HunkBases;
@@ -139,7 +139,7 @@ public:
                                const SourceMap& sourceMap = {});
 
     const std::string& programPath() const { return programPath_; }
-    const std::string& elfPath() const { return elfPath_; }  // empty when no ELF was read
+    const std::string& elfPath() const { return elfPath_; } // empty when no ELF was read
     bool hasDwarf() const { return hasDwarf_; }
 
     const std::vector<DebugHunk>& hunks() const { return hunks_; }

@@ -4,15 +4,14 @@
 
 #include "profiler/debuginfo/builder.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <gelf.h>
-#include <libelf.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <optional>
 
 namespace copperline {
@@ -27,10 +26,10 @@ std::string hex(std::uint64_t v) {
 
 std::string ordinal(std::size_t n) {
     const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"
-                         : n % 10 == 1                      ? "st"
-                         : n % 10 == 2                      ? "nd"
-                         : n % 10 == 3                      ? "rd"
-                                                            : "th";
+                         : n % 10 == 1                    ? "st"
+                         : n % 10 == 2                    ? "nd"
+                         : n % 10 == 3                    ? "rd"
+                                                          : "th";
     return std::to_string(n) + suffix;
 }
 
@@ -58,8 +57,9 @@ struct LoadedSection {
 
 class ElfReader {
 public:
-    ElfReader(DebugInfo::Builder& builder, const HunkFile& hunks, std::span<const std::uint8_t> bytes,
-              const std::string& elfName, const std::string& hunkName)
+    ElfReader(DebugInfo::Builder& builder, const HunkFile& hunks,
+              std::span<const std::uint8_t> bytes, const std::string& elfName,
+              const std::string& hunkName)
         : b_(builder), hunks_(hunks), bytes_(bytes.begin(), bytes.end()), name_(elfName),
           hunkName_(hunkName) {}
 
@@ -74,7 +74,9 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(const std::string& message) const { throw DebugInfoError(name_ + ": " + message); }
+    [[noreturn]] void fail(const std::string& message) const {
+        throw DebugInfoError(name_ + ": " + message);
+    }
     [[noreturn]] void failDwarf(const std::string& what) const {
         fail("corrupt DWARF: " + what + ": " + dwarf_errmsg(-1));
     }
@@ -84,8 +86,10 @@ private:
         f_.elf = elf_memory(bytes_.data(), bytes_.size());
         if (!f_.elf || elf_kind(f_.elf) != ELF_K_ELF) fail("not an ELF file");
         GElf_Ehdr eh;
-        if (!gelf_getehdr(f_.elf, &eh)) fail(std::string("unreadable ELF header: ") + elf_errmsg(-1));
-        if (eh.e_ident[EI_CLASS] != ELFCLASS32 || eh.e_ident[EI_DATA] != ELFDATA2MSB || eh.e_machine != EM_68K)
+        if (!gelf_getehdr(f_.elf, &eh))
+            fail(std::string("unreadable ELF header: ") + elf_errmsg(-1));
+        if (eh.e_ident[EI_CLASS] != ELFCLASS32 || eh.e_ident[EI_DATA] != ELFDATA2MSB ||
+            eh.e_machine != EM_68K)
             fail("not a 32-bit big-endian m68k ELF");
         if (eh.e_type != ET_EXEC)
             fail("not a linked executable (ELF type " + std::to_string(eh.e_type) +
@@ -106,30 +110,33 @@ private:
         for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(f_.elf, scn));) {
             if (++count > 65536) fail("more than 65536 sections");
             GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh)) fail(std::string("unreadable section header: ") + elf_errmsg(-1));
+            if (!gelf_getshdr(scn, &sh))
+                fail(std::string("unreadable section header: ") + elf_errmsg(-1));
             const std::string name = sectionName(sh);
             if (name == ".debug_info" || name == ".debug_line") hasDwarfSections_ = true;
             if (sh.sh_type == SHT_SYMTAB) symtab_ = elf_ndxscn(scn);
             if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0) continue;
             if (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_NOBITS) continue;
             if (sh.sh_addr + sh.sh_size > 0x100000000ull || sh.sh_size > kMaxHunkBytes)
-                fail("section " + name + " (" + hex(sh.sh_addr) + ", " + std::to_string(sh.sh_size) +
-                     " bytes) lies beyond what a 68000 addresses");
+                fail("section " + name + " (" + hex(sh.sh_addr) + ", " +
+                     std::to_string(sh.sh_size) + " bytes) lies beyond what a 68000 addresses");
             LoadedSection s;
             s.index = elf_ndxscn(scn);
             s.name = name;
             s.addr = std::uint32_t(sh.sh_addr);
             s.size = std::uint32_t(sh.sh_size);
-            s.kind = sh.sh_type == SHT_NOBITS ? HunkKind::Bss
+            s.kind = sh.sh_type == SHT_NOBITS        ? HunkKind::Bss
                      : (sh.sh_flags & SHF_EXECINSTR) ? HunkKind::Code
-                                                      : HunkKind::Data;
+                                                     : HunkKind::Data;
             sections_.push_back(s);
         }
-        std::stable_sort(sections_.begin(), sections_.end(),
-                         [](const LoadedSection& a, const LoadedSection& b) { return a.addr < b.addr; });
+        std::stable_sort(
+            sections_.begin(), sections_.end(),
+            [](const LoadedSection& a, const LoadedSection& b) { return a.addr < b.addr; });
         for (std::size_t i = 1; i < sections_.size(); ++i)
             if (std::uint64_t(sections_[i - 1].addr) + sections_[i - 1].size > sections_[i].addr)
-                fail("loaded sections " + sections_[i - 1].name + " and " + sections_[i].name + " overlap");
+                fail("loaded sections " + sections_[i - 1].name + " and " + sections_[i].name +
+                     " overlap");
     }
 
     [[noreturn]] void mismatch(const std::string& what) const {
@@ -139,15 +146,17 @@ private:
     void matchHunks() {
         const auto& hs = hunks_.sections;
         if (sections_.size() != hs.size())
-            mismatch("the ELF has " + std::to_string(sections_.size()) + " loaded section(s), the executable " +
-                     std::to_string(hs.size()) + " hunk(s)");
+            mismatch("the ELF has " + std::to_string(sections_.size()) +
+                     " loaded section(s), the executable " + std::to_string(hs.size()) +
+                     " hunk(s)");
         for (std::size_t h = 0; h < hs.size(); ++h) {
             const LoadedSection& s = sections_[h];
             const HunkSection& hunk = hs[h];
-            const std::string which = "hunk " + std::to_string(h) + " is " + hunkKindName(hunk.kind) + " of " +
-                                      std::to_string(hunk.allocSize) + " bytes, but the ELF's " +
-                                      ordinal(h + 1) + " loaded section " + s.name + " is " +
-                                      hunkKindName(s.kind) + " of " + std::to_string(s.size) + " bytes";
+            const std::string which =
+                "hunk " + std::to_string(h) + " is " + hunkKindName(hunk.kind) + " of " +
+                std::to_string(hunk.allocSize) + " bytes, but the ELF's " + ordinal(h + 1) +
+                " loaded section " + s.name + " is " + hunkKindName(s.kind) + " of " +
+                std::to_string(s.size) + " bytes";
             if (s.kind != hunk.kind) mismatch(which);
             // A hunk is a whole number of longwords: the section rounded up.
             if (hunk.allocSize != ((std::uint64_t(s.size) + 3) & ~3ull) && hunk.allocSize != s.size)
@@ -164,33 +173,38 @@ private:
         Elf_Scn* scn = elf_getscn(f_.elf, s.index);
         for (Elf_Data* d = nullptr; scn && (d = elf_getdata(scn, d));) {
             if (!d->d_buf && d->d_size) fail("section " + s.name + " has no data");
-            if (elfData.size() + d->d_size > s.size) fail("section " + s.name + " holds more data than its size");
+            if (elfData.size() + d->d_size > s.size)
+                fail("section " + s.name + " holds more data than its size");
             const auto* p = static_cast<const std::uint8_t*>(d->d_buf);
             elfData.insert(elfData.end(), p, p + d->d_size);
         }
         if (elfData.size() != s.size) fail("section " + s.name + " is truncated in the file");
         std::vector<bool> patched(s.size, false);
         for (const HunkReloc& r : hunk.relocs)
-            for (std::uint32_t i = r.offset; i < r.offset + 4 && i < s.size; ++i) patched[i] = true;
+            for (std::uint32_t i = r.offset; i < r.offset + 4 && i < s.size; ++i)
+                patched[i] = true;
         const std::size_t n = std::min<std::size_t>(s.size, hunk.data.size());
         for (std::size_t i = 0; i < n; ++i)
             if (!patched[i] && elfData[i] != hunk.data[i])
-                mismatch("hunk " + std::to_string(h) + " differs from ELF section " + s.name + " at offset " +
-                         hex(i) + "; the ELF was built from other sources");
+                mismatch("hunk " + std::to_string(h) + " differs from ELF section " + s.name +
+                         " at offset " + hex(i) + "; the ELF was built from other sources");
     }
 
     // The hunk and offset of an ELF address, or nullopt when no loaded section holds it.
     std::optional<std::pair<std::uint32_t, std::uint32_t>> hunkOf(std::uint64_t addr) const {
-        auto it = std::upper_bound(sections_.begin(), sections_.end(), addr,
-                                   [](std::uint64_t a, const LoadedSection& s) { return a < s.addr; });
+        auto it =
+            std::upper_bound(sections_.begin(), sections_.end(), addr,
+                             [](std::uint64_t a, const LoadedSection& s) { return a < s.addr; });
         if (it == sections_.begin()) return std::nullopt;
         --it;
         if (addr >= std::uint64_t(it->addr) + it->size) return std::nullopt;
-        return std::make_pair(std::uint32_t(it - sections_.begin()), std::uint32_t(addr - it->addr));
+        return std::make_pair(std::uint32_t(it - sections_.begin()),
+                              std::uint32_t(addr - it->addr));
     }
 
     // [lo, hi) as a hunk range, cut at the end of the section lo lies in.
-    std::optional<std::array<std::uint32_t, 3>> hunkRange(std::uint64_t lo, std::uint64_t hi) const {
+    std::optional<std::array<std::uint32_t, 3>> hunkRange(std::uint64_t lo,
+                                                          std::uint64_t hi) const {
         if (hi <= lo) return std::nullopt;
         const auto where = hunkOf(lo);
         if (!where) return std::nullopt;
@@ -218,21 +232,27 @@ private:
             const auto where = hunkOf(sym.st_value);
             if (!where) continue;
             const LoadedSection& s = sections_[where->first];
-            if (s.index != sym.st_shndx) continue;  // a symbol that claims another section
+            if (s.index != sym.st_shndx) continue; // a symbol that claims another section
             DebugScope scope;
             scope.name = name;
-            scope.kind = s.kind == HunkKind::Code && type != STT_OBJECT ? ScopeKind::Function : ScopeKind::Object;
+            scope.kind = s.kind == HunkKind::Code && type != STT_OBJECT ? ScopeKind::Function
+                                                                        : ScopeKind::Object;
             scope.source = ScopeSource::ElfSymbol;
             scope.external = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
             // Functions before objects before plain labels, global before local.
-            const std::uint8_t rank = std::uint8_t((type == STT_FUNC ? 0 : type == STT_OBJECT ? 2 : 4) +
+            const std::uint8_t rank = std::uint8_t((type == STT_FUNC     ? 0
+                                                    : type == STT_OBJECT ? 2
+                                                                         : 4) +
                                                    (scope.external ? 0 : 1));
             const std::int32_t id = b_.addScope(std::move(scope));
             if (sym.st_size > 0) {
                 const auto r = hunkRange(sym.st_value, std::uint64_t(sym.st_value) + sym.st_size);
-                if (r) b_.addTopLevel((*r)[0], (*r)[1], (*r)[2], id, DebugInfo::Builder::SizedSymbol, rank);
+                if (r)
+                    b_.addTopLevel((*r)[0], (*r)[1], (*r)[2], id, DebugInfo::Builder::SizedSymbol,
+                                   rank);
             } else {
-                b_.addTopLevel(where->first, where->second, s.size, id, DebugInfo::Builder::UnsizedSymbol, rank);
+                b_.addTopLevel(where->first, where->second, s.size, id,
+                               DebugInfo::Builder::UnsizedSymbol, rank);
             }
         }
     }
@@ -251,17 +271,20 @@ private:
             Dwarf_Half version = 0;
             std::uint8_t unitType = 0;
             Dwarf_Die cudie, subdie;
-            const int rc = dwarf_get_units(f_.dwarf, cu, &next, &version, &unitType, &cudie, &subdie);
+            const int rc =
+                dwarf_get_units(f_.dwarf, cu, &next, &version, &unitType, &cudie, &subdie);
             if (rc > 0) break;
             if (rc < 0) failDwarf("unit header");
             if (++units > 1'000'000) fail("corrupt DWARF: too many units");
             cu = next;
-            if (version < 2 || version > 5) fail("DWARF version " + std::to_string(version) + " is not supported");
+            if (version < 2 || version > 5)
+                fail("DWARF version " + std::to_string(version) + " is not supported");
             if (unitType != DW_UT_compile && unitType != DW_UT_partial) continue;
             readUnitLines(cudie);
             cuFiles_ = nullptr;
             cuFileCount_ = 0;
-            if (dwarf_hasattr(&cudie, DW_AT_stmt_list) && dwarf_getsrcfiles(&cudie, &cuFiles_, &cuFileCount_) != 0)
+            if (dwarf_hasattr(&cudie, DW_AT_stmt_list) &&
+                dwarf_getsrcfiles(&cudie, &cuFiles_, &cuFileCount_) != 0)
                 failDwarf("file table");
             walk(&cudie, -1, -1, 0);
         }
@@ -283,12 +306,14 @@ private:
             bool endSequence = false;
             Dwarf_Addr addr = 0;
             int lineNo = 0;
-            if (!line || dwarf_lineendsequence(line, &endSequence) != 0 || dwarf_lineaddr(line, &addr) != 0 ||
-                dwarf_lineno(line, &lineNo) != 0)
+            if (!line || dwarf_lineendsequence(line, &endSequence) != 0 ||
+                dwarf_lineaddr(line, &addr) != 0 || dwarf_lineno(line, &lineNo) != 0)
                 failDwarf("line table row");
             if (open && addr > prevAddr) {
                 const auto r = hunkRange(prevAddr, addr);
-                if (r) b_.addLine((*r)[0], (*r)[1], (*r)[2], prevFile, std::uint32_t(std::max(prevLine, 0)));
+                if (r)
+                    b_.addLine((*r)[0], (*r)[1], (*r)[2], prevFile,
+                               std::uint32_t(std::max(prevLine, 0)));
             }
             if (endSequence) {
                 open = false;
@@ -333,16 +358,19 @@ private:
     // Visits a DIE's children: subprograms become top-level scopes, inlined subroutines
     // nested scopes of the scope they sit in; blocks pass their parent through.
     void walk(Dwarf_Die* die, std::int32_t parent, std::int32_t root, int depth) {
-        if (depth > kMaxDieDepth) fail("corrupt DWARF: DIEs nested more than " + std::to_string(kMaxDieDepth) + " deep");
+        if (depth > kMaxDieDepth)
+            fail("corrupt DWARF: DIEs nested more than " + std::to_string(kMaxDieDepth) + " deep");
         Dwarf_Die child;
         int rc = dwarf_child(die, &child);
         if (rc < 0) failDwarf("children of DIE " + hex(dwarf_dieoffset(die)));
         Dwarf_Off previous = 0;
         while (rc == 0) {
-            if (++dies_ > kMaxDies) fail("corrupt DWARF: more than " + std::to_string(kMaxDies) + " DIEs");
+            if (++dies_ > kMaxDies)
+                fail("corrupt DWARF: more than " + std::to_string(kMaxDies) + " DIEs");
             // Siblings only move forward; a sibling link that points back would loop.
             const Dwarf_Off offset = dwarf_dieoffset(&child);
-            if (offset <= previous) fail("corrupt DWARF: a sibling link at " + hex(offset) + " points backwards");
+            if (offset <= previous)
+                fail("corrupt DWARF: a sibling link at " + hex(offset) + " points backwards");
             previous = offset;
             visit(&child, parent, root, depth);
             rc = dwarf_siblingof(&child, &child);
@@ -354,7 +382,7 @@ private:
         switch (dwarf_tag(die)) {
         case DW_TAG_subprogram: {
             const auto rs = ranges(die);
-            if (rs.empty()) return;  // a declaration or an abstract instance: no code here
+            if (rs.empty()) return; // a declaration or an abstract instance: no code here
             DebugScope scope;
             const char* name = dieName(die);
             scope.name = name ? name : "";
@@ -362,19 +390,22 @@ private:
             scope.source = ScopeSource::Dwarf;
             bool external = false;
             Dwarf_Attribute ext;
-            scope.external = dwarf_attr_integrate(die, DW_AT_external, &ext) && dwarf_formflag(&ext, &external) == 0 &&
-                             external;
+            scope.external = dwarf_attr_integrate(die, DW_AT_external, &ext) &&
+                             dwarf_formflag(&ext, &external) == 0 && external;
             scope.file = declFile(die);
             int line = 0;
-            if (scope.file != kNoFile && dwarf_decl_line(die, &line) == 0 && line > 0) scope.line = std::uint32_t(line);
-            if (scope.name.empty()) scope.name = "<function at " + sections_[rs[0][0]].name + "+" + hex(rs[0][1]) + ">";
+            if (scope.file != kNoFile && dwarf_decl_line(die, &line) == 0 && line > 0)
+                scope.line = std::uint32_t(line);
+            if (scope.name.empty())
+                scope.name = "<function at " + sections_[rs[0][0]].name + "+" + hex(rs[0][1]) + ">";
             const std::int32_t id = b_.addScope(std::move(scope));
-            for (const auto& r : rs) b_.addTopLevel(r[0], r[1], r[2], id, DebugInfo::Builder::FromDwarf);
+            for (const auto& r : rs)
+                b_.addTopLevel(r[0], r[1], r[2], id, DebugInfo::Builder::FromDwarf);
             walk(die, id, id, depth + 1);
             return;
         }
         case DW_TAG_inlined_subroutine: {
-            if (parent < 0) return;  // an inlined call outside any function has nowhere to go
+            if (parent < 0) return; // an inlined call outside any function has nowhere to go
             const auto rs = ranges(die);
             DebugScope scope;
             const char* name = dieName(die);
@@ -384,18 +415,22 @@ private:
             scope.parent = parent;
             scope.file = declFile(die);
             int line = 0;
-            if (scope.file != kNoFile && dwarf_decl_line(die, &line) == 0 && line > 0) scope.line = std::uint32_t(line);
+            if (scope.file != kNoFile && dwarf_decl_line(die, &line) == 0 && line > 0)
+                scope.line = std::uint32_t(line);
             Dwarf_Attribute attr;
             Dwarf_Word value = 0;
-            if (dwarf_attr(die, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &value) == 0 && cuFiles_) {
-                if (const char* f = dwarf_filesrc(cuFiles_, value, nullptr, nullptr)) scope.callFile = b_.file(f);
+            if (dwarf_attr(die, DW_AT_call_file, &attr) && dwarf_formudata(&attr, &value) == 0 &&
+                cuFiles_) {
+                if (const char* f = dwarf_filesrc(cuFiles_, value, nullptr, nullptr))
+                    scope.callFile = b_.file(f);
             }
             if (dwarf_attr(die, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &value) == 0)
                 scope.callLine = std::uint32_t(std::min<Dwarf_Word>(value, 0xFFFFFFFFu));
             if (dwarf_attr(die, DW_AT_call_column, &attr) && dwarf_formudata(&attr, &value) == 0)
                 scope.callColumn = std::uint32_t(std::min<Dwarf_Word>(value, 0xFFFFFFFFu));
             const std::int32_t id = b_.addScope(std::move(scope));
-            for (const auto& r : rs) b_.addNested(r[0], r[1], r[2], id, std::uint32_t(depth));
+            for (const auto& r : rs)
+                b_.addNested(r[0], r[1], r[2], id, std::uint32_t(depth));
             walk(die, id, root, depth + 1);
             return;
         }
@@ -403,16 +438,14 @@ private:
         case DW_TAG_namespace:
         case DW_TAG_module:
         case DW_TAG_structure_type:
-        case DW_TAG_class_type:
-            walk(die, parent, root, depth + 1);
-            return;
+        case DW_TAG_class_type: walk(die, parent, root, depth + 1); return;
         default: return;
         }
     }
 
     DebugInfo::Builder& b_;
     const HunkFile& hunks_;
-    std::vector<char> bytes_;  // libelf reads from this copy
+    std::vector<char> bytes_; // libelf reads from this copy
     std::string name_;
     std::string hunkName_;
     ElfHandles f_;
@@ -427,8 +460,9 @@ private:
 
 } // namespace
 
-void readElfDebugInfo(DebugInfo::Builder& builder, const HunkFile& hunks, std::span<const std::uint8_t> elfBytes,
-                      const std::string& elfName, const std::string& hunkName) {
+void readElfDebugInfo(DebugInfo::Builder& builder, const HunkFile& hunks,
+                      std::span<const std::uint8_t> elfBytes, const std::string& elfName,
+                      const std::string& hunkName) {
     ElfReader(builder, hunks, elfBytes, elfName, hunkName).run();
 }
 

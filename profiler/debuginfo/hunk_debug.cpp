@@ -13,7 +13,8 @@ void readHunkSymbols(DebugInfo::Builder& builder, const HunkFile& hunks) {
             scope.kind = section.kind == HunkKind::Code ? ScopeKind::Function : ScopeKind::Object;
             scope.source = ScopeSource::HunkSymbol;
             // A hunk symbol has no size: it reaches to the next symbol or the hunk's end.
-            builder.addTopLevel(h, sym.offset, section.allocSize, builder.addScope(std::move(scope)),
+            builder.addTopLevel(h, sym.offset, section.allocSize,
+                                builder.addScope(std::move(scope)),
                                 DebugInfo::Builder::UnsizedSymbol);
         }
     }

@@ -4,8 +4,8 @@
 #include "emu/media/file_bytes.h"
 
 #include <functional>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace copperline {
@@ -27,7 +27,8 @@ std::string ProfileTree::childKey(NodeId parent, const CallFrame& frame) {
 }
 
 ProfileTree::NodeId ProfileTree::child(NodeId parent, const CallFrame& frame) {
-    if (parent >= nodes_.size()) throw std::out_of_range("ProfileTree: no node " + std::to_string(parent));
+    if (parent >= nodes_.size())
+        throw std::out_of_range("ProfileTree: no node " + std::to_string(parent));
     auto [it, added] = childIndex_.emplace(childKey(parent, frame), NodeId(nodes_.size()));
     if (!added) return it->second;
     Node n;
@@ -39,11 +40,15 @@ ProfileTree::NodeId ProfileTree::child(NodeId parent, const CallFrame& frame) {
     return id;
 }
 
-void ProfileTree::addSelf(NodeId node, std::uint64_t weight) { nodes_.at(node).self += weight; }
+void ProfileTree::addSelf(NodeId node, std::uint64_t weight) {
+    nodes_.at(node).self += weight;
+}
 
-ProfileTree::NodeId ProfileTree::addStack(std::span<const CallFrame> rootFirst, std::uint64_t weight) {
+ProfileTree::NodeId ProfileTree::addStack(std::span<const CallFrame> rootFirst,
+                                          std::uint64_t weight) {
     NodeId n = kRoot;
-    for (const CallFrame& f : rootFirst) n = child(n, f);
+    for (const CallFrame& f : rootFirst)
+        n = child(n, f);
     addSelf(n, weight);
     return n;
 }
@@ -70,7 +75,7 @@ nlohmann::json cpuProfileJson(const ProfileTree& tree, const CpuProfileOptions& 
     // Chrome numbers nodes from 1 and gives each distinct script (url) its own id.
     std::map<std::string, int> scripts;
     json nodes = json::array();
-    std::vector<ProfileTree::NodeId> order;  // preorder, the order samples are synthesised in
+    std::vector<ProfileTree::NodeId> order; // preorder, the order samples are synthesised in
     std::vector<ProfileTree::NodeId> stack{ProfileTree::kRoot};
     while (!stack.empty()) {
         const auto id = stack.back();
@@ -82,9 +87,11 @@ nlohmann::json cpuProfileJson(const ProfileTree& tree, const CpuProfileOptions& 
     for (const auto id : order) {
         const auto& n = tree.node(id);
         int script = 0;
-        if (!n.frame.url.empty()) script = scripts.emplace(n.frame.url, int(scripts.size()) + 1).first->second;
+        if (!n.frame.url.empty())
+            script = scripts.emplace(n.frame.url, int(scripts.size()) + 1).first->second;
         json children = json::array();
-        for (const auto c : n.children) children.push_back(c + 1);
+        for (const auto c : n.children)
+            children.push_back(c + 1);
         nodes.push_back({{"id", id + 1},
                          {"callFrame",
                           {{"functionName", n.frame.functionName},
@@ -123,14 +130,17 @@ nlohmann::json cpuProfileJson(const ProfileTree& tree, const CpuProfileOptions& 
     return out;
 }
 
-void writeCpuProfile(const ProfileTree& tree, const std::string& path, const CpuProfileOptions& options) {
+void writeCpuProfile(const ProfileTree& tree, const std::string& path,
+                     const CpuProfileOptions& options) {
     const std::string text = cpuProfileJson(tree, options).dump() + "\n";
     writeFileBytes(path, std::vector<std::uint8_t>(text.begin(), text.end()));
 }
 
 namespace {
 
-[[noreturn]] void bad(const std::string& what) { throw MediaError("cpuprofile: " + what); }
+[[noreturn]] void bad(const std::string& what) {
+    throw MediaError("cpuprofile: " + what);
+}
 
 } // namespace
 
@@ -142,15 +152,18 @@ ProfileTree readCpuProfile(const nlohmann::json& profile) {
     std::unordered_map<std::int64_t, const nlohmann::json*> byId;
     std::unordered_map<std::int64_t, std::int64_t> parentOf;
     for (const auto& n : nodes) {
-        if (!n.is_object() || !n.contains("id") || !n["id"].is_number_integer()) bad("a node without an integer id");
-        if (!n.contains("callFrame") || !n["callFrame"].is_object()) bad("a node without a callFrame");
+        if (!n.is_object() || !n.contains("id") || !n["id"].is_number_integer())
+            bad("a node without an integer id");
+        if (!n.contains("callFrame") || !n["callFrame"].is_object())
+            bad("a node without a callFrame");
         if (!byId.emplace(n["id"].get<std::int64_t>(), &n).second) bad("node ids repeat");
     }
     for (const auto& n : nodes)
         if (n.contains("children")) {
             if (!n["children"].is_array()) bad("children is not an array");
             for (const auto& c : n["children"]) {
-                if (!c.is_number_integer() || !byId.count(c.get<std::int64_t>())) bad("a child id names no node");
+                if (!c.is_number_integer() || !byId.count(c.get<std::int64_t>()))
+                    bad("a child id names no node");
                 if (!parentOf.emplace(c.get<std::int64_t>(), n["id"].get<std::int64_t>()).second)
                     bad("a node has two parents");
             }
@@ -160,36 +173,39 @@ ProfileTree readCpuProfile(const nlohmann::json& profile) {
 
     std::unordered_map<std::int64_t, ProfileTree::NodeId> mapped{{rootId, ProfileTree::kRoot}};
     ProfileTree tree;
-    std::function<void(std::int64_t, ProfileTree::NodeId, int)> add = [&](std::int64_t id, ProfileTree::NodeId at,
-                                                                           int depth) {
-        if (depth > 100000) bad("the tree is too deep");
-        const auto& n = *byId.at(id);
-        if (!n.contains("children")) return;
-        for (const auto& c : n["children"]) {
-            const auto& cn = *byId.at(c.get<std::int64_t>());
-            const auto& f = cn["callFrame"];
-            CallFrame frame;
-            frame.functionName = f.value("functionName", "");
-            frame.url = f.value("url", "");
-            frame.lineNumber = f.value("lineNumber", -1);
-            frame.columnNumber = f.value("columnNumber", -1);
-            const auto child = tree.child(at, frame);
-            mapped[c.get<std::int64_t>()] = child;
-            add(c.get<std::int64_t>(), child, depth + 1);
-        }
-    };
+    std::function<void(std::int64_t, ProfileTree::NodeId, int)> add =
+        [&](std::int64_t id, ProfileTree::NodeId at, int depth) {
+            if (depth > 100000) bad("the tree is too deep");
+            const auto& n = *byId.at(id);
+            if (!n.contains("children")) return;
+            for (const auto& c : n["children"]) {
+                const auto& cn = *byId.at(c.get<std::int64_t>());
+                const auto& f = cn["callFrame"];
+                CallFrame frame;
+                frame.functionName = f.value("functionName", "");
+                frame.url = f.value("url", "");
+                frame.lineNumber = f.value("lineNumber", -1);
+                frame.columnNumber = f.value("columnNumber", -1);
+                const auto child = tree.child(at, frame);
+                mapped[c.get<std::int64_t>()] = child;
+                add(c.get<std::int64_t>(), child, depth + 1);
+            }
+        };
     add(rootId, ProfileTree::kRoot, 0);
     if (mapped.size() != byId.size()) bad("some nodes are not reachable from the root");
 
-    const bool haveSamples = profile.contains("samples") && profile["samples"].is_array() &&
-                             !profile["samples"].empty();
+    const bool haveSamples =
+        profile.contains("samples") && profile["samples"].is_array() && !profile["samples"].empty();
     if (haveSamples) {
         const auto& ids = profile["samples"];
         const auto& deltas = profile.value("timeDeltas", nlohmann::json::array());
-        if (!deltas.is_array() || deltas.size() != ids.size()) bad("samples and timeDeltas differ in length");
+        if (!deltas.is_array() || deltas.size() != ids.size())
+            bad("samples and timeDeltas differ in length");
         for (std::size_t i = 0; i < ids.size(); ++i) {
-            if (!ids[i].is_number_integer() || !mapped.count(ids[i].get<std::int64_t>())) bad("a sample names no node");
-            if (!deltas[i].is_number_integer() || deltas[i].get<std::int64_t>() < 0) bad("a time delta is not >= 0");
+            if (!ids[i].is_number_integer() || !mapped.count(ids[i].get<std::int64_t>()))
+                bad("a sample names no node");
+            if (!deltas[i].is_number_integer() || deltas[i].get<std::int64_t>() < 0)
+                bad("a time delta is not >= 0");
         }
         // Sample i lasts until sample i + 1.
         for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
@@ -200,7 +216,8 @@ ProfileTree readCpuProfile(const nlohmann::json& profile) {
     } else {
         for (const auto& n : nodes)
             if (n.contains("hitCount") && n["hitCount"].is_number_unsigned())
-                tree.addSelf(mapped.at(n["id"].get<std::int64_t>()), n["hitCount"].get<std::uint64_t>());
+                tree.addSelf(mapped.at(n["id"].get<std::int64_t>()),
+                             n["hitCount"].get<std::uint64_t>());
     }
     return tree;
 }

@@ -4,9 +4,8 @@
 // DevTools and speedscope open. Every Copperline report that has a call tree builds a
 // ProfileTree and writes it here; docs/formats/cpuprofile.md describes what is written.
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -33,7 +32,7 @@ public:
         CallFrame frame;
         NodeId parent = kRoot;
         std::vector<NodeId> children;
-        std::uint64_t self = 0;  // weight spent in this node itself
+        std::uint64_t self = 0; // weight spent in this node itself
     };
 
     ProfileTree();
@@ -63,11 +62,11 @@ private:
 
     std::vector<Node> nodes_;
     std::vector<Sample> samples_;
-    std::unordered_map<std::string, NodeId> childIndex_;  // childKey -> node
+    std::unordered_map<std::string, NodeId> childIndex_; // childKey -> node
 };
 
 struct CpuProfileOptions {
-    std::uint64_t startTime = 0;  // microseconds
+    std::uint64_t startTime = 0; // microseconds
     // Written as the top-level "$copperline" object when not null: what the weights mean and
     // where the profile came from. Viewers ignore it.
     nlohmann::json annotation;
@@ -75,7 +74,8 @@ struct CpuProfileOptions {
 
 nlohmann::json cpuProfileJson(const ProfileTree& tree, const CpuProfileOptions& options = {});
 // Writes the file atomically; throws MediaError when it cannot.
-void writeCpuProfile(const ProfileTree& tree, const std::string& path, const CpuProfileOptions& options = {});
+void writeCpuProfile(const ProfileTree& tree, const std::string& path,
+                     const CpuProfileOptions& options = {});
 
 // Reads a .cpuprofile back: the tree with each node's self weight taken from the samples'
 // durations (or from hitCount when there are no samples). Throws MediaError naming what is

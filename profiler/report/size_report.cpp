@@ -24,7 +24,8 @@ SizeReport buildSizeReport(const DebugInfo& info) {
     for (std::uint32_t h = 0; h < info.hunks().size(); ++h) {
         const DebugHunk& hunk = info.hunks()[h];
         report.totalBytes += hunk.size;
-        const auto hunkNode = report.tree.child(ProfileTree::kRoot, {sizeReportHunkName(h, hunk.kind), "", -1, -1});
+        const auto hunkNode =
+            report.tree.child(ProfileTree::kRoot, {sizeReportHunkName(h, hunk.kind), "", -1, -1});
         const auto sectionNode = report.tree.child(hunkNode, {hunk.section, "", -1, -1});
         std::uint64_t claimed = 0;
         for (const auto& [scopeIndex, bytes] : perHunk[h]) {
@@ -45,11 +46,12 @@ SizeReport buildSizeReport(const DebugInfo& info) {
             report.unattributedBytes += rest;
         }
     }
-    std::stable_sort(report.entries.begin(), report.entries.end(), [](const SizeEntry& a, const SizeEntry& b) {
-        if (a.bytes != b.bytes) return a.bytes > b.bytes;
-        if (a.hunk != b.hunk) return a.hunk < b.hunk;
-        return a.name < b.name;
-    });
+    std::stable_sort(report.entries.begin(), report.entries.end(),
+                     [](const SizeEntry& a, const SizeEntry& b) {
+                         if (a.bytes != b.bytes) return a.bytes > b.bytes;
+                         if (a.hunk != b.hunk) return a.hunk < b.hunk;
+                         return a.name < b.name;
+                     });
     return report;
 }
 

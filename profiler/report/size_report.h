@@ -17,18 +17,18 @@ namespace copperline {
 inline constexpr const char* kUnattributed = "(unattributed)";
 
 struct SizeEntry {
-    std::string name;     // function or object, or kUnattributed
+    std::string name; // function or object, or kUnattributed
     std::uint32_t hunk = 0;
     std::string section;
-    std::string file;     // where it is defined; empty when unknown
+    std::string file; // where it is defined; empty when unknown
     std::uint32_t line = 0;
     std::uint64_t bytes = 0;
 };
 
 struct SizeReport {
     ProfileTree tree;
-    std::vector<SizeEntry> entries;  // largest first; ties by hunk, then name
-    std::uint64_t totalBytes = 0;    // the sum of the hunk sizes
+    std::vector<SizeEntry> entries; // largest first; ties by hunk, then name
+    std::uint64_t totalBytes = 0;   // the sum of the hunk sizes
     std::uint64_t unattributedBytes = 0;
 };
 

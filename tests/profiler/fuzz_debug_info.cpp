@@ -8,11 +8,10 @@
 #include "emu/media/file_bytes.h"
 #include "profiler/debuginfo/debug_info.h"
 
-#include <gelf.h>
-#include <libelf.h>
-
 #include <cstdio>
 #include <cstdlib>
+#include <gelf.h>
+#include <libelf.h>
 #include <random>
 
 namespace {
@@ -54,17 +53,22 @@ void mutate(std::vector<std::uint8_t>& bytes, std::mt19937& rng, const std::vect
         case 2: bytes[at] = rng() % 2 ? 0x00 : 0xFF; break;
         case 3: // a large or small 32-bit value, big-endian, where lengths and offsets live
             if (at + 4 <= bytes.size()) {
-                static const std::uint32_t words[] = {0, 1, 2, 3, 4, 5, 0x7F, 0x80, 0xFFFF, 0xFFFFFFFF, 0x7FFFFFFF,
-                                                      0x1000, 0xFFFFFFF0};
+                static const std::uint32_t words[] = {
+                    0,    1,      2,          3,          4,      5,         0x7F,
+                    0x80, 0xFFFF, 0xFFFFFFFF, 0x7FFFFFFF, 0x1000, 0xFFFFFFF0};
                 const std::uint32_t w = words[rng() % (sizeof words / sizeof *words)];
-                for (int i = 0; i < 4; ++i) bytes[at + std::size_t(i)] = std::uint8_t(w >> (24 - 8 * i));
+                for (int i = 0; i < 4; ++i)
+                    bytes[at + std::size_t(i)] = std::uint8_t(w >> (24 - 8 * i));
             }
             break;
         case 4: // a run of garbage
-            for (std::size_t i = at, n = 1 + rng() % 32; i < bytes.size() && n; ++i, --n) bytes[i] = std::uint8_t(rng());
+            for (std::size_t i = at, n = 1 + rng() % 32; i < bytes.size() && n; ++i, --n)
+                bytes[i] = std::uint8_t(rng());
             break;
-        case 5: if (rng() % 8 == 0) bytes.resize(at); break;  // truncation, now and then
-        case 6: // copy a neighbouring byte (keeps LEB128 and forms plausible)
+        case 5:
+            if (rng() % 8 == 0) bytes.resize(at);
+            break; // truncation, now and then
+        case 6:    // copy a neighbouring byte (keeps LEB128 and forms plausible)
             if (at + 1 < bytes.size()) bytes[at] = bytes[at + 1];
             break;
         }
@@ -90,7 +94,8 @@ int main(int argc, char** argv) {
         mutate(elfBytes, rng, where);
         if (rng() % 16 == 0) mutate(hunkBytes, rng, {});
         try {
-            const auto info = copperline::DebugInfo::fromBytes(hunkBytes, "program", elfBytes, "program.elf");
+            const auto info =
+                copperline::DebugInfo::fromBytes(hunkBytes, "program", elfBytes, "program.elf");
             const copperline::HunkBases bases(info, info.linkBases());
             // Every answer must be consistent: frames of every address of every hunk.
             for (std::uint32_t h = 0; h < info.hunks().size(); ++h)
@@ -98,8 +103,8 @@ int main(int argc, char** argv) {
                     const auto at = info.lookup(h, off);
                     for (const auto& f : info.frames(at))
                         if (f.file != copperline::kNoFile && f.file >= info.files().size()) {
-                            std::fprintf(stderr, "mutant %ld: a frame names file %u of %zu\n", i, f.file,
-                                         info.files().size());
+                            std::fprintf(stderr, "mutant %ld: a frame names file %u of %zu\n", i,
+                                         f.file, info.files().size());
                             return 1;
                         }
                     (void)info.function(at);
@@ -109,6 +114,7 @@ int main(int argc, char** argv) {
             ++refused;
         }
     }
-    std::printf("%ld mutants: %ld accepted, %ld refused, no crash\n", iterations, accepted, refused);
+    std::printf("%ld mutants: %ld accepted, %ld refused, no crash\n", iterations, accepted,
+                refused);
     return 0;
 }

@@ -23,7 +23,8 @@ ProfileTree syntheticTree() {
     const CallFrame draw{"draw", "/src/draw.c", 41, 4};
     const CallFrame blit{"blit", "/src/draw.c", 80, -1};
     const CallFrame wait{"[Bus wait]", "", -1, -1};
-    const std::vector<CallFrame> s1{main, draw, blit}, s2{main, draw}, s3{main, draw, blit, wait}, s4{main};
+    const std::vector<CallFrame> s1{main, draw, blit}, s2{main, draw}, s3{main, draw, blit, wait},
+        s4{main};
     tree.addStack(s1, 300);
     tree.addStack(s2, 120);
     tree.addStack(s3, 45);
@@ -48,7 +49,8 @@ private slots:
         options.startTime = 1000;
         options.annotation = {{"weight", "test"}};
         const auto written = cpuProfileJson(syntheticTree(), options);
-        const QByteArray golden = readAll(COPPERLINE_SOURCE_DIR "/tests/profiler/golden/synthetic.cpuprofile");
+        const QByteArray golden =
+            readAll(COPPERLINE_SOURCE_DIR "/tests/profiler/golden/synthetic.cpuprofile");
         const auto expected = nlohmann::json::parse(golden.constData());
         if (written != expected) qWarning("written: %s", written.dump(2).c_str());
         QVERIFY(written == expected);
@@ -88,11 +90,16 @@ private slots:
         using nlohmann::json;
         QVERIFY_THROWS_EXCEPTION(MediaError, readCpuProfile(json::object()));
         QVERIFY_THROWS_EXCEPTION(MediaError, readCpuProfile(json{{"nodes", json::array()}}));
-        QVERIFY_THROWS_EXCEPTION(MediaError, readCpuProfile(json::parse(R"({"nodes":[{"id":1,"callFrame":{},"children":[7]}]})")));
-        QVERIFY_THROWS_EXCEPTION(MediaError, readCpuProfile(json::parse(
-            R"({"nodes":[{"id":1,"callFrame":{},"children":[1]}]})")));
-        QVERIFY_THROWS_EXCEPTION(MediaError, readCpuProfile(json::parse(
-            R"({"nodes":[{"id":1,"callFrame":{}}],"samples":[1,1],"timeDeltas":[0]})")));
+        QVERIFY_THROWS_EXCEPTION(
+            MediaError,
+            readCpuProfile(json::parse(R"({"nodes":[{"id":1,"callFrame":{},"children":[7]}]})")));
+        QVERIFY_THROWS_EXCEPTION(
+            MediaError,
+            readCpuProfile(json::parse(R"({"nodes":[{"id":1,"callFrame":{},"children":[1]}]})")));
+        QVERIFY_THROWS_EXCEPTION(
+            MediaError,
+            readCpuProfile(json::parse(
+                R"({"nodes":[{"id":1,"callFrame":{}}],"samples":[1,1],"timeDeltas":[0]})")));
     }
 
     void sizeReportTotalsAddUp_data() {
@@ -116,7 +123,8 @@ private slots:
         const HunkFile hunks = loadHunkFile(program.toStdString());
         const SizeReport report = buildSizeReport(info);
         std::uint64_t sum = 0;
-        for (const HunkSection& h : hunks.sections) sum += h.allocSize;
+        for (const HunkSection& h : hunks.sections)
+            sum += h.allocSize;
         QCOMPARE(report.totalBytes, sum);
         QCOMPARE(report.tree.total(ProfileTree::kRoot), sum);
         const auto& hunkNodes = report.tree.node(ProfileTree::kRoot).children;
@@ -129,13 +137,16 @@ private slots:
             QCOMPARE(report.tree.node(hunkNodes[h]).children.size(), std::size_t(1));
             const auto section = report.tree.node(hunkNodes[h]).children[0];
             QCOMPARE(report.tree.node(section).frame.functionName, info.hunks()[h].section);
-            for (const auto fn : report.tree.node(section).children) QVERIFY(report.tree.node(fn).children.empty());
+            for (const auto fn : report.tree.node(section).children)
+                QVERIFY(report.tree.node(fn).children.empty());
         }
         std::uint64_t entries = 0;
-        for (const SizeEntry& e : report.entries) entries += e.bytes;
+        for (const SizeEntry& e : report.entries)
+            entries += e.bytes;
         QCOMPARE(entries, sum);
-        QVERIFY(std::is_sorted(report.entries.begin(), report.entries.end(),
-                               [](const SizeEntry& a, const SizeEntry& b) { return a.bytes > b.bytes; }));
+        QVERIFY(std::is_sorted(
+            report.entries.begin(), report.entries.end(),
+            [](const SizeEntry& a, const SizeEntry& b) { return a.bytes > b.bytes; }));
         // And the same after a trip through the file.
         QTemporaryDir dir;
         const std::string path = dir.filePath("s.cpuprofile").toStdString();
@@ -148,19 +159,22 @@ private slots:
     void unclaimedBytesAreExplicit() {
         const DebugInfo info = DebugInfo::load(GUEST_C);
         const SizeReport report = buildSizeReport(info);
-        const auto section = report.tree.node(report.tree.node(ProfileTree::kRoot).children[0]).children[0];
+        const auto section =
+            report.tree.node(report.tree.node(ProfileTree::kRoot).children[0]).children[0];
         std::uint64_t unattributed = 0, claimed = 0;
         for (const auto fn : report.tree.node(section).children) {
             const auto& n = report.tree.node(fn);
-            if (n.frame.functionName == kUnattributed) unattributed = n.self;
-            else claimed += n.self;
+            if (n.frame.functionName == kUnattributed)
+                unattributed = n.self;
+            else
+                claimed += n.self;
         }
         std::uint64_t ranges = 0;
         for (const ScopeRange& r : info.scopeRanges())
             if (r.hunk == 0) ranges += r.end - r.start;
         QCOMPARE(claimed, ranges);
         QCOMPARE(unattributed, info.hunks()[0].size - ranges);
-        QVERIFY(unattributed >= 4);  // at least the padding before aligned()
+        QVERIFY(unattributed >= 4); // at least the padding before aligned()
         QCOMPARE(report.unattributedBytes, unattributed);
     }
 
@@ -179,17 +193,20 @@ private slots:
         QVERIFY2(out.contains("(debug information from " + prog + ".elf)"), qPrintable(out));
         const ProfileTree tree = readCpuProfileFile((prog + ".size.cpuprofile").toStdString());
         std::uint64_t sum = 0;
-        for (const HunkSection& h : loadHunkFile(prog.toStdString()).sections) sum += h.allocSize;
+        for (const HunkSection& h : loadHunkFile(prog.toStdString()).sections)
+            sum += h.allocSize;
         QCOMPARE(tree.total(ProfileTree::kRoot), sum);
         const SizeReport report = buildSizeReport(DebugInfo::load(prog.toStdString()));
         const QStringList lines = out.split('\n');
         QVERIFY(lines.size() > 3);
-        QVERIFY2(lines[2].contains(QString::fromStdString(" " + report.entries[0].name + " ")), qPrintable(out));
+        QVERIFY2(lines[2].contains(QString::fromStdString(" " + report.entries[0].name + " ")),
+                 qPrintable(out));
         QVERIFY2(lines[2].contains(QString::number(report.entries[0].bytes)), qPrintable(out));
 
         // --out, and a refusal with a message for an ELF that is not the program's.
         p.start(COPPERLINE_BINARY_DIR "/app/copperline-ctl",
-                {"size-report", prog, "--elf", QStringLiteral(GUEST_ROUNDTRIP) + ".elf", "--out", dir.filePath("x")});
+                {"size-report", prog, "--elf", QStringLiteral(GUEST_ROUNDTRIP) + ".elf", "--out",
+                 dir.filePath("x")});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 1);
         QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("does not belong to"));

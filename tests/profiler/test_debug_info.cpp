@@ -4,6 +4,7 @@
 // were written from. Padding and addresses outside the program must come back unknown.
 
 #include "emu/media/file_bytes.h"
+#include "emu/media/hunk.h"
 #include "profiler/debuginfo/debug_info.h"
 
 #include <QFile>
@@ -11,7 +12,6 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <map>
 
 using namespace copperline;
@@ -25,7 +25,8 @@ QString run(const QString& program, const QStringList& args, const QByteArray& i
     if (!input.isEmpty()) p.write(input);
     p.closeWriteChannel();
     p.waitForFinished(120000);
-    if (p.exitCode() != 0) qFatal("%s failed: %s", qPrintable(program), p.readAllStandardError().constData());
+    if (p.exitCode() != 0)
+        qFatal("%s failed: %s", qPrintable(program), p.readAllStandardError().constData());
     return QString::fromUtf8(p.readAllStandardOutput());
 }
 
@@ -42,7 +43,8 @@ std::vector<NmSymbol> sizedSymbols(const QString& elf) {
     for (const QString& line : run(M68K_NM, {"-S", "-n", "--defined-only", elf}).split('\n')) {
         const auto parts = line.split(' ', Qt::SkipEmptyParts);
         if (parts.size() != 4) continue;
-        out.push_back({parts[0].toUInt(nullptr, 16), parts[1].toUInt(nullptr, 16), parts[2][0], parts[3]});
+        out.push_back(
+            {parts[0].toUInt(nullptr, 16), parts[1].toUInt(nullptr, 16), parts[2][0], parts[3]});
     }
     return out;
 }
@@ -57,18 +59,21 @@ ElfSection section(const QString& elf, const QString& name) {
                                 "\\s+\\S+\\s+([0-9a-f]+)\\s+([0-9a-f]+)\\s+([0-9a-f]+)");
     const auto m = re.match(run(M68K_READELF, {"-S", "-W", elf}));
     if (!m.hasMatch()) qFatal("no section %s", qPrintable(name));
-    return {m.captured(1).toUInt(nullptr, 16), m.captured(2).toUInt(nullptr, 16), m.captured(3).toUInt(nullptr, 16)};
+    return {m.captured(1).toUInt(nullptr, 16), m.captured(2).toUInt(nullptr, 16),
+            m.captured(3).toUInt(nullptr, 16)};
 }
 
 struct OracleFrame {
-    QString function;  // "??" when addr2line knows none
-    QString location;  // "file:line", or "??:0" when there is no line
+    QString function; // "??" when addr2line knows none
+    QString location; // "file:line", or "??:0" when there is no line
 };
 
 // addr2line -a -f -i for many addresses at once: the inline chain of each, innermost first.
-std::map<std::uint32_t, std::vector<OracleFrame>> addr2line(const QString& elf, const std::vector<std::uint32_t>& addrs) {
+std::map<std::uint32_t, std::vector<OracleFrame>>
+addr2line(const QString& elf, const std::vector<std::uint32_t>& addrs) {
     QByteArray input;
-    for (auto a : addrs) input += "0x" + QByteArray::number(a, 16) + "\n";
+    for (auto a : addrs)
+        input += "0x" + QByteArray::number(a, 16) + "\n";
     const auto lines = run(M68K_ADDR2LINE, {"-a", "-f", "-i", "-e", elf}, input).split('\n');
     std::map<std::uint32_t, std::vector<OracleFrame>> out;
     std::uint32_t current = 0;
@@ -137,8 +142,8 @@ private slots:
                 if (r.hunk == at.hunk && r.start == at.offset) {
                     found = true;
                     QVERIFY2(r.end - r.start == sym.size,
-                             qPrintable(sym.name + ": " + QString::number(r.end - r.start) + " bytes, nm says " +
-                                        QString::number(sym.size)));
+                             qPrintable(sym.name + ": " + QString::number(r.end - r.start) +
+                                        " bytes, nm says " + QString::number(sym.size)));
                     // A static function stays static (nm: lower-case type).
                     const DebugScope& s = info.scopes()[r.scope];
                     QCOMPARE(s.external, sym.type.isUpper());
@@ -163,7 +168,8 @@ private slots:
         const HunkBases bases(info, info.linkBases());
         const auto [text, textOffset, size] = section(elf, ".text");
         std::vector<std::uint32_t> addrs;
-        for (std::uint32_t a = text; a < text + size; a += 2) addrs.push_back(a);
+        for (std::uint32_t a = text; a < text + size; a += 2)
+            addrs.push_back(a);
         const auto oracle = addr2line(elf, addrs);
         int inlinedSeen = 0;
         for (const std::uint32_t a : addrs) {
@@ -172,18 +178,20 @@ private slots:
             const QString where = "at 0x" + QString::number(a, 16);
             if (frames.empty()) {
                 QCOMPARE(expected.size(), std::size_t(1));
-                QVERIFY2(expected[0].location == "??:0", qPrintable(where + ": addr2line knows " + expected[0].location));
+                QVERIFY2(expected[0].location == "??:0",
+                         qPrintable(where + ": addr2line knows " + expected[0].location));
                 continue;
             }
             QVERIFY2(frames.size() == expected.size(),
-                     qPrintable(where + ": " + QString::number(frames.size()) + " frames, addr2line " +
-                                QString::number(expected.size())));
+                     qPrintable(where + ": " + QString::number(frames.size()) +
+                                " frames, addr2line " + QString::number(expected.size())));
             if (frames.size() > 1) ++inlinedSeen;
             for (std::size_t i = 0; i < frames.size(); ++i) {
                 QCOMPARE(location(info, frames[i].file, frames[i].line), expected[i].location);
                 if (frames[i].scope)
                     QVERIFY2(QString::fromStdString(frames[i].scope->name) == expected[i].function,
-                             qPrintable(where + ": " + QString::fromStdString(frames[i].scope->name) + " vs " +
+                             qPrintable(where + ": " +
+                                        QString::fromStdString(frames[i].scope->name) + " vs " +
                                         expected[i].function));
             }
         }
@@ -224,7 +232,8 @@ private slots:
     void staticFunctionIsNamed() {
         const DebugInfo info = DebugInfo::load(GUEST_C);
         std::map<std::string, const DebugScope*> byName;
-        for (const ScopeRange& r : info.scopeRanges()) byName[info.scopes()[r.scope].name] = &info.scopes()[r.scope];
+        for (const ScopeRange& r : info.scopeRanges())
+            byName[info.scopes()[r.scope].name] = &info.scopes()[r.scope];
         for (const char* name : {"mix", "accumulate"}) {
             QVERIFY2(byName.count(name), name);
             QVERIFY(!byName[name]->external);
@@ -240,7 +249,8 @@ private slots:
         const DebugInfo asmInfo = DebugInfo::load(GUEST_ASM);
         bool sawLocal = false;
         for (const ScopeRange& r : asmInfo.scopeRanges())
-            if (asmInfo.scopes()[r.scope].name == "asm_aligned") sawLocal = !asmInfo.scopes()[r.scope].external;
+            if (asmInfo.scopes()[r.scope].name == "asm_aligned")
+                sawLocal = !asmInfo.scopes()[r.scope].external;
         QVERIFY(sawLocal);
     }
 
@@ -248,8 +258,10 @@ private slots:
         QTest::addColumn<QString>("program");
         QTest::addColumn<QString>("before");
         QTest::addColumn<QString>("after");
-        QTest::newRow("C, before an aligned function") << QStringLiteral(GUEST_C) << "largest" << "aligned";
-        QTest::newRow("assembly, .balign") << QStringLiteral(GUEST_ASM) << "asm_count" << "asm_aligned";
+        QTest::newRow("C, before an aligned function") << QStringLiteral(GUEST_C) << "largest"
+                                                       << "aligned";
+        QTest::newRow("assembly, .balign") << QStringLiteral(GUEST_ASM) << "asm_count"
+                                           << "asm_aligned";
     }
 
     // The bytes between the end of one function and the start of the next aligned one
@@ -271,7 +283,8 @@ private slots:
             QVERIFY(at.inProgram);
             QCOMPARE(at.scope, -1);
             QCOMPARE(info.function(at), nullptr);
-            for (const InlineFrame& f : info.frames(at)) QCOMPARE(f.scope, nullptr);
+            for (const InlineFrame& f : info.frames(at))
+                QCOMPARE(f.scope, nullptr);
         }
         QVERIFY(info.function(info.lookup(gapStart - 2, bases)) != nullptr);
         QCOMPARE(QString::fromStdString(info.function(info.lookup(gapEnd, bases))->name), after);
@@ -296,8 +309,9 @@ private slots:
         QCOMPARE(info.function(at)->name, std::string("largest"));
         QCOMPARE(info.function(info.lookup(0x00C00000, bases))->name, std::string("table"));
         QCOMPARE(info.function(info.lookup(0x00040000, bases))->name, std::string("state"));
-        for (std::uint32_t outside : {0u, 0x1000u, largest, 0x001FFFFEu, 0x00200000u + info.hunks()[0].size,
-                                      0x00BFFFFCu, 0x00C00000u + info.hunks()[1].size, 0x00F80000u, 0xFFFFFFFFu}) {
+        for (std::uint32_t outside :
+             {0u, 0x1000u, largest, 0x001FFFFEu, 0x00200000u + info.hunks()[0].size, 0x00BFFFFCu,
+              0x00C00000u + info.hunks()[1].size, 0x00F80000u, 0xFFFFFFFFu}) {
             const AddressInfo o = info.lookup(outside, bases);
             QVERIFY2(!o.inProgram, qPrintable(QString::number(outside, 16)));
             QCOMPARE(o.scope, -1);
@@ -341,7 +355,8 @@ private slots:
             if (s.kind == ScopeKind::Object) continue;
             const DebugScope* f = blocks.function(blocks.lookup(r.hunk, r.start));
             QVERIFY2(f, s.name.c_str());
-            QVERIFY2(f->name == s.name || f->name.starts_with(s.name + "."), (f->name + " vs " + s.name).c_str());
+            QVERIFY2(f->name == s.name || f->name.starts_with(s.name + "."),
+                     (f->name + " vs " + s.name).c_str());
             QCOMPARE(f->source, ScopeSource::HunkSymbol);
         }
     }
@@ -354,7 +369,8 @@ private slots:
             if (QString::fromStdString(info.files()[i]) == kInliningSource) file = i;
         QVERIFY(file != kNoFile);
         const auto lines = info.linesWithCode(file);
-        const int best = sourceLine(kInliningSource, "if \\(values\\[i\\] > best\\) best = values\\[i\\];");
+        const int best =
+            sourceLine(kInliningSource, "if \\(values\\[i\\] > best\\) best = values\\[i\\];");
         QVERIFY(std::find(lines.begin(), lines.end(), std::uint32_t(best)) != lines.end());
         QVERIFY(std::is_sorted(lines.begin(), lines.end()));
         // A comment line has no code.
@@ -409,7 +425,8 @@ private slots:
         };
         // Another program's ELF: different sizes.
         QString message = refusal(GUEST_C, QStringLiteral(GUEST_ROUNDTRIP) + ".elf");
-        QVERIFY2(message.contains("does not belong to") && message.contains("hunk 0"), qPrintable(message));
+        QVERIFY2(message.contains("does not belong to") && message.contains("hunk 0"),
+                 qPrintable(message));
 
         // The same layout but other contents: one instruction changed after the hunk was written.
         QTemporaryDir dir;
@@ -417,14 +434,15 @@ private slots:
         auto bytes = readFileBytes(QStringLiteral(GUEST_C ".elf").toStdString());
         const auto [text, textOffset, size] = section(QStringLiteral(GUEST_C) + ".elf", ".text");
         QVERIFY(size > 0x40);
-        bytes[textOffset] ^= 0xFF;  // the JSR opcode of _start, not a relocated word
+        bytes[textOffset] ^= 0xFF; // the JSR opcode of _start, not a relocated word
         writeFileBytes(patched.toStdString(), bytes);
         message = refusal(GUEST_C, patched);
         QVERIFY2(message.contains("differs from ELF section .text"), qPrintable(message));
 
         // An ELF with a section fewer than the executable has hunks (no BSS).
         message = refusal(GUEST_C, QStringLiteral(GUEST_ASM) + ".elf");
-        QVERIFY2(message.contains("2 loaded section(s), the executable 3 hunk(s)"), qPrintable(message));
+        QVERIFY2(message.contains("2 loaded section(s), the executable 3 hunk(s)"),
+                 qPrintable(message));
     }
 
     void malformedElfIsRefused() {
@@ -453,7 +471,8 @@ private slots:
         const QString garbage = dir.filePath("garbage.bin");
         writeFileBytes(garbage.toStdString(), std::vector<std::uint8_t>(64, 0xFF));
         const QString badInfo = dir.filePath("badinfo.elf");
-        run(M68K_OBJCOPY, {"--update-section", ".debug_info=" + garbage, QStringLiteral(GUEST_C) + ".elf", badInfo});
+        run(M68K_OBJCOPY, {"--update-section", ".debug_info=" + garbage,
+                           QStringLiteral(GUEST_C) + ".elf", badInfo});
         DebugInfoOptions options;
         options.elfPath = badInfo.toStdString();
         try {
@@ -465,7 +484,8 @@ private slots:
         const QString shortLine = dir.filePath("short.bin");
         writeFileBytes(shortLine.toStdString(), {0x00, 0x00, 0x01, 0x00, 0x00, 0x05});
         const QString badLine = dir.filePath("badline.elf");
-        run(M68K_OBJCOPY, {"--update-section", ".debug_line=" + shortLine, QStringLiteral(GUEST_C) + ".elf", badLine});
+        run(M68K_OBJCOPY, {"--update-section", ".debug_line=" + shortLine,
+                           QStringLiteral(GUEST_C) + ".elf", badLine});
         options.elfPath = badLine.toStdString();
         try {
             DebugInfo::load(GUEST_C, options);
@@ -475,18 +495,77 @@ private slots:
         }
     }
 
+    // A hand-written program as vasm leaves it: hunk symbols and LINE blocks, two files in
+    // one code hunk, no ELF. Rows run to the next row of the hunk, whichever file it is in.
+    void lineBlocksAndSymbolsAlone() {
+        HunkFile file;
+        HunkSection code;
+        code.kind = HunkKind::Code;
+        code.allocSize = 64;
+        code.data.assign(64, 0x4E);
+        code.symbols = {{"start", 0}, {"loop", 0x10}, {"done", 0x30}};
+        code.lineBlocks = {{"/build/src/prog.s", {{5, 0}, {6, 4}, {8, 0x10}, {9, 0x14}, {12, 0x30}}},
+                           {"/build/src/macros.i", {{3, 0x20}, {4, 0x24}}}};
+        HunkSection data;
+        data.kind = HunkKind::Data;
+        data.allocSize = 16;
+        data.data.assign(16, 0);
+        data.symbols = {{"table", 0}};
+        HunkSection bss;
+        bss.kind = HunkKind::Bss;
+        bss.allocSize = 400;
+        file.sections = {code, data, bss};
+        const auto bytes = writeHunkFile(file);
+        SourceMap map;
+        map.addSpec("/build/src=/home/me/src");
+        const DebugInfo info = DebugInfo::fromBytes(bytes, "prog", {}, "", map);
+        QVERIFY(!info.hasDwarf());
+        auto at = [&](std::uint32_t hunk, std::uint32_t off) {
+            const AddressInfo a = info.lookup(hunk, off);
+            const DebugScope* f = info.function(a);
+            return QString("%1 %2").arg(f ? QString::fromStdString(f->name) : "??",
+                                        a.line < 0 ? "??:0"
+                                                   : location(info, info.lineTable()[a.line].file,
+                                                              info.lineTable()[a.line].line));
+        };
+        QCOMPARE(at(0, 0x06), QString("start /home/me/src/prog.s:6"));
+        QCOMPARE(at(0, 0x10), QString("loop /home/me/src/prog.s:8"));
+        QCOMPARE(at(0, 0x22), QString("loop /home/me/src/macros.i:3"));
+        QCOMPARE(at(0, 0x2E), QString("loop /home/me/src/macros.i:4"));
+        QCOMPARE(at(0, 0x3E), QString("done /home/me/src/prog.s:12"));
+        QCOMPARE(at(1, 0x0C), QString("table ??:0"));
+        QCOMPARE(at(2, 0x10), QString("?? ??:0"));
+        QVERIFY(!info.lookup(0, 64).inProgram);
+        // Functions take the line of their first instruction.
+        QCOMPARE(info.function(info.lookup(0, 0x10))->line, 8u);
+        // Packed from 0, longword aligned, without an ELF.
+        QCOMPARE(info.linkBases(), (std::vector<std::uint32_t>{0, 64, 80}));
+    }
+
+    // The test programs exercise both line-table versions Debian's toolchain writes: 3 for
+    // compiled C, 5 for assembly.
+    void programsCoverDwarfVersions() {
+        const QString c = run(M68K_READELF, {"--debug-dump=rawline", QStringLiteral(GUEST_C) + ".elf"});
+        const QString info = run(M68K_READELF, {"--debug-dump=info", QStringLiteral(GUEST_C) + ".elf"});
+        QVERIFY(c.contains(QRegularExpression("DWARF Version:\\s+3")));
+        QVERIFY(c.contains(QRegularExpression("DWARF Version:\\s+5")));
+        QVERIFY(info.contains(QRegularExpression("Version:\\s+5")));
+    }
+
     // The symbolizer command prints what the reader knows.
     void symbolizeCommand() {
         const QString ctl = COPPERLINE_BINARY_DIR "/app/copperline-ctl";
         std::uint32_t largest = 0;
         for (const NmSymbol& s : sizedSymbols(QStringLiteral(GUEST_C) + ".elf"))
             if (s.name == "largest") largest = s.address;
-        const QString out = run(ctl, {"symbolize", GUEST_C, "--source-map", COPPERLINE_SOURCE_DIR "=/src",
-                                      "0x" + QString::number(largest, 16), "$F80000"});
+        const QString out =
+            run(ctl, {"symbolize", GUEST_C, "--source-map", COPPERLINE_SOURCE_DIR "=/src",
+                      "0x" + QString::number(largest, 16), "$F80000"});
         const QStringList lines = out.split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
         QVERIFY2(lines[0].contains("hunk 0 (.text)"), qPrintable(out));
-        QVERIFY2(lines[1].contains(QRegularExpression("^    largest at /src/tests/guest/debuginfo/inlining.c:\\d+$")),
+        QVERIFY2(lines[1].contains(QRegularExpression(
+                     "^    largest at /src/tests/guest/debuginfo/inlining.c:\\d+$")),
                  qPrintable(out));
         QVERIFY2(lines[2].contains("0x00f80000: unknown (outside the program)"), qPrintable(out));
         // With bases, the same function answers at its relocated address.

@@ -61,7 +61,8 @@ private slots:
         const auto frames = info.frames(at);
         QCOMPARE(frames.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(frames[0].scope->name), function);
-        QVERIFY(QString::fromStdString(info.fileName(frames[0].file)).endsWith("tests/guest/roundtrip.c"));
+        QVERIFY(QString::fromStdString(info.fileName(frames[0].file))
+                    .endsWith("tests/guest/roundtrip.c"));
         QCOMPARE(int(frames[0].line), definitionLine(function));
         QCOMPARE(int(info.function(at)->line), definitionLine(function));
     }

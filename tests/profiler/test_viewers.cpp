@@ -23,15 +23,18 @@ class TestViewers : public QObject {
 
 private slots:
     void speedscopeImportsTheSizeReport() {
-        const QString speedscope = COPPERLINE_SOURCE_DIR "/build/npm/node_modules/speedscope/dist/release/index.html";
-        QVERIFY2(QFileInfo::exists(speedscope), "speedscope is not installed in build/npm: run scripts/setup.sh");
+        const QString speedscope =
+            COPPERLINE_SOURCE_DIR "/build/npm/node_modules/speedscope/dist/release/index.html";
+        QVERIFY2(QFileInfo::exists(speedscope),
+                 "speedscope is not installed in build/npm: run scripts/setup.sh");
         const QString chromium = QStandardPaths::findExecutable("chromium");
         QVERIFY2(!chromium.isEmpty(), "chromium is not installed: run scripts/setup.sh");
 
         QTemporaryDir dir;
         const QString profile = dir.filePath("guest.size.cpuprofile");
         QProcess ctl;
-        ctl.start(COPPERLINE_BINARY_DIR "/app/copperline-ctl", {"size-report", GUEST_C, "--out", profile});
+        ctl.start(COPPERLINE_BINARY_DIR "/app/copperline-ctl",
+                  {"size-report", GUEST_C, "--out", profile});
         QVERIFY(ctl.waitForFinished(60000));
         QVERIFY2(ctl.exitCode() == 0, ctl.readAllStandardError().constData());
 
@@ -57,20 +60,25 @@ private slots:
         js.write(loader);
         js.close();
 
-        const QString url = "file://" + speedscope + "#localProfilePath=" + js.fileName() + "&view=sandwich";
+        const QString url =
+            "file://" + speedscope + "#localProfilePath=" + js.fileName() + "&view=sandwich";
         QProcess browser;
-        browser.start(chromium, {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                                 "--user-data-dir=" + dir.filePath("chromium-profile"), "--virtual-time-budget=10000",
-                                 "--dump-dom", url});
+        browser.start(chromium, {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                                 "--no-first-run", "--disable-background-networking",
+                                 "--disable-component-update", "--disable-sync",
+                                 "--user-data-dir=" + dir.filePath("chromium-profile"),
+                                 "--virtual-time-budget=10000", "--dump-dom", url});
         QVERIFY(browser.waitForFinished(120000));
         const QString dom = QString::fromUtf8(browser.readAllStandardOutput());
-        QVERIFY2(browser.exitCode() == 0 && !dom.isEmpty(), browser.readAllStandardError().constData());
+        QVERIFY2(browser.exitCode() == 0 && !dom.isEmpty(),
+                 browser.readAllStandardError().constData());
 
         QVERIFY2(!dom.contains("Something went wrong"), "speedscope could not import the profile");
-        QVERIFY2(dom.contains("<title>guest.size.cpuprofile - speedscope</title>"), qPrintable(dom.left(2000)));
+        QVERIFY2(dom.contains("<title>guest.size.cpuprofile - speedscope</title>"),
+                 qPrintable(dom.left(2000)));
         // Rows of the sandwich table, in the order shown: total, self, then the name cell.
-        static const QRegularExpression row("<tr[^>]*><td[^>]*>([^<]*)<.*?<td[^>]*>([^<]*)<.*?</span>([^<]*)</td></tr>");
+        static const QRegularExpression row(
+            "<tr[^>]*><td[^>]*>([^<]*)<.*?<td[^>]*>([^<]*)<.*?</span>([^<]*)</td></tr>");
         QStringList names, selfs;
         for (auto it = row.globalMatch(dom); it.hasNext();) {
             const auto m = it.next();
@@ -80,7 +88,8 @@ private slots:
         QVERIFY2(names.size() >= 5, qPrintable(dom.right(4000)));
         QCOMPARE(names[0], QString::fromStdString(largest->name));
         // One byte is written as one microsecond.
-        QVERIFY2(selfs[0].startsWith(QString::number(largest->bytes) + ".00µs"), qPrintable(selfs[0]));
+        QVERIFY2(selfs[0].startsWith(QString::number(largest->bytes) + ".00µs"),
+                 qPrintable(selfs[0]));
         QVERIFY(names.contains(QString::fromUtf8(kUnattributed)));
     }
 };

@@ -22,7 +22,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double millis(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+double millis(Clock::duration d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
 
 long fileSize(const std::string& path) {
     struct stat st {};
@@ -59,13 +61,16 @@ int main(int argc, char** argv) {
             if (h.kind == HunkKind::Code) code += h.size;
         }
         std::size_t inlined = 0;
-        for (const DebugScope& s : info.scopes()) inlined += s.kind == ScopeKind::Inlined;
-        std::printf("program: %s (%ld bytes), ELF %s (%ld bytes)\n", program.c_str(), fileSize(program),
-                    info.elfPath().c_str(), fileSize(info.elfPath()));
-        std::printf("         %llu bytes in %zu hunks (%llu of code), %zu functions and objects, %zu inlined calls, "
+        for (const DebugScope& s : info.scopes())
+            inlined += s.kind == ScopeKind::Inlined;
+        std::printf("program: %s (%ld bytes), ELF %s (%ld bytes)\n", program.c_str(),
+                    fileSize(program), info.elfPath().c_str(), fileSize(info.elfPath()));
+        std::printf("         %llu bytes in %zu hunks (%llu of code), %zu functions and objects, "
+                    "%zu inlined calls, "
                     "%zu line runs in %zu files\n",
-                    static_cast<unsigned long long>(total), info.hunks().size(), static_cast<unsigned long long>(code),
-                    info.scopeRanges().size(), inlined, info.lineTable().size(), info.files().size());
+                    static_cast<unsigned long long>(total), info.hunks().size(),
+                    static_cast<unsigned long long>(code), info.scopeRanges().size(), inlined,
+                    info.lineTable().size(), info.files().size());
         std::printf("load:      %.1f ms (median of 5; fastest %.1f ms)\n", loads[2], loads[0]);
 
         // Symbolise: addresses spread over the code hunks, at their link addresses.
@@ -74,7 +79,7 @@ int main(int argc, char** argv) {
         addresses.reserve(std::size_t(count));
         std::mt19937 rng(1234);
         for (long i = 0; i < count; ++i) {
-            const std::uint32_t h = 0;  // the code hunk
+            const std::uint32_t h = 0; // the code hunk
             addresses.push_back(bases.bases()[h] + (rng() % info.hunks()[h].size & ~1u));
         }
         // Twice: the scope and function alone (what a sampler's per-PC attribution needs), and
@@ -87,7 +92,8 @@ int main(int argc, char** argv) {
         for (int run = 0; run < 3; ++run) {
             known = 0;
             auto t0 = Clock::now();
-            for (const std::uint32_t a : addresses) known += info.function(info.lookup(a, bases)) != nullptr;
+            for (const std::uint32_t a : addresses)
+                known += info.function(info.lookup(a, bases)) != nullptr;
             lookupMs = std::min(lookupMs, millis(Clock::now() - t0));
             check = 0;
             frames = 0;
@@ -100,11 +106,15 @@ int main(int argc, char** argv) {
             }
             framesMs = std::min(framesMs, millis(Clock::now() - t0));
         }
-        std::printf("symbolize: %ld addresses in %.1f ms (%.0f ns each): module, innermost scope, function, line\n",
+        std::printf("symbolize: %ld addresses in %.1f ms (%.0f ns each): module, innermost scope, "
+                    "function, line\n",
                     count, lookupMs, lookupMs * 1e6 / double(count));
-        std::printf("symbolize: %ld addresses in %.1f ms (%.0f ns each) with the inline chain (%.2f frames each)\n",
-                    count, framesMs, framesMs * 1e6 / double(count), double(frames) / double(count));
-        std::printf("           %zu of them in a function; check %llu\n", known, static_cast<unsigned long long>(check));
+        std::printf("symbolize: %ld addresses in %.1f ms (%.0f ns each) with the inline chain "
+                    "(%.2f frames each)\n",
+                    count, framesMs, framesMs * 1e6 / double(count),
+                    double(frames) / double(count));
+        std::printf("           %zu of them in a function; check %llu\n", known,
+                    static_cast<unsigned long long>(check));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-debuginfo-bench: %s\n", e.what());
         return 1;
