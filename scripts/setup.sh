@@ -50,15 +50,23 @@ fi
 
 "$here/extract-roms.sh" "${COPPERLINE_ROM_DIR:-$root/build/roms}"
 
-# speedscope, the profile viewer the report tests load in headless Chromium, installed from
-# npm into build/npm (never committed). Pinned, so a second run does nothing.
-speedscope_version=1.25.0
+# The viewers the report tests load .cpuprofile files into, from npm into build/npm (never
+# committed): speedscope, run in headless Chromium; Chrome DevTools' own profile model (from
+# chrome-devtools-frontend, TypeScript bundled for Node by esbuild). Pinned, so a second run
+# installs nothing.
 npm_dir="$root/build/npm"
-if [ "$(node -p "try { require('$npm_dir/node_modules/speedscope/package.json').version } catch (e) { '' }" 2>/dev/null)" != "$speedscope_version" ]; then
-    echo "setup: installing speedscope $speedscope_version into $npm_dir"
+npm_packages=(speedscope@1.25.0 chrome-devtools-frontend@1.0.1705227 esbuild@0.28.2)
+npm_missing=()
+for spec in "${npm_packages[@]}"; do
+    name=${spec%@*} version=${spec##*@}
+    have=$(node -p "try { require('$npm_dir/node_modules/$name/package.json').version } catch (e) { '' }" 2>/dev/null || true)
+    [ "$have" = "$version" ] || npm_missing+=("$spec")
+done
+if [ ${#npm_missing[@]} -gt 0 ]; then
+    echo "setup: installing ${npm_missing[*]} into $npm_dir"
     mkdir -p "$npm_dir"
     [ -f "$npm_dir/package.json" ] || echo '{"name": "copperline-test-viewers", "private": true}' >"$npm_dir/package.json"
-    npm install --prefix "$npm_dir" --no-audit --no-fund --save-exact "speedscope@$speedscope_version"
+    npm install --prefix "$npm_dir" --no-audit --no-fund --save-exact "${npm_missing[@]}"
 else
-    echo "setup: speedscope $speedscope_version is installed"
+    echo "setup: npm packages ${npm_packages[*]} are installed"
 fi
