@@ -8,6 +8,8 @@
 #include "app/ctl/commands.h"
 #include "profiler/debuginfo/debug_info.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <vector>

@@ -53,6 +53,7 @@ struct LoadedSection {
     std::uint32_t addr = 0;
     std::uint32_t size = 0;
     HunkKind kind = HunkKind::Code;
+    std::uint32_t hunk = 0; // the hunk it was matched to
 };
 
 class ElfReader {
@@ -67,8 +68,8 @@ public:
         open();
         collectSections();
         matchHunks();
-        for (std::uint32_t h = 0; h < sections_.size(); ++h)
-            b_.setHunkSection(h, sections_[h].name, sections_[h].addr);
+        for (std::uint32_t h = 0; h < sectionOfHunk_.size(); ++h)
+            b_.setHunkSection(h, section(h).name, section(h).addr);
         readSymbols();
         readDwarf();
     }
@@ -143,26 +144,54 @@ private:
         throw DebugInfoError(name_ + " does not belong to " + hunkName_ + ": " + what);
     }
 
+    const LoadedSection& section(std::uint32_t hunk) const {
+        return sections_[sectionOfHunk_[hunk]];
+    }
+
+    // Why the hunks cannot be the sections in this order (sections_ indices, one per hunk), or
+    // an empty string when every kind and size fits.
+    std::string orderMismatch(const std::vector<std::uint32_t>& order) const {
+        for (std::size_t h = 0; h < order.size(); ++h) {
+            const LoadedSection& s = sections_[order[h]];
+            const HunkSection& hunk = hunks_.sections[h];
+            // A hunk is a whole number of longwords: the section rounded up.
+            const bool sizeFits =
+                hunk.allocSize == ((std::uint64_t(s.size) + 3) & ~3ull) || hunk.allocSize == s.size;
+            if (s.kind != hunk.kind || !sizeFits)
+                return "hunk " + std::to_string(h) + " is " + hunkKindName(hunk.kind) + " of " +
+                       std::to_string(hunk.allocSize) + " bytes, but the ELF's " + ordinal(h + 1) +
+                       " loaded section " + s.name + " is " + hunkKindName(s.kind) + " of " +
+                       std::to_string(s.size) + " bytes";
+        }
+        return {};
+    }
+
+    // Our elf2hunk and the Amiga cross toolchains make one hunk per loaded section, in address
+    // order; some converters keep the section headers' order instead. The first order in
+    // which every hunk's kind and size fits its section is taken, and then the contents must
+    // agree too.
     void matchHunks() {
         const auto& hs = hunks_.sections;
         if (sections_.size() != hs.size())
             mismatch("the ELF has " + std::to_string(sections_.size()) +
                      " loaded section(s), the executable " + std::to_string(hs.size()) +
                      " hunk(s)");
-        for (std::size_t h = 0; h < hs.size(); ++h) {
-            const LoadedSection& s = sections_[h];
-            const HunkSection& hunk = hs[h];
-            const std::string which =
-                "hunk " + std::to_string(h) + " is " + hunkKindName(hunk.kind) + " of " +
-                std::to_string(hunk.allocSize) + " bytes, but the ELF's " + ordinal(h + 1) +
-                " loaded section " + s.name + " is " + hunkKindName(s.kind) + " of " +
-                std::to_string(s.size) + " bytes";
-            if (s.kind != hunk.kind) mismatch(which);
-            // A hunk is a whole number of longwords: the section rounded up.
-            if (hunk.allocSize != ((std::uint64_t(s.size) + 3) & ~3ull) && hunk.allocSize != s.size)
-                mismatch(which);
-            if (s.kind == HunkKind::Bss) continue;
-            compareContents(h, s, hunk);
+        std::vector<std::uint32_t> byAddress(sections_.size()), byHeader(sections_.size());
+        for (std::uint32_t i = 0; i < sections_.size(); ++i)
+            byAddress[i] = byHeader[i] = i;
+        std::stable_sort(byHeader.begin(), byHeader.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return sections_[a].index < sections_[b].index;
+        });
+        const std::string why = orderMismatch(byAddress);
+        if (why.empty())
+            sectionOfHunk_ = byAddress;
+        else if (orderMismatch(byHeader).empty())
+            sectionOfHunk_ = byHeader;
+        else
+            mismatch(why);
+        for (std::uint32_t h = 0; h < hs.size(); ++h) {
+            sections_[sectionOfHunk_[h]].hunk = h;
+            if (hs[h].kind != HunkKind::Bss) compareContents(h, section(h), hs[h]);
         }
     }
 
@@ -190,27 +219,33 @@ private:
                          " at offset " + hex(i) + "; the ELF was built from other sources");
     }
 
-    // The hunk and offset of an ELF address, or nullopt when no loaded section holds it.
-    std::optional<std::pair<std::uint32_t, std::uint32_t>> hunkOf(std::uint64_t addr) const {
+    // The loaded section (index into sections_) holding an ELF address, if any.
+    std::optional<std::uint32_t> sectionAt(std::uint64_t addr) const {
         auto it =
             std::upper_bound(sections_.begin(), sections_.end(), addr,
                              [](std::uint64_t a, const LoadedSection& s) { return a < s.addr; });
         if (it == sections_.begin()) return std::nullopt;
         --it;
         if (addr >= std::uint64_t(it->addr) + it->size) return std::nullopt;
-        return std::make_pair(std::uint32_t(it - sections_.begin()),
-                              std::uint32_t(addr - it->addr));
+        return std::uint32_t(it - sections_.begin());
+    }
+
+    // The hunk and offset of an ELF address, or nullopt when no loaded section holds it.
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> hunkOf(std::uint64_t addr) const {
+        const auto i = sectionAt(addr);
+        if (!i) return std::nullopt;
+        return std::make_pair(sections_[*i].hunk, std::uint32_t(addr - sections_[*i].addr));
     }
 
     // [lo, hi) as a hunk range, cut at the end of the section lo lies in.
     std::optional<std::array<std::uint32_t, 3>> hunkRange(std::uint64_t lo,
                                                           std::uint64_t hi) const {
         if (hi <= lo) return std::nullopt;
-        const auto where = hunkOf(lo);
-        if (!where) return std::nullopt;
-        const LoadedSection& s = sections_[where->first];
+        const auto i = sectionAt(lo);
+        if (!i) return std::nullopt;
+        const LoadedSection& s = sections_[*i];
         const std::uint64_t end = std::min<std::uint64_t>(hi - s.addr, s.size);
-        return std::array<std::uint32_t, 3>{where->first, where->second, std::uint32_t(end)};
+        return std::array<std::uint32_t, 3>{s.hunk, std::uint32_t(lo - s.addr), std::uint32_t(end)};
     }
 
     void readSymbols() {
@@ -231,7 +266,7 @@ private:
             if (!name || !*name || std::strncmp(name, ".L", 2) == 0) continue;
             const auto where = hunkOf(sym.st_value);
             if (!where) continue;
-            const LoadedSection& s = sections_[where->first];
+            const LoadedSection& s = section(where->first);
             if (s.index != sym.st_shndx) continue; // a symbol that claims another section
             DebugScope scope;
             scope.name = name;
@@ -397,7 +432,7 @@ private:
             if (scope.file != kNoFile && dwarf_decl_line(die, &line) == 0 && line > 0)
                 scope.line = std::uint32_t(line);
             if (scope.name.empty())
-                scope.name = "<function at " + sections_[rs[0][0]].name + "+" + hex(rs[0][1]) + ">";
+                scope.name = "<function at " + section(rs[0][0]).name + "+" + hex(rs[0][1]) + ">";
             const std::int32_t id = b_.addScope(std::move(scope));
             for (const auto& r : rs)
                 b_.addTopLevel(r[0], r[1], r[2], id, DebugInfo::Builder::FromDwarf);
@@ -452,7 +487,8 @@ private:
     std::size_t shstrndx_ = 0;
     std::size_t symtab_ = 0;
     bool hasDwarfSections_ = false;
-    std::vector<LoadedSection> sections_;
+    std::vector<LoadedSection> sections_;      // by address
+    std::vector<std::uint32_t> sectionOfHunk_; // hunk -> index into sections_
     Dwarf_Files* cuFiles_ = nullptr;
     std::size_t cuFileCount_ = 0;
     std::size_t dies_ = 0;

@@ -203,6 +203,17 @@ private slots:
                  qPrintable(out));
         QVERIFY2(lines[2].contains(QString::number(report.entries[0].bytes)), qPrintable(out));
 
+        // Without a sibling ELF: the hunk symbols alone, and still every byte.
+        const QString alone = dir.filePath("alone");
+        QVERIFY(QFile::copy(GUEST_C, alone));
+        p.start(COPPERLINE_BINARY_DIR "/app/copperline-ctl", {"size-report", alone});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains("(hunk symbols only)"));
+        QCOMPARE(readCpuProfileFile((alone + ".size.cpuprofile").toStdString())
+                     .total(ProfileTree::kRoot),
+                 sum);
+
         // --out, and a refusal with a message for an ELF that is not the program's.
         p.start(COPPERLINE_BINARY_DIR "/app/copperline-ctl",
                 {"size-report", prog, "--elf", QStringLiteral(GUEST_ROUNDTRIP) + ".elf", "--out",

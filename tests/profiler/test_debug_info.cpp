@@ -445,6 +445,26 @@ private slots:
                  qPrintable(message));
     }
 
+    // Another converter may keep the ELF's section-header order rather than address order:
+    // with .data moved below .text, the hunks (text, data, BSS) still find their sections.
+    void hunksInSectionHeaderOrderAreMatched() {
+        QTemporaryDir dir;
+        const QString moved = dir.filePath("moved.elf");
+        run(M68K_OBJCOPY,
+            {"--change-section-address", ".data=0x100", QStringLiteral(GUEST_C) + ".elf", moved});
+        DebugInfoOptions options;
+        options.elfPath = moved.toStdString();
+        const DebugInfo info = DebugInfo::load(GUEST_C, options);
+        QCOMPARE(info.hunks()[0].section, std::string(".text"));
+        QCOMPARE(info.hunks()[1].section, std::string(".data"));
+        QCOMPARE(*info.hunks()[1].linkAddress, 0x100u);
+        const HunkBases bases(info, info.linkBases());
+        QCOMPARE(info.function(info.lookup(0x100, bases))->name, std::string("table"));
+        QCOMPARE(info.lookup(0x100, bases).hunk, 1u);
+        for (const ScopeRange& r : info.scopeRanges())
+            if (info.scopes()[r.scope].name == "largest") QCOMPARE(r.hunk, 0u);
+    }
+
     void malformedElfIsRefused() {
         QTemporaryDir dir;
         auto refusal = [&](const std::vector<std::uint8_t>& elf) -> QString {
@@ -504,8 +524,9 @@ private slots:
         code.allocSize = 64;
         code.data.assign(64, 0x4E);
         code.symbols = {{"start", 0}, {"loop", 0x10}, {"done", 0x30}};
-        code.lineBlocks = {{"/build/src/prog.s", {{5, 0}, {6, 4}, {8, 0x10}, {9, 0x14}, {12, 0x30}}},
-                           {"/build/src/macros.i", {{3, 0x20}, {4, 0x24}}}};
+        code.lineBlocks = {
+            {"/build/src/prog.s", {{5, 0}, {6, 4}, {8, 0x10}, {9, 0x14}, {12, 0x30}}},
+            {"/build/src/macros.i", {{3, 0x20}, {4, 0x24}}}};
         HunkSection data;
         data.kind = HunkKind::Data;
         data.allocSize = 16;
@@ -545,8 +566,10 @@ private slots:
     // The test programs exercise both line-table versions Debian's toolchain writes: 3 for
     // compiled C, 5 for assembly.
     void programsCoverDwarfVersions() {
-        const QString c = run(M68K_READELF, {"--debug-dump=rawline", QStringLiteral(GUEST_C) + ".elf"});
-        const QString info = run(M68K_READELF, {"--debug-dump=info", QStringLiteral(GUEST_C) + ".elf"});
+        const QString c =
+            run(M68K_READELF, {"--debug-dump=rawline", QStringLiteral(GUEST_C) + ".elf"});
+        const QString info =
+            run(M68K_READELF, {"--debug-dump=info", QStringLiteral(GUEST_C) + ".elf"});
         QVERIFY(c.contains(QRegularExpression("DWARF Version:\\s+3")));
         QVERIFY(c.contains(QRegularExpression("DWARF Version:\\s+5")));
         QVERIFY(info.contains(QRegularExpression("Version:\\s+5")));
