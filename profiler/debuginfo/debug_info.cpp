@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 namespace copperline {
 
@@ -97,17 +98,16 @@ void DebugInfo::Builder::resolveTopLevel(std::vector<Candidate>& accepted) {
     // Accepted ranges never overlap. A candidate whose first byte is already claimed is
     // dropped (it is an alias, or a weaker source for the same function); otherwise it is
     // cut short where the next claimed range begins.
-    std::vector<Candidate> sorted; // accepted, by start
+    std::map<std::uint64_t, Candidate> sorted; // accepted, by start
     for (const Candidate& c : candidates_) {
-        auto next =
-            std::upper_bound(sorted.begin(), sorted.end(), c.start,
-                             [](std::uint64_t key, const Candidate& a) { return key < a.start; });
-        if (next != sorted.begin() && std::prev(next)->end > c.start) continue;
+        auto next = sorted.upper_bound(c.start);
+        if (next != sorted.begin() && std::prev(next)->second.end > c.start) continue;
         Candidate k = c;
-        if (next != sorted.end()) k.end = std::min(k.end, next->start);
-        if (k.start < k.end) sorted.insert(next, k);
+        if (next != sorted.end()) k.end = std::min(k.end, next->second.start);
+        if (k.start < k.end) sorted.emplace_hint(next, k.start, k);
     }
-    accepted = std::move(sorted);
+    accepted.clear();
+    for (const auto& [start, c] : sorted) accepted.push_back(c);
 }
 
 void DebugInfo::Builder::buildSegments(const std::vector<Candidate>& accepted) {
