@@ -72,6 +72,23 @@ void Machine::reset() {
     cpu_.reset();
 }
 
+void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t loadAddress, std::uint32_t stack) {
+    std::fill(chip_.data(), chip_.data() + chip_.size(), 0);
+    std::fill(slow_.begin(), slow_.end(), 0);
+    agnus_.reset();
+    cpu_.setCycles(0);
+    lastIpl_ = 0;
+    lastIplAt_ = 0;
+    resetLine();
+    ciaA_.poke(Cia::PRA, 0x00);
+    ciaA_.poke(Cia::DDRA, 0x03);  // PA0 (OVL) and PA1 (LED) outputs, both low
+    for (std::size_t i = 0; i < program.size(); ++i) chip_.writeByte(std::uint32_t(loadAddress + i), program[i]);
+    const std::uint32_t vectors[2] = {stack, loadAddress};
+    for (unsigned v = 0; v < 2; ++v)
+        for (unsigned b = 0; b < 4; ++b) chip_.writeByte(4 * v + b, std::uint8_t(vectors[v] >> (24 - 8 * b)));
+    cpu_.reset();
+}
+
 // ---- time ------------------------------------------------------------------------------
 
 void Machine::syncCias(MasterClock t) {
@@ -144,7 +161,8 @@ std::uint16_t Machine::readMemoryWord(std::uint32_t a, Region r) const {
     a &= 0xFFFFFE;
     switch (r) {
     case Region::Chip:
-        if (overlay() && a < 0x80000) return std::uint16_t(rom_[a] << 8 | rom_[a + 1]);
+        if (overlay() && a < 0x80000)
+            return rom_.empty() ? 0xFFFF : std::uint16_t(rom_[a] << 8 | rom_[a + 1]);
         return chip_.readWord(a);
     case Region::Slow: {
         const std::uint32_t o = (a - 0xC00000) % std::uint32_t(slow_.size());
@@ -156,7 +174,7 @@ std::uint16_t Machine::readMemoryWord(std::uint32_t a, Region r) const {
     }
     case Region::ExtRom: {
         const std::uint32_t o = (a - 0xE00000) & 0x7FFFF;
-        return std::uint16_t(extRom_[o] << 8 | extRom_[o + 1]);
+        return extRom_.empty() ? 0xFFFF : std::uint16_t(extRom_[o] << 8 | extRom_[o + 1]);
     }
     default: return 0xFFFF;
     }

@@ -80,6 +80,13 @@ public:
     // The reset a keyboard reset or the RESET line gives: chips and CIAs, then the CPU.
     void reset();
 
+    // Bare metal, for test programs that need no ROM: powers on, turns the ROM overlay
+    // off (CIA-A PA0 driven low, as a Kickstart's first instructions do), copies `program`
+    // into chip RAM at `loadAddress`, writes the reset vectors (SSP `stack`, PC
+    // `loadAddress`) at 0 and 4, and resets the CPU through them.
+    void bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t loadAddress = 0x1000,
+                       std::uint32_t stack = 0x80000);
+
     // ---- running -------------------------------------------------------------------
     // Runs whole instructions until the frame counter passes its value at the call.
     void runFrame();

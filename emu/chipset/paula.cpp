@@ -91,8 +91,11 @@ void Paula::audioDmaWord(unsigned ch, std::uint16_t data, std::uint64_t cck) {
         a.remaining = a.length;
         raise(std::uint16_t(intreq::AUD0 << ch), cck);
     }
-    // A word holds two samples, each lasting AUDxPER colour clocks.
-    a.nextWordAt = cck + 2u * (a.period ? a.period : 65536u);
+    // A word holds two samples, each lasting AUDxPER colour clocks. Paula's period counter
+    // runs on its own, so the next request comes two periods after the last one was due,
+    // however late its slot came; it never falls more than one word behind.
+    a.nextWordAt += 2u * (a.period ? a.period : 65536u);
+    if (a.nextWordAt < cck) a.nextWordAt = cck;
 }
 
 void Paula::setAudioDmaEnabled(unsigned ch, bool on, std::uint64_t cck) {

@@ -1,0 +1,510 @@
+// Bare-metal guest programs (tests/guest/hw) check the chipset: the test loads each raw
+// binary straight into chip RAM, lets the 68000 program the hardware as any Amiga program
+// would, and compares what happened with the Hardware Reference Manual, computed here.
+
+#ifndef Q_MOC_RUN
+#include "emu/chipset/custom_regs.h"
+#include "emu/machine.h"
+#include "emu/media/file_bytes.h"
+#endif
+
+#include <QtTest>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <random>
+
+using namespace copperline;
+
+namespace {
+
+std::unique_ptr<Machine> boot(const char* program) {
+    auto m = std::make_unique<Machine>();
+    m->bootBareMetal(readFileBytes(program));
+    return m;
+}
+
+void pokeWord(Machine& m, std::uint32_t a, std::uint16_t v) {
+    m.pokeByte(a, std::uint8_t(v >> 8));
+    m.pokeByte(a + 1, std::uint8_t(v));
+}
+void pokeLong(Machine& m, std::uint32_t a, std::uint32_t v) {
+    pokeWord(m, a, std::uint16_t(v >> 16));
+    pokeWord(m, a + 2, std::uint16_t(v));
+}
+
+BusOwner ownerAt(const Machine& m, unsigned v, unsigned h) {
+    return BusOwner(const_cast<Machine&>(m).agnus().committedOwners()[std::size_t(v) * Agnus::kMaxLineCck + h]);
+}
+
+// ---- the HRM's slot diagram (figures 6-9, 6-11, 6-12; ocs-timing-facts section 2) -----
+
+struct SlotCase {
+    const char* name;
+    std::uint16_t bplcon0, ddfstrt, ddfstop;
+    bool sprite;
+};
+
+// Owners of one line: refresh at $01,$03,$05,$E2; sprite 0 at $15/$17 when it shows on
+// the line; bitplanes in fetch units of 8 clocks from DDFSTRT to DDFSTOP inclusive, in the
+// order of figure 6-11 (lores: -,4,6,2,-,3,5,1) or 6-12 (hires: 4,2,3,1 twice).
+std::array<BusOwner, 227> expectedLine(const SlotCase& c, bool spriteOnLine, bool windowLine) {
+    std::array<BusOwner, 227> out;
+    out.fill(BusOwner::Idle);
+    for (unsigned h : {0x01u, 0x03u, 0x05u, 0xE2u}) out[h] = BusOwner::Refresh;
+    if (c.sprite && spriteOnLine) out[0x15] = out[0x17] = BusOwner::Sprite;
+    const unsigned planes = (c.bplcon0 >> 12) & 7;
+    const bool hires = c.bplcon0 & 0x8000;
+    if (windowLine && planes) {
+        static const unsigned lores[8] = {0, 4, 6, 2, 0, 3, 5, 1};
+        static const unsigned hiresOrder[4] = {4, 2, 3, 1};
+        for (unsigned u = c.ddfstrt; u <= c.ddfstop; u += 8)
+            for (unsigned off = 0; off < 8; ++off) {
+                const unsigned p = hires ? hiresOrder[off & 3] : lores[off];
+                if (p && p <= planes) out[u + off] = BusOwner::Bitplane;
+            }
+    }
+    return out;
+}
+
+// ---- a model of the blitter in area mode (HRM chapter 6) ---------------------------------
+
+struct Job {
+    std::uint16_t con0 = 0, con1 = 0, afwm = 0xFFFF, alwm = 0xFFFF;
+    std::uint32_t apt = 0, bpt = 0, cpt = 0, dpt = 0;
+    std::uint16_t amod = 0, bmod = 0, cmod = 0, dmod = 0;
+    std::uint16_t adat = 0, bdat = 0, cdat = 0, size = 0;
+};
+
+std::uint16_t rd(const std::vector<std::uint8_t>& mem, std::uint32_t a) {
+    a &= 0x7FFFE;
+    return std::uint16_t(mem[a] << 8 | mem[a + 1]);
+}
+void wr(std::vector<std::uint8_t>& mem, std::uint32_t a, std::uint16_t v) {
+    a &= 0x7FFFE;
+    mem[a] = std::uint8_t(v >> 8);
+    mem[a + 1] = std::uint8_t(v);
+}
+
+std::uint16_t applyMinterm(std::uint8_t lf, std::uint16_t a, std::uint16_t b, std::uint16_t c) {
+    std::uint16_t d = 0;
+    for (unsigned i = 0; i < 8; ++i)
+        if (lf & (1u << i))
+            d |= std::uint16_t(((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c));
+    return d;
+}
+
+// Runs one area blit on `mem`; returns whether every D word was zero (BZERO).
+bool modelArea(std::vector<std::uint8_t>& mem, const Job& j) {
+    const bool useA = j.con0 & 0x800, useB = j.con0 & 0x400, useC = j.con0 & 0x200, useD = j.con0 & 0x100;
+    const unsigned ash = j.con0 >> 12, bsh = j.con1 >> 12;
+    const bool desc = j.con1 & 2, ife = j.con1 & 8, efe = j.con1 & 0x10, fci = j.con1 & 4;
+    const unsigned w = (j.size & 0x3F) ? (j.size & 0x3F) : 64, h = (j.size >> 6) ? (j.size >> 6) : 1024;
+    const int step = desc ? -2 : 2;
+    std::uint32_t apt = j.apt, bpt = j.bpt, cpt = j.cpt, dpt = j.dpt;
+    // Zeros shift into the first word of the blit only; later rows take the previous
+    // row's last word (HRM "Shifts").
+    std::uint16_t aprev = 0, bprev = 0;
+    bool zero = true;
+    auto shift = [&](std::uint16_t prev, std::uint16_t cur, unsigned s) -> std::uint16_t {
+        return desc ? std::uint16_t((std::uint32_t(cur) << s | std::uint32_t(prev) >> (16 - s)) & 0xFFFF)
+                    : std::uint16_t(((std::uint32_t(prev) << 16 | cur) >> s) & 0xFFFF);
+    };
+    for (unsigned r = 0; r < h; ++r) {
+        bool carry = fci;
+        for (unsigned i = 0; i < w; ++i) {
+            std::uint16_t a = useA ? rd(mem, apt) : j.adat;
+            if (useA) apt += std::uint32_t(step);
+            if (i == 0) a &= j.afwm;
+            if (i == w - 1) a &= j.alwm;
+            const std::uint16_t as = shift(aprev, a, ash);
+            aprev = a;
+            const std::uint16_t b = useB ? rd(mem, bpt) : j.bdat;
+            if (useB) bpt += std::uint32_t(step);
+            const std::uint16_t bs = shift(bprev, b, bsh);
+            bprev = b;
+            const std::uint16_t c = useC ? rd(mem, cpt) : j.cdat;
+            if (useC) cpt += std::uint32_t(step);
+            std::uint16_t d = applyMinterm(std::uint8_t(j.con0), as, bs, c);
+            if (ife || efe) {
+                std::uint16_t out = 0;
+                for (unsigned bit = 0; bit < 16; ++bit) {
+                    const bool in = d & (1u << bit);
+                    if (in) carry = !carry;
+                    if (efe ? carry : (carry || in)) out |= std::uint16_t(1u << bit);
+                }
+                d = out;
+            }
+            if (d) zero = false;
+            if (useD) {
+                wr(mem, dpt, d);
+                dpt += std::uint32_t(step);
+            }
+        }
+        const auto mod = [&](std::uint16_t m) { return std::uint32_t(desc ? -std::int32_t(std::int16_t(m)) : std::int16_t(m)); };
+        if (useA) apt += mod(j.amod);
+        if (useB) bpt += mod(j.bmod);
+        if (useC) cpt += mod(j.cmod);
+        if (useD) dpt += mod(j.dmod);
+    }
+    return zero;
+}
+
+// Line mode from HRM "Line mode" and Table 6-3 (the octant codes of figure 6-8).
+struct Line {
+    int x0, y0, x1, y1;
+};
+constexpr std::uint32_t kLinePlane = 0x30000;
+constexpr int kLineRowBytes = 40;
+constexpr std::uint16_t kOctantCode[8] = {0b110, 0b001, 0b011, 0b111, 0b101, 0b010, 0b000, 0b100};
+
+Job lineJob(const Line& l) {
+    const int dx = l.x1 - l.x0, dy = l.y1 - l.y0;
+    const bool shallow = std::abs(dx) >= std::abs(dy);
+    const int octant = dy <= 0 ? (dx >= 0 ? (shallow ? 0 : 1) : (shallow ? 3 : 2))
+                               : (dx < 0 ? (shallow ? 4 : 5) : (shallow ? 7 : 6));
+    const int dmax = std::max(std::abs(dx), std::abs(dy)), dmin = std::min(std::abs(dx), std::abs(dy));
+    const int err = 4 * dmin - 2 * dmax;
+    Job j;
+    const std::uint32_t start = kLinePlane + std::uint32_t(l.y0 * kLineRowBytes + (l.x0 >> 3 & ~1));
+    j.con0 = std::uint16_t((l.x0 & 15) << 12 | 0x0B00 | 0xCA);  // A, C, D; D = A·B + ¬A·C
+    j.con1 = std::uint16_t(kOctantCode[octant] << 2 | (err < 0 ? 0x40 : 0) | 0x01);
+    j.apt = std::uint32_t(std::int16_t(err)) & 0xFFFF;
+    j.amod = std::uint16_t(4 * (dmin - dmax));
+    j.bmod = std::uint16_t(4 * dmin);
+    j.cmod = j.dmod = kLineRowBytes;
+    j.cpt = j.dpt = start;
+    j.adat = 0x8000;
+    j.bdat = 0xFFFF;
+    j.size = std::uint16_t((dmax + 1) << 6 | 2);
+    return j;
+}
+
+// A solid line by Bresenham: step the major axis every pixel, the minor one when the
+// error term is not negative.
+void modelLine(std::vector<std::uint8_t>& mem, const Line& l) {
+    const int dx = l.x1 - l.x0, dy = l.y1 - l.y0;
+    const int sx = dx < 0 ? -1 : 1, sy = dy < 0 ? -1 : 1;
+    const bool xMajor = std::abs(dx) >= std::abs(dy);
+    const int dmax = std::max(std::abs(dx), std::abs(dy)), dmin = std::min(std::abs(dx), std::abs(dy));
+    int e = 2 * dmin - dmax, x = l.x0, y = l.y0;
+    for (int k = 0; k <= dmax; ++k) {
+        const std::uint32_t a = kLinePlane + std::uint32_t(y * kLineRowBytes + (x >> 4) * 2);
+        wr(mem, a, std::uint16_t(rd(mem, a) | (0x8000 >> (x & 15))));
+        if (e >= 0) {
+            if (xMajor) y += sy;
+            else x += sx;
+            e -= 2 * dmax;
+        }
+        e += 2 * dmin;
+        if (xMajor) x += sx;
+        else y += sy;
+    }
+}
+
+constexpr std::uint32_t kTable = 0x70000;
+constexpr unsigned kJobBytes = 44;
+
+void writeJobs(Machine& m, const std::vector<Job>& jobs, std::uint16_t dmacon, std::uint16_t waitLine) {
+    pokeWord(m, kTable, std::uint16_t(jobs.size()));
+    pokeWord(m, kTable + 2, dmacon);
+    pokeWord(m, kTable + 4, waitLine);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const Job& j = jobs[i];
+        const std::uint32_t a = kTable + 8 + std::uint32_t(i) * kJobBytes;
+        pokeWord(m, a, j.con0);
+        pokeWord(m, a + 2, j.con1);
+        pokeWord(m, a + 4, j.afwm);
+        pokeWord(m, a + 6, j.alwm);
+        pokeLong(m, a + 8, j.apt);
+        pokeLong(m, a + 12, j.bpt);
+        pokeLong(m, a + 16, j.cpt);
+        pokeLong(m, a + 20, j.dpt);
+        pokeWord(m, a + 24, j.amod);
+        pokeWord(m, a + 26, j.bmod);
+        pokeWord(m, a + 28, j.cmod);
+        pokeWord(m, a + 30, j.dmod);
+        pokeWord(m, a + 32, j.adat);
+        pokeWord(m, a + 34, j.bdat);
+        pokeWord(m, a + 36, j.cdat);
+        pokeWord(m, a + 38, j.size);
+    }
+}
+
+void runUntilStopped(Machine& m, int maxFrames) {
+    for (int f = 0; f < maxFrames && !m.cpu().stopped(); ++f) m.runFrame();
+}
+
+} // namespace
+
+class TestHardware : public QObject {
+    Q_OBJECT
+private slots:
+    void dmaSlotsFollowTheSlotDiagram_data() {
+        QTest::addColumn<int>("index");
+        static const SlotCase cases[] = {
+            {"lores 0", 0x0200, 0x38, 0xD0, false}, {"lores 1", 0x1200, 0x38, 0xD0, false},
+            {"lores 2", 0x2200, 0x38, 0xD0, false}, {"lores 3", 0x3200, 0x38, 0xD0, true},
+            {"lores 4", 0x4200, 0x38, 0xD0, false}, {"lores 5", 0x5200, 0x38, 0xD0, false},
+            {"lores 6", 0x6200, 0x38, 0xD0, true},  {"hires 0", 0x8200, 0x3C, 0xD4, false},
+            {"hires 1", 0x9200, 0x3C, 0xD4, false}, {"hires 2", 0xA200, 0x3C, 0xD4, true},
+            {"hires 3", 0xB200, 0x3C, 0xD4, false}, {"hires 4", 0xC200, 0x3C, 0xD4, true},
+            {"lores 4 narrow", 0x4200, 0x50, 0xA0, true},
+        };
+        for (int i = 0; i < int(std::size(cases)); ++i) QTest::newRow(cases[i].name) << i;
+        cases_ = cases;
+    }
+
+    void dmaSlotsFollowTheSlotDiagram() {
+        QFETCH(int, index);
+        const SlotCase c = cases_[index];
+        auto m = boot(HW_DMA_SLOTS);
+        const std::uint32_t p = 0x7F000;
+        pokeWord(*m, p + 0, c.bplcon0);
+        pokeWord(*m, p + 2, c.ddfstrt);
+        pokeWord(*m, p + 4, c.ddfstop);
+        pokeWord(*m, p + 6, 0x2C81);  // DIWSTRT, PAL standard: lines $2C..$12C
+        pokeWord(*m, p + 8, 0x2CC1);
+        pokeWord(*m, p + 10, 0x0200 | 0x0100 | 0x0080 | 0x0020 | 0x0001);  // DMAEN BPLEN COPEN SPREN AUD0EN
+        pokeWord(*m, p + 12, c.sprite ? 0x48 : 0);
+        pokeWord(*m, p + 14, c.sprite ? 0x58 : 0);
+        pokeWord(*m, p + 16, 200);  // audio period: a word every 400 colour clocks
+        pokeWord(*m, p + 18, 100);
+        for (int f = 0; f < 3; ++f) m->runFrame();
+
+        // Inside the window, with and without the sprite; above the window.
+        for (const auto& [line, window, sprite] :
+             {std::tuple{0x50u, true, true}, std::tuple{0x70u, true, false}, std::tuple{0x20u, false, false}}) {
+            const auto want = expectedLine(c, sprite, window);
+            for (unsigned h = 0; h < 227; ++h) {
+                if (h == 0x0D) continue;  // audio: checked below
+                const BusOwner got = ownerAt(*m, line, h);
+                if (got != want[h])
+                    QFAIL(qPrintable(QString("line $%1 hpos $%2: %3, expected %4")
+                                         .arg(line, 0, 16).arg(h, 0, 16)
+                                         .arg(busOwnerName(got), busOwnerName(want[h]))));
+            }
+        }
+        // Audio channel 0 fetches only in its slot, a word every 2 x period clocks.
+        unsigned audio = 0;
+        for (unsigned v = 0; v < 313; ++v)
+            for (unsigned h = 0; h < 227; ++h)
+                if (ownerAt(*m, v, h) == BusOwner::Audio) {
+                    QCOMPARE(h, 0x0Du);
+                    ++audio;
+                }
+        const unsigned perFrame = 313 * 227 / 400;
+        QVERIFY2(audio >= perFrame - 1 && audio <= perFrame + 1, qPrintable(QString::number(audio)));
+    }
+
+    void copperWaitMoveAndSkipTiming() {
+        auto m = boot(HW_COPPER_TIMING);
+        m->agnus().setRecordSlots(true);
+        for (int f = 0; f < 3; ++f) m->runFrame();
+        const auto& rec = m->agnus().committedRecords();
+        std::map<std::uint16_t, std::vector<std::pair<unsigned, unsigned>>> writes;  // reg -> (line, hpos)
+        for (unsigned v = 0; v < 313; ++v)
+            for (unsigned h = 0; h < 227; ++h) {
+                const SlotRecord& r = rec[std::size_t(v) * Agnus::kMaxLineCck + h];
+                if (r.owner != BusOwner::Copper) continue;
+                QVERIFY2(h % 2 == 0, "the Copper uses even clocks only");
+                if ((r.flags & slot_flag::Write) && (r.flags & slot_flag::Register)) writes[r.reg].push_back({v, h});
+            }
+        // The first MOVE after WAIT ($40,$40): the comparator sees the beam 2 clocks ahead
+        // and wakes at $3E, the wake-up clock is $40, the MOVE is fetched at $42 and $44
+        // and writes at $44 (docs/chipset.md). Each later MOVE takes 4 clocks (HRM: two
+        // memory cycles).
+        const auto& c0 = writes[reg::COLOR00];
+        QCOMPARE(c0.size(), std::size_t(3));
+        QCOMPARE(c0[0], (std::pair<unsigned, unsigned>{0x40, 0x44}));
+        QCOMPARE(c0[1], (std::pair<unsigned, unsigned>{0x40, 0x48}));
+        QCOMPARE(c0[2], (std::pair<unsigned, unsigned>{0x40, 0x4C}));
+        QCOMPARE(writes[reg::COLOR00 + 2].size(), std::size_t(1));
+        QCOMPARE(writes[reg::COLOR00 + 2][0], (std::pair<unsigned, unsigned>{0x41, 0x24}));
+        // The SKIP found the beam past its position: COLOR02 is skipped, COLOR03 written.
+        QVERIFY(writes[reg::COLOR00 + 4].empty());
+        QCOMPARE(writes[reg::COLOR00 + 6].size(), std::size_t(1));
+        // A WAIT whose position has passed still costs 8 clocks: COLOR04 lands 8 after the
+        // $84 a MOVE right after the first WAIT would have.
+        QCOMPARE(writes[reg::COLOR00 + 8].size(), std::size_t(1));
+        QCOMPARE(writes[reg::COLOR00 + 8][0], (std::pair<unsigned, unsigned>{0x42, 0x8C}));
+        // The MOVE to BLTCON0 without CDANG halts the Copper: nothing after it.
+        QVERIFY(writes[reg::COLOR00 + 10].empty());
+        QVERIFY(writes[reg::BLTCON0].empty());
+        // The picture shows the colours at those clocks.
+        QCOMPARE(m->denise().spy(reg::COLOR00), std::uint16_t(0x333));
+    }
+
+    void blitterResultsMatchTheModel() {
+        std::mt19937 rng(1985);
+        auto m = boot(HW_BLITTER_JOBS);
+        // Sources in $10000-$17FFF, random.
+        for (std::uint32_t a = 0x10000; a < 0x18000; ++a) m->pokeByte(a, std::uint8_t(rng()));
+        std::vector<Job> jobs;
+        for (unsigned lf = 0; lf < 256; ++lf) {
+            Job j;
+            const bool useA = rng() % 4, useB = rng() % 4, useC = rng() % 4;
+            j.con0 = std::uint16_t((useA ? (rng() % 16) << 12 : 0) | (useA ? 0x800 : 0) | (useB ? 0x400 : 0) |
+                                   (useC ? 0x200 : 0) | 0x100 | lf);
+            const bool desc = rng() % 2;
+            j.con1 = std::uint16_t((useB ? (rng() % 16) << 12 : 0) | (desc ? 2 : 0));
+            if (lf % 5 == 0) j.con1 |= std::uint16_t(desc ? (rng() % 2 ? 0x08 : 0x10) | (rng() % 2 ? 0x04 : 0) : 0);
+            j.afwm = std::uint16_t(rng());
+            j.alwm = std::uint16_t(rng());
+            const unsigned w = 1 + rng() % 6, h = 1 + rng() % 5;
+            j.amod = std::uint16_t(2 * (rng() % 4));
+            j.bmod = std::uint16_t(2 * (rng() % 4));
+            j.cmod = std::uint16_t(2 * (rng() % 4));
+            j.dmod = std::uint16_t(2 * (rng() % 4));
+            const std::uint32_t span = 2 * (w + 4) * h;
+            auto place = [&](std::uint32_t base) { return base + 2 * (rng() % 256) + (desc ? span : 0); };
+            j.apt = place(0x10000);
+            j.bpt = place(0x12000);
+            j.cpt = place(0x14000);
+            j.dpt = place(0x18000);
+            j.adat = std::uint16_t(rng());
+            j.bdat = std::uint16_t(rng());
+            j.cdat = std::uint16_t(rng());
+            j.size = std::uint16_t(h << 6 | w);
+            jobs.push_back(j);
+        }
+        // Lines in every octant, on a cleared plane at $30000.
+        const std::vector<Line> lines = {{80, 60, 140, 45}, {80, 60, 95, 10},  {80, 60, 70, 5},   {80, 60, 20, 50},
+                                         {80, 60, 10, 75},  {80, 60, 66, 110}, {80, 60, 93, 118}, {80, 60, 150, 81},
+                                         {5, 5, 5, 40},     {3, 100, 60, 100}};
+        for (const Line& l : lines) jobs.push_back(lineJob(l));
+        writeJobs(*m, jobs, 0, 0);
+
+        std::vector<std::uint8_t> model(m->chipRam().data(), m->chipRam().data() + 0x80000);
+        std::vector<bool> zero;
+        for (std::size_t i = 0; i < 256; ++i) zero.push_back(modelArea(model, jobs[i]));
+        for (const Line& l : lines) modelLine(model, l);
+
+        runUntilStopped(*m, 200);
+        QVERIFY(m->cpu().stopped());
+        for (std::uint32_t a = 0x18000; a < 0x1C000; a += 2)
+            if (rd(model, a) != m->spyWord(a))
+                QFAIL(qPrintable(QString("area blits: $%1 is $%2, the model says $%3")
+                                     .arg(a, 0, 16).arg(m->spyWord(a), 4, 16, QChar('0')).arg(rd(model, a), 4, 16, QChar('0'))));
+        for (std::uint32_t a = kLinePlane; a < kLinePlane + 40 * 130; a += 2)
+            if (rd(model, a) != m->spyWord(a))
+                QFAIL(qPrintable(QString("lines: $%1 is $%2, the model says $%3")
+                                     .arg(a, 0, 16).arg(m->spyWord(a), 4, 16, QChar('0')).arg(rd(model, a), 4, 16, QChar('0'))));
+        for (std::size_t i = 0; i < 256; ++i) {
+            const std::uint16_t dmaconr = m->spyWord(kTable + 8 + std::uint32_t(i) * kJobBytes + 40);
+            QCOMPARE(bool(dmaconr & 0x2000), bool(zero[i]));
+        }
+    }
+
+    void blitterCycleCountsPerChannelMix() {
+        // Clocks per word by the channels in use (HRM "Blitter Speed", Table 6-2), with
+        // fill adding one where D is used without C (ocs-timing-facts section 4).
+        static const unsigned perWord[16] = {2, 2, 2, 3, 3, 3, 3, 4, 2, 2, 2, 3, 3, 3, 3, 4};
+        // Table 6-2's sequences end in an idle clock for B alone ("- B -"), A alone
+        // ("A -") and AB ("A B -"): a blit without D has its last bus clock one before
+        // its end. A blit with D ends with its final write, two clocks after the end.
+        auto trailingIdle = [](unsigned use) { return use == 4 || use == 8 || use == 12 ? 1u : 0u; };
+        auto m = boot(HW_BLITTER_JOBS);
+        m->agnus().setRecordSlots(true);
+        std::vector<Job> jobs;
+        const unsigned w = 6, h = 4;
+        for (unsigned use = 0; use < 16; ++use)
+            for (int fill = 0; fill < 2; ++fill) {
+                Job j;
+                j.con0 = std::uint16_t(use << 8 | 0xF0);
+                j.con1 = fill ? 0x0A : 0;  // inclusive fill, descending
+                j.apt = 0x10100;
+                j.bpt = 0x12100;
+                j.cpt = 0x14100;
+                j.dpt = 0x18100;
+                j.size = std::uint16_t(h << 6 | w);
+                jobs.push_back(j);
+            }
+        // BLTPRI: the blitter takes every clock it can; the CPU waits.
+        writeJobs(*m, jobs, 0x8400, 0x30);
+        std::vector<SlotRecord> all;
+        for (int f = 0; f < 6 && !m->cpu().stopped(); ++f) {
+            m->runFrame();
+            const auto& rec = m->agnus().committedRecords();
+            for (unsigned v = 0; v < m->agnus().committedLines(); ++v)
+                all.insert(all.end(), rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck,
+                           rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck + 227);
+        }
+        QVERIFY(m->cpu().stopped());
+        // Split the clocks at each BLTSIZE write; count the blitter's bus clocks by channel
+        // and the span from the write to its last bus clock.
+        std::vector<std::size_t> starts;
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (all[i].owner == BusOwner::Cpu && (all[i].flags & slot_flag::Write) && all[i].reg == reg::BLTSIZE)
+                starts.push_back(i);
+        QCOMPARE(starts.size(), jobs.size());
+        for (std::size_t k = 0; k < starts.size(); ++k) {
+            const unsigned use = jobs[k].con0 >> 8 & 15;
+            const bool fill = jobs[k].con1 & 0x08;
+            std::size_t end = k + 1 < starts.size() ? starts[k + 1] : all.size();
+            std::array<unsigned, 4> channel{};
+            std::size_t last = starts[k];
+            for (std::size_t i = starts[k] + 1; i < end; ++i)
+                if (all[i].owner == BusOwner::Blitter) {
+                    ++channel[all[i].subtype & 3];
+                    last = i;
+                }
+            const std::array<unsigned, 4> want = {(use & 8) ? w * h : 0, (use & 4) ? w * h : 0, (use & 2) ? w * h : 0,
+                                                  (use & 1) ? w * h : 0};
+            QCOMPARE(channel, want);
+            if (!use) continue;
+            // BLTPRI and nothing else on the bus: the blit runs flat out, two set-up
+            // clocks, then its words, then (with D) the final write two clocks later.
+            const unsigned cpw = perWord[use] + (fill && (use & 1) && !(use & 2) ? 1 : 0);
+            // Every clock fixed DMA (refresh here) takes inside the blit holds it up by one.
+            std::size_t held = 0;
+            for (std::size_t i = starts[k] + 1; i <= last; ++i)
+                held += all[i].owner != BusOwner::Blitter && all[i].owner != BusOwner::Idle &&
+                        all[i].owner != BusOwner::Cpu;
+            const std::size_t span = last - starts[k];
+            const std::size_t expect = 2 + std::size_t(cpw) * w * h + ((use & 1) ? 2 : 0) - trailingIdle(use) + held;
+            QVERIFY2(span == expect,
+                     qPrintable(QString("USE %1%2: %3 clocks, expected %4 (%5 held by other DMA)")
+                                    .arg(use, 4, 2, QChar('0')).arg(fill ? " fill" : "").arg(span).arg(expect).arg(held)));
+        }
+    }
+
+    void ciaTimerOneShotAndContinuous() {
+        auto m = boot(HW_CIA_TIMERS);
+        const std::uint16_t latch = 300, underflows = 10;
+        pokeWord(*m, 0x7F000, latch);
+        pokeWord(*m, 0x7F002, underflows);
+        for (int f = 0; f < 20 && !m->spyWord(0x7F010); ++f) m->runFrame();
+        QCOMPARE(m->spyWord(0x7F010), std::uint16_t(1));
+        const unsigned oneShot = m->spyWord(0x7F004);
+        const unsigned longer = m->spyWord(0x7F006);
+        const unsigned cra = m->spyWord(0x7F008) & 0xFF;
+        const unsigned counter = m->spyWord(0x7F00A);
+        const unsigned continuous = m->spyWord(0x7F00C);
+        const unsigned overhead = m->spyWord(0x7F00E);
+        // One-shot: counting starts 3 E cycles after the write that starts it, underflow
+        // comes latch+1 counts later and the flag one E cycle after that. The stopwatch
+        // read, the start write and the polling loop add their own cost: one stopwatch
+        // read (`overhead`), a CIA write (2-3 E cycles with its instruction) and up to one
+        // polling loop (a CIA read, a test and a branch: 3-4 E cycles), 10 at the most.
+        const int excess = int(oneShot) - int(latch + 1 + 3 + 1);
+        QVERIFY2(excess >= int(overhead) && excess <= int(overhead) + 10,
+                 qPrintable(QString("one-shot took %1 E cycles, overhead %2").arg(oneShot).arg(overhead)));
+        // A latch 1000 larger takes 1000 E cycles longer, to within one poll.
+        QVERIFY2(std::abs(int(longer) - int(oneShot) - 1000) <= 3,
+                 qPrintable(QString("latch +1000 took %1 E cycles more").arg(int(longer) - int(oneShot))));
+        QCOMPARE(cra & 1, 0u);  // stopped itself
+        QCOMPARE(counter, unsigned(latch));  // and reloaded
+        // Continuous: underflows every latch+1 E cycles; between two polled flags the
+        // polling error cancels to within one loop.
+        const int drift = int(continuous) - int(underflows) * (latch + 1);
+        QVERIFY2(std::abs(drift) <= 4, qPrintable(QString("continuous: %1 E cycles for %2 periods").arg(continuous).arg(underflows)));
+    }
+
+private:
+    const SlotCase* cases_ = nullptr;
+};
+
+QTEST_GUILESS_MAIN(TestHardware)
+#include "test_hardware.moc"
