@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace copperline::ctl {
@@ -65,6 +66,8 @@ int symbolize(int argc, char** argv) {
 
     const DebugInfo info = DebugInfo::load(program, options);
     const HunkBases where_(info, haveBases ? bases : info.linkBases());
+    // The module an address lies in is named by the program's file name.
+    const std::string module = std::filesystem::path(program).filename().string();
     for (const std::uint32_t address : addresses) {
         const AddressInfo a = info.lookup(address, where_);
         if (!a.inProgram) {
@@ -72,7 +75,7 @@ int symbolize(int argc, char** argv) {
             continue;
         }
         const auto frames = info.frames(a);
-        std::printf("0x%08x: hunk %u (%s)+0x%x%s\n", address, a.hunk,
+        std::printf("0x%08x: %s hunk %u (%s)+0x%x%s\n", address, module.c_str(), a.hunk,
                     info.hunks()[a.hunk].section.c_str(), a.offset,
                     frames.empty() ? ": unknown (no debug information)" : "");
         for (const InlineFrame& f : frames) {
