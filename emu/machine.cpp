@@ -49,6 +49,7 @@ void Machine::powerOn() {
     cpu_.setCycles(0);
     lastIpl_ = 0;
     lastIplAt_ = 0;
+    keyboard_.reset(0);
     reset();
 }
 
@@ -80,6 +81,7 @@ void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t
     lastIpl_ = 0;
     lastIplAt_ = 0;
     resetLine();
+    keyboard_.reset(0);
     ciaA_.poke(Cia::PRA, 0x00);
     ciaA_.poke(Cia::DDRA, 0x03);  // PA0 (OVL) and PA1 (LED) outputs, both low
     for (std::size_t i = 0; i < program.size(); ++i) chip_.writeByte(std::uint32_t(loadAddress + i), program[i]);
@@ -133,7 +135,10 @@ void Machine::runUntil(MasterClock until) {
     while (cpu_.cycles() < until) stepInstruction();
 }
 
-void Machine::hsync(std::uint64_t) { ciaB_.todPulse(); }
+void Machine::hsync(std::uint64_t cck) {
+    ciaB_.todPulse();
+    keyboard_.update(cck, ciaA_);
+}
 void Machine::vsync(std::uint64_t) { ciaA_.todPulse(); }
 void Machine::frameCommitted(std::uint64_t frame) {
     // Keep the finished field before Denise starts drawing over it.
@@ -300,6 +305,7 @@ void Machine::serialize(Archive& ar) {
     copper_.serialize(ar);
     ciaA_.serialize(ar);
     ciaB_.serialize(ar);
+    keyboard_.serialize(ar);
     ar(lastIpl_, lastIplAt_);
 }
 

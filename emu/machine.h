@@ -19,6 +19,7 @@
 #include "emu/chipset/cia.h"
 #include "emu/chipset/copper.h"
 #include "emu/chipset/denise.h"
+#include "emu/chipset/keyboard.h"
 #include "emu/chipset/paula.h"
 #include "emu/clock.h"
 #include "emu/cpu/m68k.h"
@@ -108,6 +109,7 @@ public:
     Copper& copper() { return copper_; }
     Cia& ciaA() { return ciaA_; }
     Cia& ciaB() { return ciaB_; }
+    Keyboard& keyboard() { return keyboard_; }
     ChipRam& chipRam() { return chip_; }
 
     // Side-effect-free reads for debuggers (no custom or CIA side effects, no time).
@@ -163,6 +165,7 @@ private:
     Copper copper_;
     Agnus agnus_;
     Cia ciaA_, ciaB_;
+    Keyboard keyboard_;
     CpuBus bus_;
     Cpu cpu_;
     Region map_[256];

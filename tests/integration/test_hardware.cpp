@@ -502,6 +502,47 @@ private slots:
         QVERIFY2(std::abs(drift) <= 4, qPrintable(QString("continuous: %1 E cycles for %2 periods").arg(continuous).arg(underflows)));
     }
 
+    void keyboardPowerUpAndKeys() {
+        auto m = boot(HW_KEYBOARD);
+        auto codes = [&] {
+            std::vector<unsigned> out;
+            for (unsigned i = 0; i < m->spyWord(0x7F000); ++i) out.push_back(m->spyByte(0x7F002 + i));
+            return out;
+        };
+        // Half a second of self-test, then the power-up stream markers.
+        for (int f = 0; f < 20; ++f) m->runFrame();
+        QVERIFY(codes().empty());
+        for (int f = 0; f < 20; ++f) m->runFrame();
+        QCOMPARE(codes(), (std::vector<unsigned>{0xFD, 0xFE}));
+        // Keys from the host arrive with their up/down flag, one byte per handshake.
+        m->keyboard().press(0x45);   // Esc
+        m->keyboard().release(0x45);
+        m->keyboard().press(0x20);   // A
+        for (int f = 0; f < 5; ++f) m->runFrame();
+        QCOMPARE(codes(), (std::vector<unsigned>{0xFD, 0xFE, 0x45, 0xC5, 0x20}));
+        QVERIFY(m->keyboard().idle());
+    }
+
+    void keyboardResendsWithoutHandshake() {
+        // No program acknowledges: the keyboard sends the same byte again after 143 ms.
+        Cia cia;
+        Keyboard kb;
+        kb.reset(0);
+        std::uint64_t cck = Keyboard::kPowerUpDelayCck;
+        kb.update(cck, cia);
+        cia.advanceTo(cck * 2 + 100);
+        QCOMPARE(cia.peek(0xC), Keyboard::encode(0xFD));
+        QVERIFY(cia.peek(Cia::ICR) & Cia::IcrSP);
+        kb.update(cck + Keyboard::kHandshakeTimeoutCck - 1, cia);
+        cia.advanceTo((cck + Keyboard::kHandshakeTimeoutCck) * 2);
+        QCOMPARE(cia.peek(Cia::ICR) & Cia::IcrSP, 0);
+        kb.update(cck + Keyboard::kHandshakeTimeoutCck, cia);
+        kb.update(cck + Keyboard::kHandshakeTimeoutCck + 1, cia);
+        cia.advanceTo((cck + Keyboard::kHandshakeTimeoutCck) * 2 + 100);
+        QVERIFY(cia.peek(Cia::ICR) & Cia::IcrSP);
+        QCOMPARE(cia.peek(0xC), Keyboard::encode(0xFD));
+    }
+
 private:
     const SlotCase* cases_ = nullptr;
 };
