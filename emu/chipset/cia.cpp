@@ -16,6 +16,7 @@ constexpr std::uint8_t kPipeMask = 0x07;
 Cia::Cia() { reset(); }
 
 void Cia::reset() {
+    settle();
     pra_ = prb_ = ddra_ = ddrb_ = 0;
     timerA_ = Timer{};
     timerB_ = Timer{};
@@ -43,10 +44,10 @@ std::uint8_t Cia::portBPins() const {
     return pins;
 }
 
-void Cia::advanceTo(MasterClock now) {
+void Cia::advanceSlow(MasterClock now) {
     if (now <= now_) return;
     std::uint64_t edges = now / kCyclesPerEClock - now_ / kCyclesPerEClock;
-    now_ = now;
+    now_ = lazyNow_ = now;
     while (edges) {
         // Fast path: nothing in flight, so the only change over many E cycles is that
         // running timers count down. Skip to just before the first underflow.
@@ -71,6 +72,21 @@ void Cia::advanceTo(MasterClock now) {
         eCycle();
         --edges;
     }
+    // From a steady state nothing but the counts changes until a running timer reaches
+    // zero: skip that many E cycles without running them.
+    const bool aRuns = (cra_ & CrSTART) && !(cra_ & CraINMODE);
+    const bool bRuns = (crb_ & CrSTART) && !(crb_ & CrbINMODE);
+    const bool steady = !irqPipe_ && !timerA_.loadPipe && !timerB_.loadPipe && !timerA_.pulse && !timerB_.pulse &&
+                        !cntEdges_ && !shiftBits_ && timerA_.countPipe == (aRuns ? kPipeMask : 0) &&
+                        timerB_.countPipe == (bRuns ? kPipeMask : 0);
+    if (!steady) {
+        wakeAt_ = 0;
+        return;
+    }
+    std::uint64_t k = ~std::uint64_t(0) / (2 * kCyclesPerEClock);
+    if (aRuns) k = std::min<std::uint64_t>(k, timerA_.counter);
+    if (bRuns) k = std::min<std::uint64_t>(k, timerB_.counter);
+    wakeAt_ = (now_ / kCyclesPerEClock + k + 1) * kCyclesPerEClock;
 }
 
 void Cia::eCycle() {
@@ -148,6 +164,7 @@ void Cia::shiftOutBit() {
 }
 
 void Cia::setCnt(bool high) {
+    settle();
     if (high && !cnt_) {
         ++cntEdges_;
     }
@@ -155,12 +172,14 @@ void Cia::setCnt(bool high) {
 }
 
 void Cia::receiveSerialByte(std::uint8_t value) {
+    settle();
     if (cra_ & CraSPMODE) return;  // in output mode the port does not listen
     sdr_ = value;
     raise(IcrSP);
 }
 
 void Cia::todPulse() {
+    settle();
     if (todStopped_) return;
     tod_ = (tod_ + 1) & 0xFFFFFF;
     checkAlarm();
@@ -177,10 +196,10 @@ std::uint8_t Cia::spy(std::uint8_t reg) const {
     case PRB: return portBPins();
     case DDRA: return ddra_;
     case DDRB: return ddrb_;
-    case TALO: return std::uint8_t(timerA_.counter);
-    case TAHI: return std::uint8_t(timerA_.counter >> 8);
-    case TBLO: return std::uint8_t(timerB_.counter);
-    case TBHI: return std::uint8_t(timerB_.counter >> 8);
+    case TALO: return std::uint8_t(timerA());
+    case TAHI: return std::uint8_t(timerA() >> 8);
+    case TBLO: return std::uint8_t(timerB());
+    case TBHI: return std::uint8_t(timerB() >> 8);
     case TODLO: return std::uint8_t(tod);
     case TODMID: return std::uint8_t(tod >> 8);
     case TODHI: return std::uint8_t(tod >> 16);
@@ -194,6 +213,7 @@ std::uint8_t Cia::spy(std::uint8_t reg) const {
 }
 
 std::uint8_t Cia::peek(std::uint8_t reg) {
+    settle();
     const std::uint8_t v = spy(reg);
     switch (reg & 0xF) {
     case TODHI:
@@ -234,6 +254,7 @@ void Cia::writeControl(Timer& t, std::uint8_t& cr, std::uint8_t value, bool isA)
 }
 
 void Cia::poke(std::uint8_t reg, std::uint8_t value) {
+    settle();
     switch (reg & 0xF) {
     case PRA: pra_ = value; break;
     case PRB: prb_ = value; break;
@@ -286,12 +307,15 @@ void Cia::poke(std::uint8_t reg, std::uint8_t value) {
 }
 
 void Cia::serialize(Archive& ar) {
+    settle();
     auto timer = [&](Timer& t) { ar(t.counter, t.latch, t.countPipe, t.loadPipe, t.toggle, t.pulse); };
     ar(now_, pra_, prb_, ddra_, ddrb_, portAIn_, portBIn_);
     timer(timerA_);
     timer(timerB_);
     ar(cra_, crb_, icr_, icrMask_, irqPipe_, tod_, todLatch_, alarm_, todLatched_, todStopped_);
     ar(sdr_, sdrOut_, shiftReg_, shiftBits_, sdrPending_, cnt_, cntEdges_);
+    lazyNow_ = now_;
+    wakeAt_ = 0;
 }
 
 } // namespace copperline

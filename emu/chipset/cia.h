@@ -40,9 +40,18 @@ public:
     void reset();
 
     // Runs the E clock up to master-clock time `now` (68000 cycles). E cycles end when the
-    // master clock passes a multiple of ten.
-    void advanceTo(MasterClock now);
-    MasterClock time() const { return now_; }
+    // master clock passes a multiple of ten. While nothing but running timers' counts can
+    // change, the CIA only notes the time (the machine calls this on every bus access) and
+    // settles the counts when something looks or before the next underflow.
+    void advanceTo(MasterClock now) {
+        if (now <= lazyNow_) return;
+        if (now < wakeAt_) {
+            lazyNow_ = now;
+            return;
+        }
+        advanceSlow(now);
+    }
+    MasterClock time() const { return lazyNow_; }
 
     std::uint8_t peek(std::uint8_t reg);  // a CPU read, with its side effects
     std::uint8_t spy(std::uint8_t reg) const;  // what a read would return, changing nothing
@@ -62,7 +71,10 @@ public:
     // TOD input: one pulse per VSYNC (CIA-A) or HSYNC (CIA-B).
     void todPulse();
     // /FLAG input: a falling edge sets ICR FLG (CIA-B: the disk index pulse).
-    void flagPulse() { raise(IcrFLG); }
+    void flagPulse() {
+        settle();
+        raise(IcrFLG);
+    }
     // CNT input edge (rising when high = true). Counts timers in CNT mode and clocks the
     // serial register in input mode.
     void setCnt(bool high);
@@ -74,8 +86,8 @@ public:
     bool serialOutputMode() const { return (cra_ & CraSPMODE) != 0; }
     std::uint8_t lastSerialOut() const { return sdrOut_; }
 
-    std::uint16_t timerA() const { return timerA_.counter; }
-    std::uint16_t timerB() const { return timerB_.counter; }
+    std::uint16_t timerA() const { return counterNow(timerA_, cra_, CraINMODE); }
+    std::uint16_t timerB() const { return counterNow(timerB_, crb_, CrbINMODE); }
     std::uint32_t tod() const { return tod_; }
 
     void serialize(Archive& ar);
@@ -90,6 +102,18 @@ private:
         bool pulse = false;          // PB6/PB7 pulse-mode output (one E cycle)
     };
 
+    void advanceSlow(MasterClock now);
+    // Settles the counts noted by advanceTo before the state is read or changed; every
+    // change then makes the next advanceTo look again for the next event.
+    void settle() {
+        if (lazyNow_ > now_) advanceSlow(lazyNow_);
+        wakeAt_ = 0;
+    }
+    // A running timer's counter as it stands at lazyNow_.
+    std::uint16_t counterNow(const Timer& t, std::uint8_t cr, std::uint8_t inmode) const {
+        if (!(cr & CrSTART) || (cr & inmode) || lazyNow_ <= now_) return t.counter;
+        return std::uint16_t(t.counter - (lazyNow_ / kCyclesPerEClock - now_ / kCyclesPerEClock));
+    }
     void eCycle();
     // Advances one timer by an E cycle; returns whether it underflowed.
     bool stepTimer(Timer& t, std::uint8_t& cr, bool countInput, bool eClockInput);
@@ -99,7 +123,9 @@ private:
     void shiftOutBit();
     void checkAlarm();
 
-    MasterClock now_ = 0;
+    MasterClock now_ = 0;      // the E clock has run to here
+    MasterClock lazyNow_ = 0;  // the machine's time, >= now_
+    MasterClock wakeAt_ = 0;   // advanceTo must run the E clock from here on
     std::uint8_t pra_ = 0, prb_ = 0, ddra_ = 0, ddrb_ = 0;
     std::uint8_t portAIn_ = 0xFF, portBIn_ = 0xFF;
     Timer timerA_, timerB_;
