@@ -15,9 +15,12 @@ void CpuBus::resetAsserted(std::uint64_t, std::uint64_t to) {
 }
 
 Machine::Machine(const Config& config)
-    : config_(config), chip_(config.chipRamBytes), slow_(config.slowRamBytes, 0), blitter_(chip_),
+    : config_(config), chip_(config.chipRamBytes), slow_(config.slowRamBytes, 0), floppy_(paula_), blitter_(chip_),
       agnus_(chip_, denise_, paula_, blitter_, copper_), bus_{this}, cpu_(bus_) {
     agnus_.configure({config.ntsc});
+    paula_.attachFloppy(&floppy_);
+    floppy_.configure(config.ntsc);
+    floppy_.drive(0).setConnected(true);
     agnus_.setListener(this);
     std::fill(std::begin(map_), std::end(map_), Region::Unmapped);
     for (unsigned p = 0x00; p <= 0x1F; ++p) map_[p] = Region::Chip;
@@ -49,6 +52,7 @@ void Machine::powerOn() {
     cpu_.setCycles(0);
     lastIpl_ = 0;
     lastIplAt_ = 0;
+    floppy_.powerOn();
     keyboard_.reset(0);
     reset();
 }
@@ -62,10 +66,35 @@ void Machine::resetLine() {
     denise_.reset();
     blitter_.reset();
     copper_.reset();
+    floppy_.reset();
     agnus_.writeCustom(reg::DMACON, 0x7FFF);
     agnus_.writeCustom(reg::BPLCON0, 0);
     ciaA_.advanceTo(cpu_.cycles());
     ciaB_.advanceTo(cpu_.cycles());
+    updateDriveLines();
+}
+
+// ---- floppy drives -----------------------------------------------------------------------
+
+void Machine::updateDriveLines() {
+    if (floppy_.setControlLines(ciaB_.portBPins(), agnus_.cck())) ciaB_.flagPulse();
+    // PA7/PA6 are the fire buttons (not pressed), PA1/PA0 outputs; PA5-PA2 the drives.
+    ciaA_.setPortAInput(std::uint8_t(0xC3 | (floppy_.statusPins() & 0x3C)));
+}
+
+void Machine::connectDrive(unsigned n, bool on) {
+    floppy_.drive(n).setConnected(on);
+    updateDriveLines();
+}
+
+void Machine::insertDisk(unsigned n, AdfImage image) {
+    floppy_.drive(n).insert(std::move(image));
+    updateDriveLines();
+}
+
+void Machine::ejectDisk(unsigned n) {
+    floppy_.drive(n).eject();
+    updateDriveLines();
 }
 
 void Machine::reset() {
@@ -138,6 +167,8 @@ void Machine::runUntil(MasterClock until) {
 void Machine::hsync(std::uint64_t cck) {
     ciaB_.todPulse();
     keyboard_.update(cck, ciaA_);
+    // The selected drive's index pulse reaches CIA-B's /FLAG (HRM appendix E).
+    if (floppy_.advanceTo(cck)) ciaB_.flagPulse();
 }
 void Machine::vsync(std::uint64_t) { ciaA_.todPulse(); }
 void Machine::frameCommitted(std::uint64_t frame) {
@@ -252,6 +283,7 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
             if (selB) ciaB_.poke(regNo, hi);  // CIA-B on D15-D8
         } else {
             const std::uint8_t lo = selA ? ciaA_.peek(regNo) : 0xFF;
+            updateDriveLines();
             const std::uint8_t hi = selB ? ciaB_.peek(regNo) : 0xFF;
             c.data = std::uint16_t(hi << 8 | lo);
         }
@@ -309,6 +341,7 @@ void Machine::serialize(Archive& ar) {
     ar(lastIpl_, lastIplAt_);
 }
 
+    floppy_.serialize(ar);
 std::uint64_t Machine::stateHash() {
     Archive ar = Archive::hasher();
     serialize(ar);

@@ -20,9 +20,11 @@
 #include "emu/chipset/copper.h"
 #include "emu/chipset/denise.h"
 #include "emu/chipset/keyboard.h"
+#include "emu/chipset/floppy.h"
 #include "emu/chipset/paula.h"
 #include "emu/clock.h"
 #include "emu/cpu/m68k.h"
+#include "emu/media/adf.h"
 #include "emu/media/rom.h"
 #include "emu/memory/chip_ram.h"
 
@@ -119,6 +121,14 @@ public:
     void pokeByte(std::uint32_t address, std::uint8_t value);
 
     // Serial port output (AROS's debug log).
+    FloppyController& floppy() { return floppy_; }
+
+    // ---- floppy drives (emu/chipset/floppy_drive.h) ---------------------------------
+    // DF0 is fitted, DF1-DF3 are not until connected. A disk may be inserted at any time;
+    // the drive's /CHNG line tells the OS. Writes change the drive's copy of the image.
+    void connectDrive(unsigned n, bool on);
+    void insertDisk(unsigned n, AdfImage image);
+    void ejectDisk(unsigned n);
     void setSerialSink(std::function<void(std::uint8_t)> sink) { paula_.setSerialSink(std::move(sink)); }
     // Called after each committed frame.
     void setFrameCallback(std::function<void(std::uint64_t)> cb) { onFrame_ = std::move(cb); }
@@ -156,6 +166,8 @@ private:
     void frameCommitted(std::uint64_t frame) override;
 
     Config config_;
+    // Hands CIA-B's port B pins to the drives and their status lines to CIA-A's port A.
+    void updateDriveLines();
     ChipRam chip_;
     std::vector<std::uint8_t> slow_;
     std::vector<std::uint8_t> rom_, extRom_;
@@ -171,6 +183,7 @@ private:
     Region map_[256];
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;
+    FloppyController floppy_;
     std::function<void(std::uint64_t)> onFrame_;
     VideoField fields_[2];
     unsigned lastFieldIndex_ = 0;

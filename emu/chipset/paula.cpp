@@ -1,6 +1,7 @@
 #include "emu/chipset/paula.h"
 
 #include "emu/chipset/custom_regs.h"
+#include "emu/chipset/floppy.h"
 #include "emu/state/archive.h"
 
 #include <bit>
@@ -18,8 +19,10 @@ Paula::Paula() = default;
 
 void Paula::reset() {
     auto sink = std::move(serialSink_);
+    FloppyController* floppy = floppy_;
     *this = Paula{};
     serialSink_ = std::move(sink);
+    floppy_ = floppy;
 }
 
 unsigned Paula::computeLevel() const {
@@ -124,7 +127,7 @@ std::uint16_t Paula::spy(std::uint16_t r) const {
         if (!shiftBits_ || nextBitAt_ <= serialNow_) v |= 1u << 12;
         return v;
     }
-    case reg::DSKBYTR: return std::uint16_t((diskArmed_ ? 0x4000 : 0) | ((dsklen_ & 0x4000) ? 0x2000 : 0));
+    case reg::DSKBYTR: return floppy_ ? floppy_->spyByteRegister() : 0;
     case reg::DSKDATR: return 0;
     case reg::POTGOR: {
         // Each pin reads its output value when driven, else high through the pull-up
@@ -145,6 +148,7 @@ std::uint16_t Paula::spy(std::uint16_t r) const {
 
 std::uint16_t Paula::peek(std::uint16_t r, std::uint64_t cck) {
     advanceTo(cck);
+    if (r == reg::DSKBYTR && floppy_) return floppy_->readByteRegister(cck);
     return spy(r);
 }
 
@@ -176,21 +180,28 @@ void Paula::poke(std::uint16_t r, std::uint16_t v, std::uint64_t cck) {
         if (ciaB_) intreq_ |= intreq::EXTER;
         updateIpl(cck);
         break;
-    case reg::ADKCON: adkcon_ = setClear(adkcon_, v); break;
+    case reg::ADKCON:
+        adkcon_ = setClear(adkcon_, v);
+        if (floppy_) floppy_->setAdkcon(adkcon_);
+        break;
     case reg::SERPER: serper_ = v; break;
     case reg::SERDAT:
         serdat_ = v;
         serdatFull_ = true;
         if (!shiftBits_) startSerial(cck);
         break;
-    case reg::DSKPTH: dskpt_ = (dskpt_ & 0x0000FFFF) | std::uint32_t(v & 0x1F) << 16; break;
-    case reg::DSKPTL: dskpt_ = (dskpt_ & 0xFFFF0000) | (v & 0xFFFE); break;
-    case reg::DSKLEN:
-        // DMA starts only when DSKLEN is written twice with DMAEN set (HRM "Disk DMA").
-        diskArmed_ = (v & 0x8000) && (dsklen_ & 0x8000);
-        dsklen_ = v;
+    case reg::DSKPTH:
+        if (floppy_) floppy_->writePointerHigh(v);
         break;
-    case reg::DSKSYNC: dsksync_ = v; break;
+    case reg::DSKPTL:
+        if (floppy_) floppy_->writePointerLow(v);
+        break;
+    case reg::DSKLEN:
+        if (floppy_) floppy_->writeLength(v, cck);
+        break;
+    case reg::DSKSYNC:
+        if (floppy_) floppy_->writeSync(v);
+        break;
     case reg::POTGO: potgo_ = v; break;
     default: break;
     }
@@ -201,7 +212,7 @@ void Paula::serialize(Archive& ar) {
     ar(serper_, serdat_, serdatFull_, shift_, shiftBits_, nextBitAt_, serialNow_);
     for (auto& a : audio_)
         ar(a.location, a.length, a.period, a.volume, a.data, a.pointer, a.remaining, a.dma, a.nextWordAt);
-    ar(dskpt_, dsklen_, dsksync_, diskArmed_, potgo_);
+    ar(potgo_);
 }
 
 } // namespace copperline

@@ -20,6 +20,7 @@
 namespace copperline {
 
 class Archive;
+class FloppyController;
 
 namespace intreq {
 inline constexpr std::uint16_t TBE = 1u << 0;
@@ -78,10 +79,10 @@ public:
     void audioDmaWord(unsigned ch, std::uint16_t data, std::uint64_t cck);
     void setAudioDmaEnabled(unsigned ch, bool on, std::uint64_t cck);
 
-    // Disk DMA registers (the drive mechanism lives elsewhere).
-    std::uint32_t diskPointer() const { return dskpt_; }
-    std::uint16_t dsklen() const { return dsklen_; }
-    bool diskDmaArmed() const { return diskArmed_; }
+    // The disk controller (emu/chipset/floppy.h) holds the disk registers: DSKPT, DSKLEN,
+    // DSKSYNC and DSKBYTR reach it through Paula, and it sees ADKCON.
+    void attachFloppy(FloppyController* floppy) { floppy_ = floppy; }
+    FloppyController* floppy() const { return floppy_; }
 
     void serialize(Archive& ar);
 
@@ -116,9 +117,8 @@ private:
     std::uint64_t serialNow_ = 0;
 
     Audio audio_[4];
-    std::uint32_t dskpt_ = 0;
-    std::uint16_t dsklen_ = 0, dsksync_ = 0x4489, potgo_ = 0;
-    bool diskArmed_ = false;
+    std::uint16_t potgo_ = 0;
+    FloppyController* floppy_ = nullptr;
 
     std::function<void(std::uint8_t)> serialSink_;
 };
