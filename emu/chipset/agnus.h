@@ -97,6 +97,9 @@ public:
     // stride of kMaxLineCck; rows beyond frameLines() are zero.
     const std::vector<std::uint8_t>& committedOwners() const { return committedOwners_; }
     unsigned committedLines() const { return committedLines_; }
+    // The owner grid is kept unless turned off (the benchmark measures what it costs).
+    void setRecordOwners(bool on) { recordOwners_ = on; }
+    bool recordingOwners() const { return recordOwners_; }
     // Full 24-byte records: off, or on from the next clock.
     void setRecordSlots(bool on);
     bool recordingSlots() const { return recordSlots_; }
@@ -172,6 +175,7 @@ private:
     // Recording.
     std::vector<std::uint8_t> owners_, committedOwners_;
     unsigned committedLines_ = 0;
+    bool recordOwners_ = true;
     bool recordSlots_ = false;
     std::vector<SlotRecord> records_, committedRecords_;
     std::array<std::uint32_t, kBusOwnerCount> counts_{}, committedCounts_{};
