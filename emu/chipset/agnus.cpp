@@ -1,6 +1,7 @@
 #include "emu/chipset/agnus.h"
 
 #include "emu/chipset/custom_regs.h"
+#include "emu/chipset/floppy.h"
 #include "emu/state/archive.h"
 
 #include <algorithm>
@@ -20,6 +21,8 @@ constexpr unsigned kHsyncStart = 0x12, kHsyncEnd = 0x23;
 // Refresh slots (ocs-timing-facts section 2).
 constexpr unsigned kRefresh[] = {0x01, 0x03, 0x05};
 constexpr unsigned kRefreshLast = 0xE2;
+// Disk slots (ocs-timing-facts section 2; HRM chapter 6: three per line).
+constexpr unsigned kDiskSlots[] = {0x07, 0x09, 0x0B};
 
 // Lores fetch unit (8 CCK): offset -> plane (HRM figure 6-11).
 constexpr std::uint8_t kLoresOrder[8] = {0, 4, 6, 2, 0, 3, 5, 1};
@@ -132,6 +135,8 @@ void Agnus::buildBitplanePlan() {
         bitplaneLine_ = false;
         return;
     }
+    if (dmacon_ & dmacon::DSKEN)
+        for (unsigned h : kDiskSlots) plan_[h] = PlanDisk;
     for (unsigned ch = 0; ch < 4; ++ch)
         if (dmacon_ & (dmacon::AUD0EN << ch)) plan_[0x0D + 2 * ch] = std::uint8_t(PlanAudio0 + ch);
     for (unsigned n = 0; n < 8; ++n)
@@ -234,6 +239,27 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
             const unsigned n = (code - PlanSprite) >> 1;
             owner = BusOwner::Sprite;
             doSpriteFetch(n, (code - PlanSprite) & 1, rec);
+        } else if (code == PlanDisk) {
+            // The slot is the disk's only when the controller has a word to move.
+            FloppyController* disk = paula_.floppy();
+            if (disk && disk->wantsSlot(cck_)) {
+                owner = BusOwner::Disk;
+                const std::uint32_t addr = disk->pointer();
+                std::uint16_t data;
+                if (disk->writing()) {
+                    data = chip_.readWord(addr);
+                    disk->giveWord(data, cck_);
+                } else {
+                    data = disk->takeWord(cck_);
+                    chip_.writeWord(addr, data);
+                    rec.flags = slot_flag::Write;
+                }
+                rec.address = addr;
+                rec.data = data;
+                rec.size = 2;
+                rec.reg = std::uint16_t(disk->writing() ? reg::DSKDAT : reg::DSKDATR);
+                rec.flags |= slot_flag::Register;
+            }
         } else if (code >= PlanAudio0) {
             const unsigned ch = code - PlanAudio0;
             if (paula_.audioWantsDma(ch, cck_)) {
