@@ -1,6 +1,8 @@
 // copperline: the emulator, as a desktop debugger or headless.
 
-#include "app/control/command_bus.h"
+#include "app/control/control_server.h"
+#include "app/control/emulator.h"
+#include "app/control/socket_path.h"
 #include "app/headless.h"
 #include "app/version.h"
 #include "emu/machine.h"
@@ -23,7 +25,8 @@ namespace {
 bool wantsHeadless(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const char* a = argv[i];
-        if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--screenshot-after") || !std::strcmp(a, "--seconds"))
+        if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--screenshot-after") || !std::strcmp(a, "--seconds") ||
+            !std::strcmp(a, "--control"))
             return true;
     }
     return false;
@@ -60,8 +63,17 @@ int main(int argc, char** argv) {
                                                      "(default: stdout when headless, nowhere in the window).",
                                        "FILE");
     const QCommandLineOption speedOpt("speed", "Headless: report emulated seconds per host second at the end.");
+    const QCommandLineOption controlOpt("control",
+                                        "Headless, controlled over the local socket NAME (docs/control-protocol.md): "
+                                        "starts paused, unpaced, and runs until the quit method.",
+                                        "NAME");
+    const QCommandLineOption controlGuiOpt("control-gui", "Open the window and serve the control socket NAME too.",
+                                           "NAME");
+    const QCommandLineOption controlInfoOpt("control-info",
+                                            "Write the control socket's path and protocol version to FILE (0600).",
+                                            "FILE");
     parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt, secondsOpt, serialOpt,
-                       speedOpt});
+                       speedOpt, controlOpt, controlGuiOpt, controlInfoOpt});
     parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
     parser.process(*app);
 
@@ -90,14 +102,15 @@ int main(int argc, char** argv) {
             return copperline::exit_status::Usage;
         }
     }
-    if (serialFile)
-        machine->setSerialSink([](std::uint8_t b) {
-            std::fputc(b, serialFile);
-            if (b == '\n') std::fflush(serialFile);
-        });
     machine->powerOn();
 
-    if (headless) {
+    const bool controlled = parser.isSet(controlOpt);
+    if (headless && !controlled) {
+        if (serialFile)
+            machine->setSerialSink([](std::uint8_t b) {
+                std::fputc(b, serialFile);
+                if (b == '\n') std::fflush(serialFile);
+            });
         copperline::HeadlessOptions opts;
         const QStringList times = parser.values(shotOpt);
         const QStringList files = parser.positionalArguments();
@@ -121,11 +134,52 @@ int main(int argc, char** argv) {
         return rc;
     }
 
-    copperline::CommandBus bus;
-    bus.add("version", "The emulator's name and version.", [](const nlohmann::json&) {
-        return nlohmann::json{{"name", "Copperline"}, {"version", copperline::kVersion}};
-    });
-    copperline::MainWindow window(bus);
-    window.show();
-    return app->exec();
+    // The emulator thread owns the machine from here on; everything else sends commands.
+    copperline::Emulator::Options eo;
+    eo.paced = !headless;
+    eo.startRunning = !headless;
+    eo.pictures = !headless;
+    eo.serialOut = serialFile;
+    copperline::Emulator emulator(std::move(machine), eo);
+    emulator.setQuitHandler([] { QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit, Qt::QueuedConnection); });
+
+    std::unique_ptr<copperline::ControlServer> server;
+    const QString controlName = controlled ? parser.value(controlOpt) : parser.value(controlGuiOpt);
+    if (!controlName.isEmpty()) {
+        server = std::make_unique<copperline::ControlServer>(emulator);
+        std::string error;
+        if (!server->listen(controlName.toStdString(), &error)) {
+            std::fprintf(stderr, "copperline: control: %s\n", error.c_str());
+            return copperline::exit_status::Usage;
+        }
+        if (parser.isSet(controlInfoOpt)) {
+            try {
+                copperline::writeControlInfo(parser.value(controlInfoOpt).toStdString(), server->socketPath(),
+                                             controlName.toStdString());
+            } catch (const copperline::ControlPathError& e) {
+                std::fprintf(stderr, "copperline: control: %s\n", e.what());
+                return copperline::exit_status::Usage;
+            }
+        }
+        std::fprintf(stderr, "copperline-control: socket=%s proto=%d\n", server->socketPath().c_str(),
+                     copperline::kControlProtocolVersion);
+    } else if (parser.isSet(controlInfoOpt)) {
+        std::fprintf(stderr, "copperline: --control-info needs --control or --control-gui\n");
+        return copperline::exit_status::Usage;
+    }
+
+    emulator.start();
+    int rc = 0;
+    if (headless) {
+        rc = app->exec();
+    } else {
+        copperline::MainWindow window(emulator, parser.isSet(factoryOpt));
+        window.show();
+        rc = app->exec();
+    }
+    if (server) server->flush();
+    emulator.stop();
+    server.reset();
+    if (serialFile && serialFile != stdout) std::fclose(serialFile);
+    return rc;
 }

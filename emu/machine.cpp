@@ -229,6 +229,8 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
         return unsigned(e + kCyclesPerEClock - t) - 4;
     }
 
+    if (accessObserver_) [[unlikely]]
+        accessObserver_->cpuAccess(c);
     const Region r = region(a);
     switch (r) {
     case Region::Chip:

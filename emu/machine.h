@@ -45,6 +45,14 @@ struct CpuBus {
     void resetAsserted(std::uint64_t from, std::uint64_t to);
 };
 
+// Told of each CPU bus cycle (not interrupt acknowledges) as it reaches the machine, for
+// a debugger's watchpoints. Unset, it costs one predictable branch per access.
+class CpuAccessObserver {
+public:
+    virtual ~CpuAccessObserver() = default;
+    virtual void cpuAccess(const m68k::BusCycle& cycle) = 0;
+};
+
 // One field of the display as Denise drew it: a row per beam line, four pixels per
 // colour clock, 0xFFRRGGBB.
 struct VideoField {
@@ -130,6 +138,8 @@ public:
     void insertDisk(unsigned n, AdfImage image);
     void ejectDisk(unsigned n);
     void setSerialSink(std::function<void(std::uint8_t)> sink) { paula_.setSerialSink(std::move(sink)); }
+    // Watchpoints: see CpuAccessObserver (nullptr detaches).
+    void setCpuAccessObserver(CpuAccessObserver* observer) { accessObserver_ = observer; }
     // Called after each committed frame.
     void setFrameCallback(std::function<void(std::uint64_t)> cb) { onFrame_ = std::move(cb); }
 
@@ -185,6 +195,7 @@ private:
     std::uint64_t lastIplAt_ = 0;
     FloppyController floppy_;
     std::function<void(std::uint64_t)> onFrame_;
+    CpuAccessObserver* accessObserver_ = nullptr;
     VideoField fields_[2];
     unsigned lastFieldIndex_ = 0;
 };

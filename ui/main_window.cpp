@@ -1,6 +1,6 @@
 #include "ui/main_window.h"
 
-#include "app/control/command_bus.h"
+#include "app/control/emulator.h"
 
 #include <QApplication>
 #include <QLabel>
@@ -9,7 +9,7 @@
 
 namespace copperline {
 
-MainWindow::MainWindow(CommandBus& bus, QWidget* parent) : QMainWindow(parent), bus_(bus) {
+MainWindow::MainWindow(Emulator& emulator, bool, QWidget* parent) : QMainWindow(parent), emulator_(emulator) {
     setWindowTitle(QStringLiteral("Copperline"));
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Copperline"), this, &MainWindow::showAbout);
@@ -23,7 +23,7 @@ MainWindow::MainWindow(CommandBus& bus, QWidget* parent) : QMainWindow(parent), 
 }
 
 void MainWindow::showAbout() {
-    const auto version = bus_.call("version");
+    const auto version = emulator_.call("version");
     const QString text = version.ok
         ? QString::fromStdString(version.result.value("name", std::string()) + " " +
                                  version.result.value("version", std::string()))

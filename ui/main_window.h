@@ -4,18 +4,18 @@
 
 namespace copperline {
 
-class CommandBus;
+class Emulator;
 
 // The desktop debugger's main window. Every action it takes is a command on the bus.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(CommandBus& bus, QWidget* parent = nullptr);
+    MainWindow(Emulator& emulator, bool factory, QWidget* parent = nullptr);
 
 private:
     void showAbout();
 
-    CommandBus& bus_;
+    Emulator& emulator_;
 };
 
 } // namespace copperline

@@ -1,5 +1,6 @@
 // copperline-ctl: the client of a running Copperline, and the offline tools.
 
+#include "app/ctl/client.h"
 #include "app/ctl/commands.h"
 #include "app/version.h"
 #include "emu/media/byte_reader.h"
@@ -51,7 +52,13 @@ void usage(FILE* out) {
         "                            the function, inlined frames, file and line of addresses\n"
         "  size-report PROG [--elf PROG.elf] [--out FILE] [--source-map FROM=TO]\n"
         "                            a .cpuprofile of the program weighted in bytes\n"
-        "  --version                 print the version\n",
+        "  --version                 print the version\n"
+        "\n"
+        "The running emulator (copperline --control NAME; docs/control-protocol.md):\n"
+        "  [--info FILE | --socket NAME] [--timeout SECONDS] METHOD [JSON]\n"
+        "                            one call; prints the result, exits 1 on an error\n"
+        "  [--info FILE | --socket NAME] --repl\n"
+        "                            METHOD [JSON] lines; replies and notifications as they come\n",
         out);
 }
 
@@ -65,6 +72,7 @@ int main(int argc, char** argv) {
     }
     const std::string cmd = argv[1];
     try {
+        if (isClientOption(argv[1])) return controlClient(argc - 1, argv + 1);
         if (cmd == "hunkinfo") return hunkInfo(argc - 2, argv + 2);
         if (cmd == "symbolize") return symbolize(argc - 2, argv + 2);
         if (cmd == "size-report") return sizeReport(argc - 2, argv + 2);
@@ -85,7 +93,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "copperline-ctl: %s\n", e.what());
         return 1;
     }
-    std::fprintf(stderr, "copperline-ctl: unknown command '%s'\n", cmd.c_str());
-    usage(stderr);
-    return 2;
+    // Anything else is a METHOD of the control protocol, for the running emulator.
+    try {
+        return controlClient(argc - 1, argv + 1);
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "copperline-ctl: %s\n", e.message.c_str());
+        usage(stderr);
+        return 2;
+    }
 }

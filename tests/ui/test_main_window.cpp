@@ -1,6 +1,7 @@
 // The main window opens offscreen and its About box asks the command bus for the version.
 
-#include "app/control/command_bus.h"
+#include "app/control/emulator.h"
+#include "emu/machine.h"
 #include "ui/main_window.h"
 
 #include <QMenuBar>
@@ -12,8 +13,13 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
     void opensWithMenus() {
-        CommandBus bus;
-        MainWindow w(bus);
+        auto machine = std::make_unique<Machine>();
+        machine->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        machine->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        machine->powerOn();
+        Emulator emu(std::move(machine), {});
+        emu.start();
+        MainWindow w(emu, true);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QCOMPARE(w.windowTitle(), QStringLiteral("Copperline"));

@@ -1,0 +1,66 @@
+#pragma once
+
+// The control server: a QLocalServer speaking JSON-RPC 2.0, one message per line
+// (docs/control-protocol.md). It lives on the thread that runs the Qt event loop; every
+// method but the connection's own (events.*) goes to the emulator thread as a command,
+// and its reply comes back here to be written. Many clients may be connected at once.
+
+#include "app/control/emulator.h"
+
+#include <QObject>
+#include <QString>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+class QLocalServer;
+class QLocalSocket;
+
+namespace copperline {
+
+class ControlServer : public QObject {
+    Q_OBJECT
+public:
+    explicit ControlServer(Emulator& emulator, QObject* parent = nullptr);
+    ~ControlServer() override;
+
+    // Listens on the socket NAME in the private folder (socket_path.h). On failure returns
+    // false and says why in `error`.
+    bool listen(const std::string& name, std::string* error);
+    std::string socketPath() const { return path_; }
+    // Writes out what is queued for every client (before the program ends).
+    void flush();
+    int connectionCount() const { return int(connections_.size()); }
+
+    static constexpr int kMaxConnections = 64;
+    // A client that stops reading loses notifications past this much unsent output, never
+    // replies.
+    static constexpr std::int64_t kMaxQueuedBytes = 16 << 20;
+
+private:
+    struct Connection;
+    struct Mailbox;
+
+    void accept();
+    void readFrom(std::uint64_t id);
+    void handleLine(Connection& c, std::string_view line);
+    void send(Connection& c, const std::string& line);
+    void deliver(std::uint64_t id, const std::string& line);
+    void notify(const std::string& method, const nlohmann::json& params);
+    nlohmann::json subscribe(Connection& c, const nlohmann::json& params);
+    nlohmann::json unsubscribe(Connection& c, const nlohmann::json& params);
+    void dropConnection(std::uint64_t id);
+
+    Emulator& emulator_;
+    QLocalServer* server_ = nullptr;
+    std::string path_;
+    std::map<std::uint64_t, std::unique_ptr<Connection>> connections_;
+    std::uint64_t nextId_ = 1;
+    std::shared_ptr<Mailbox> mailbox_;
+    int listenerId_ = 0;
+};
+
+} // namespace copperline

@@ -1,0 +1,435 @@
+#include "app/control/emulator_impl.h"
+
+#include "profiler/capture/screenshot.h"
+
+#include <algorithm>
+#include <future>
+
+namespace copperline {
+
+namespace {
+
+// Frames a paced run may fall behind real time before it stops trying to catch up (a
+// debugger pause or a slow host must not cause a burst of unpaced frames afterwards).
+constexpr double kPaceSlackSeconds = 0.25;
+
+} // namespace
+
+// ---- construction ----------------------------------------------------------------------------
+
+Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o) : machine(std::move(m)), options(o) {
+    machine->setFrameCallback([this](std::uint64_t) { frameCommitted = true; });
+    machine->setSerialSink([this](std::uint8_t b) {
+        if (options.serialOut) {
+            std::fputc(b, options.serialOut);
+            if (b == '\n') std::fflush(options.serialOut);
+        }
+        // Bounded: with nobody listening the buffer is dropped at each frame anyway.
+        if (serialInterest.load(std::memory_order_relaxed) > 0 && serialBuffer.size() < 65536)
+            serialBuffer.push_back(char(b));
+    });
+    running = options.startRunning;
+    registerMachineCommands(*this);
+    publish();
+}
+
+Emulator::Impl::~Impl() {
+    machine->setFrameCallback(nullptr);
+    machine->setSerialSink(nullptr);
+    machine->setCpuAccessObserver(nullptr);
+}
+
+Emulator::Emulator(std::unique_ptr<Machine> machine, const Options& options)
+    : impl_(std::make_unique<Impl>(std::move(machine), options)) {}
+
+Emulator::~Emulator() { stop(); }
+
+void Emulator::start() {
+    if (impl_->thread.joinable()) return;
+    {
+        std::lock_guard lock(impl_->queueMutex);
+        impl_->exit = false;
+    }
+    impl_->thread = std::thread([this] { impl_->threadMain(); });
+}
+
+void Emulator::stop() {
+    if (!impl_->thread.joinable()) return;
+    {
+        std::lock_guard lock(impl_->queueMutex);
+        impl_->exit = true;
+    }
+    impl_->pending = true;
+    impl_->wake.notify_all();
+    impl_->thread.join();
+}
+
+// ---- the outside's door ------------------------------------------------------------------------
+
+void Emulator::submit(std::string method, nlohmann::json params, Done done) {
+    {
+        std::lock_guard lock(impl_->queueMutex);
+        impl_->queue.push_back({std::move(method), std::move(params), std::move(done)});
+    }
+    impl_->pending.store(true, std::memory_order_release);
+    impl_->wake.notify_all();
+}
+
+CommandResult Emulator::call(const std::string& method, const nlohmann::json& params) {
+    if (std::this_thread::get_id() == impl_->threadId) {
+        // From inside a handler or listener: a nested wait would never end.
+        CommandResult r;
+        r.errorCode = errc::InternalError;
+        r.errorMessage = "Emulator::call from the emulator thread";
+        return r;
+    }
+    auto promise = std::make_shared<std::promise<CommandResult>>();
+    auto future = promise->get_future();
+    submit(method, params, [promise](const CommandResult& r) { promise->set_value(r); });
+    return future.get();
+}
+
+std::shared_ptr<const Snapshot> Emulator::snapshot() const { return impl_->published.load(std::memory_order_acquire); }
+
+int Emulator::addListener(Listener listener) {
+    std::lock_guard lock(impl_->listenerMutex);
+    const int id = impl_->nextListener++;
+    impl_->listeners.emplace(id, std::move(listener));
+    return id;
+}
+
+void Emulator::removeListener(int id) {
+    std::lock_guard lock(impl_->listenerMutex);
+    impl_->listeners.erase(id);
+}
+
+void Emulator::wantFrameEvents(bool on) { impl_->frameInterest += on ? 1 : -1; }
+void Emulator::wantSerialEvents(bool on) { impl_->serialInterest += on ? 1 : -1; }
+
+void Emulator::setQuitHandler(std::function<void()> handler) {
+    std::lock_guard lock(impl_->queueMutex);
+    impl_->quitHandler = std::move(handler);
+}
+
+const CommandBus& Emulator::bus() const { return impl_->bus; }
+
+// ---- the thread --------------------------------------------------------------------------------
+
+void Emulator::Impl::threadMain() {
+    threadId = std::this_thread::get_id();
+    std::unique_lock lock(queueMutex);
+    while (!exit) {
+        if (!running && queue.empty()) {
+            wake.wait(lock, [this] { return exit || !queue.empty(); });
+            continue;
+        }
+        if (!queue.empty()) {
+            drain(lock);
+            continue;
+        }
+        lock.unlock();
+        runSlice();
+        lock.lock();
+    }
+    // Whatever still waits gets an answer: the machine will not stop for it now.
+    std::deque<Request> left;
+    left.swap(queue);
+    lock.unlock();
+    CommandResult gone;
+    gone.errorCode = errc::ShuttingDown;
+    gone.errorMessage = "the emulator is shutting down";
+    for (auto& r : left)
+        if (r.done) r.done(gone);
+    for (auto& w : stopWaiters) w(gone);
+    stopWaiters.clear();
+    threadId = {};
+}
+
+void Emulator::Impl::drain(std::unique_lock<std::mutex>& lock) {
+    while (!queue.empty() && !exit) {
+        Request r = std::move(queue.front());
+        queue.pop_front();
+        pending.store(!queue.empty(), std::memory_order_relaxed);
+        lock.unlock();
+        execute(r);
+        lock.lock();
+    }
+    pending.store(!queue.empty() || exit, std::memory_order_relaxed);
+    lock.unlock();
+    publish();
+    lock.lock();
+}
+
+void Emulator::Impl::execute(Request& request) {
+    deferReply = false;
+    CommandResult result = bus.call(request.method, request.params);
+    if (result.ok && deferReply) {
+        if (request.done) stopWaiters.push_back(std::move(request.done));
+    } else if (request.done) {
+        request.done(result);
+    }
+    deferReply = false;
+    if (quitRequested) {
+        quitRequested = false;
+        std::function<void()> handler;
+        {
+            std::lock_guard lock(queueMutex);
+            handler = quitHandler;
+        }
+        if (handler) handler();
+    }
+}
+
+void Emulator::Impl::runSlice() {
+    Machine& m = *machine;
+    auto& cpu = m.cpu();
+    while (running) {
+        if (pending.load(std::memory_order_relaxed)) return;
+        const std::uint32_t pc = cpu.instructionAddress();
+        if (!skipBreakOnce && !pcBreaks.empty() && std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
+            int id = 0;
+            for (const auto& b : breakpoints)
+                if (b.kind == Breakpoint::Kind::Pc && b.address == pc) id = b.id;
+            stopRun("breakpoint", {{"id", id}});
+            return;
+        }
+        if (target.kind == Target::Kind::Pc && pc == target.pc && !skipBreakOnce) {
+            stopRun(target.reason);
+            return;
+        }
+        skipBreakOnce = false;
+        currentPc = pc;
+        m.stepInstruction();
+        if (watchHit) {
+            const WatchHit w = *watchHit;
+            watchHit.reset();
+            stopRun("watchpoint", {{"id", w.id},
+                                   {"address", w.address},
+                                   {"size", w.size},
+                                   {"access", w.write ? "write" : "read"},
+                                   {"value", w.value},
+                                   {"instruction_pc", currentPc}});
+            return;
+        }
+        if (m.halted()) {
+            stopRun("double_fault");
+            return;
+        }
+        switch (target.kind) {
+        case Target::Kind::Steps:
+            // A CPU in STOP waits for its interrupt; a step carries it there, but gives up
+            // after two frames when no interrupt can reach it.
+            if (cpu.stopped()) {
+                if (m.frame() >= target.frame) {
+                    stopRun(target.reason, {{"cpu_stopped", true}});
+                    return;
+                }
+            } else if (--target.count == 0) {
+                stopRun(target.reason);
+                return;
+            }
+            break;
+        case Target::Kind::Frame:
+            if (m.frame() >= target.frame) {
+                if (frameCommitted) onFrame();
+                stopRun(target.reason);
+                return;
+            }
+            break;
+        case Target::Kind::Beam: {
+            const auto& a = m.agnus();
+            const unsigned here = unsigned(a.vpos()) * 256 + a.hpos();
+            if (m.frame() > target.frame || (m.frame() == target.frame && here >= target.beam)) {
+                if (frameCommitted) onFrame();
+                stopRun(target.reason);
+                return;
+            }
+            break;
+        }
+        default: break;
+        }
+        if (frameCommitted) {
+            onFrame();
+            if (options.paced) pace();
+            // Hand the time to the command queue at least once a frame.
+            return;
+        }
+    }
+}
+
+void Emulator::Impl::onFrame() {
+    frameCommitted = false;
+    const Agnus& a = machine->agnus();
+    auto g = std::make_shared<OwnerGrid>();
+    g->frame = machine->frame() - 1;
+    g->lines = a.committedLines();
+    g->lineCck = machine->config().ntsc ? 228 : 227;
+    g->owners = a.committedOwners();
+    g->counts = a.committedOwnerCounts();
+    if (publishRecords && a.recordingSlots()) g->records = a.committedRecords();
+    grid = std::move(g);
+    if (options.pictures) {
+        picture = std::make_shared<const Image>(composeDisplay(*machine));
+        pictureFrame = grid->frame;
+    }
+
+    const auto now = Clock::now();
+    const double emu = machine->emulatedSeconds();
+    if (speedHost == Clock::time_point{}) {
+        speedHost = now;
+        speedEmu = emu;
+    } else if (const double dt = std::chrono::duration<double>(now - speedHost).count(); dt >= 0.5) {
+        speed = (emu - speedEmu) / dt;
+        speedHost = now;
+        speedEmu = emu;
+    }
+    publish();
+
+    if (frameInterest.load(std::memory_order_relaxed) > 0) {
+        nlohmann::json counts = nlohmann::json::object();
+        for (unsigned o = 0; o < kBusOwnerCount; ++o) counts[busOwnerName(BusOwner(o))] = grid->counts[o];
+        emit("event.frame", {{"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}});
+    }
+    if (!serialBuffer.empty()) {
+        if (serialInterest.load(std::memory_order_relaxed) > 0) emit("event.serial", {{"text", serialBuffer}});
+        serialBuffer.clear();
+    }
+}
+
+void Emulator::Impl::pace() {
+    const auto now = Clock::now();
+    const double emu = machine->emulatedSeconds();
+    if (!paceValid) {
+        paceValid = true;
+        paceHost = now;
+        paceEmu = emu;
+        return;
+    }
+    const auto due = paceHost + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(emu - paceEmu));
+    if (now > due + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kPaceSlackSeconds))) {
+        paceHost = now;
+        paceEmu = emu;
+        return;
+    }
+    // Sleep until the frame is due, but wake for a command: a click must not wait a frame.
+    std::unique_lock lock(queueMutex);
+    wake.wait_until(lock, due, [this] { return exit || !queue.empty(); });
+}
+
+// ---- stops, positions, snapshots ---------------------------------------------------------------
+
+nlohmann::json Emulator::Impl::position() const {
+    const Agnus& a = machine->agnus();
+    return {{"pc", machine->cpu().instructionAddress()},
+            {"frame", machine->frame()},
+            {"vpos", a.vpos()},
+            {"hpos", a.hpos()},
+            {"cck", a.cck()},
+            {"seconds", machine->emulatedSeconds()},
+            {"instructions", machine->cpu().instructions()}};
+}
+
+nlohmann::json Emulator::Impl::status() const {
+    nlohmann::json s = position();
+    s["state"] = running ? "running" : "paused";
+    s["halted"] = machine->halted();
+    s["stopped"] = machine->cpu().stopped();
+    s["paced"] = options.paced;
+    s["speed"] = speed;
+    s["breakpoints"] = breakpoints.size();
+    s["recording_slots"] = const_cast<Machine&>(*machine).agnus().recordingSlots();
+    return s;
+}
+
+void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
+    running = false;
+    target = Target{};
+    skipBreakOnce = false;
+    paceValid = false;
+    nlohmann::json event = position();
+    event["reason"] = reason;
+    if (!detail.is_null()) event["detail"] = std::move(detail);
+    publish();
+    CommandResult r;
+    r.ok = true;
+    r.result = event;
+    auto waiters = std::move(stopWaiters);
+    stopWaiters.clear();
+    for (auto& w : waiters) w(r);
+    emit("event.stopped", event);
+}
+
+void Emulator::Impl::resume(const Target& t) {
+    target = t;
+    running = true;
+    skipBreakOnce = true;
+    paceValid = false;
+    deferReply = true;
+}
+
+CpuRegisters Emulator::Impl::registers() const {
+    const auto r = machine->cpu().registers();
+    CpuRegisters out;
+    out.d = r.d;
+    out.a = r.a;
+    out.usp = r.usp;
+    out.ssp = r.ssp;
+    out.pc = machine->cpu().instructionAddress();
+    out.sr = r.sr;
+    return out;
+}
+
+void Emulator::Impl::publish() {
+    auto s = std::make_shared<Snapshot>();
+    s->serial = ++snapshotSerial;
+    s->running = running;
+    s->halted = machine->halted();
+    s->frame = machine->frame();
+    const Agnus& a = machine->agnus();
+    s->vpos = a.vpos();
+    s->hpos = a.hpos();
+    s->cck = a.cck();
+    s->seconds = machine->emulatedSeconds();
+    s->speed = running ? speed : 0.0;
+    s->instructions = machine->cpu().instructions();
+    s->regs = registers();
+    s->picture = picture;
+    s->pictureFrame = pictureFrame;
+    s->grid = grid;
+    published.store(std::move(s), std::memory_order_release);
+}
+
+void Emulator::Impl::emit(const std::string& method, const nlohmann::json& params) {
+    std::lock_guard lock(listenerMutex);
+    for (auto& [id, l] : listeners) l(method, params);
+}
+
+void Emulator::Impl::rebuildBreakIndex() {
+    pcBreaks.clear();
+    bool watches = false;
+    for (const auto& b : breakpoints) {
+        if (b.kind == Breakpoint::Kind::Pc) pcBreaks.push_back(b.address);
+        else watches = true;
+    }
+    std::sort(pcBreaks.begin(), pcBreaks.end());
+    machine->setCpuAccessObserver(watches ? this : nullptr);
+}
+
+void Emulator::Impl::cpuAccess(const m68k::BusCycle& c) {
+    // Watchpoints watch data; the CPU's own instruction fetches are not "reads" here.
+    if (c.fc == m68k::FunctionCode::UserProgram || c.fc == m68k::FunctionCode::SupervisorProgram) return;
+    if (watchHit) return;
+    const bool write = c.op == m68k::BusOp::Write || c.op == m68k::BusOp::TestAndSet;
+    const bool read = c.op != m68k::BusOp::Write;
+    const std::uint32_t first = (c.address & 0xFFFFFE) + (c.upper ? 0 : 1);
+    const std::uint32_t last = (c.address & 0xFFFFFE) + (c.lower ? 1 : 0);
+    for (const auto& b : breakpoints) {
+        if (b.kind != Breakpoint::Kind::Watch) continue;
+        if (!((write && b.onWrite) || (read && b.onRead))) continue;
+        if (last < b.address || first >= b.address + b.length) continue;
+        watchHit = WatchHit{b.id, first, last - first + 1, write && b.onWrite, c.data};
+        return;
+    }
+}
+
+} // namespace copperline

@@ -1,0 +1,138 @@
+#pragma once
+
+// The emulator thread's inside: shared by emulator.cpp (the thread, the run loop, stops
+// and snapshots) and machine_commands.cpp (the commands). Everything here but the queue,
+// the listener list and the published snapshot belongs to the emulator thread alone.
+
+#include "app/control/emulator.h"
+#include "emu/machine.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace copperline {
+
+struct Breakpoint {
+    enum class Kind { Pc, Watch };
+    int id = 0;
+    Kind kind = Kind::Pc;
+    std::uint32_t address = 0;  // pc, or the first byte watched
+    std::uint32_t length = 1;   // watch: bytes watched
+    bool onRead = false, onWrite = true;
+};
+
+struct Emulator::Impl : CpuAccessObserver {
+    Impl(std::unique_ptr<Machine> m, const Options& o);
+    ~Impl() override;
+
+    // ---- shared with other threads ----------------------------------------------------
+    struct Request {
+        std::string method;
+        nlohmann::json params;
+        Done done;
+    };
+    std::mutex queueMutex;
+    std::condition_variable wake;
+    std::deque<Request> queue;
+    std::atomic<bool> pending{false};
+    bool exit = false;
+    std::thread thread;
+    std::thread::id threadId;
+
+    std::mutex listenerMutex;
+    std::map<int, Listener> listeners;
+    int nextListener = 1;
+    std::atomic<int> frameInterest{0}, serialInterest{0};
+
+    std::atomic<std::shared_ptr<const Snapshot>> published;
+    std::function<void()> quitHandler;
+
+    // ---- the emulator thread's own ----------------------------------------------------
+    std::unique_ptr<Machine> machine;
+    Options options;
+    CommandBus bus;
+
+    bool running = false;
+    // Set while a handler runs: the handler asks for its reply to wait for the next stop.
+    bool deferReply = false;
+    bool quitRequested = false;  // set by `quit`: the quit handler runs after its reply
+    std::vector<Done> stopWaiters;
+    // What ends the current resume (besides breakpoints and pause).
+    struct Target {
+        enum class Kind { None, Steps, Frame, Pc, Beam } kind = Kind::None;
+        std::uint64_t count = 0;  // Steps: instructions left
+        std::uint64_t frame = 0;  // Frame: stop once machine.frame() reaches it; Beam: at this frame
+        std::uint32_t pc = 0;
+        unsigned beam = 0;        // Beam: vpos * 256 + hpos, reached in `frame`
+        const char* reason = "target";
+    } target;
+    // The first instruction after a resume runs even if a breakpoint sits on it, so that
+    // continue leaves a breakpoint it stopped at.
+    bool skipBreakOnce = false;
+
+    std::vector<Breakpoint> breakpoints;
+    int nextBreakpoint = 1;
+    std::vector<std::uint32_t> pcBreaks;  // sorted pc breakpoint addresses, for the run loop
+    struct WatchHit {
+        int id = 0;
+        std::uint32_t address = 0;
+        unsigned size = 0;
+        bool write = false;
+        std::uint16_t value = 0;
+    };
+    std::optional<WatchHit> watchHit;
+    std::uint32_t currentPc = 0;  // the instruction being stepped, for watch reports
+
+    bool frameCommitted = false;
+    bool publishRecords = false;  // frame.record: keep full slot records in snapshots
+    std::uint64_t snapshotSerial = 0;
+    std::shared_ptr<const Image> picture;
+    std::uint64_t pictureFrame = 0;
+    std::shared_ptr<const OwnerGrid> grid;
+
+    std::string serialBuffer;
+
+    // Pacing and speed.
+    using Clock = std::chrono::steady_clock;
+    bool paceValid = false;
+    Clock::time_point paceHost;
+    double paceEmu = 0;
+    Clock::time_point speedHost;
+    double speedEmu = 0;
+    double speed = 0;
+
+    // ---- the thread -------------------------------------------------------------------
+    void threadMain();
+    void drain(std::unique_lock<std::mutex>& lock);
+    void runSlice();
+    void onFrame();
+    void pace();
+    void execute(Request& request);
+
+    // Stops a run: answers every waiting resume with the stop event and notifies listeners.
+    void stopRun(const char* reason, nlohmann::json detail = nullptr);
+    nlohmann::json position() const;  // pc, frame, vpos, hpos, cck, seconds, instructions
+    nlohmann::json status() const;
+    // Starts a resume: the reply waits for the stop.
+    void resume(const Target& t);
+    void publish();
+    void emit(const std::string& method, const nlohmann::json& params);
+    void rebuildBreakIndex();
+
+    // CpuAccessObserver: watchpoints.
+    void cpuAccess(const m68k::BusCycle& cycle) override;
+
+    CpuRegisters registers() const;
+};
+
+// Registers every machine command on impl.bus (machine_commands.cpp).
+void registerMachineCommands(Emulator::Impl& impl);
+
+} // namespace copperline

@@ -1,0 +1,502 @@
+// The machine commands of the one vocabulary (docs/control-protocol.md has a page for
+// each). Every handler runs on the emulator thread. A handler checks all its parameters
+// before it changes anything, so a failed command leaves the machine as it was.
+
+#include "app/control/emulator_impl.h"
+#include "app/control/params.h"
+#include "app/version.h"
+#include "emu/chipset/custom_regs.h"
+#include "emu/cpu/disasm/disasm.h"
+#include "profiler/capture/screenshot.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace copperline {
+
+namespace {
+
+using nlohmann::json;
+namespace p = params;
+
+constexpr int kProtocolVersion = 1;
+constexpr std::uint64_t kMaxReadBytes = 1u << 20;         // mem.read: 1 MiB per call
+constexpr std::uint64_t kMaxStateBytes = 64ull << 20;     // state files are ~1.1 MiB today
+constexpr std::uint64_t kMaxSteps = 1'000'000;
+constexpr std::uint64_t kMaxFrames = 1'000'000;
+
+std::string hex64(std::uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+[[noreturn]] void fail(int code, const std::string& message) { throw CommandError(code, message); }
+
+void requirePaused(const Emulator::Impl& e, const char* what) {
+    if (e.running) fail(errc::InvalidState, std::string(what) + ": the machine is running; pause it first");
+}
+
+json regsJson(const CpuRegisters& r) {
+    static constexpr const char* dn[8] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
+    static constexpr const char* an[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
+    json out = json::object();
+    for (std::size_t i = 0; i < 8; ++i) out[dn[i]] = r.d[i];
+    for (std::size_t i = 0; i < 8; ++i) out[an[i]] = r.a[i];
+    out["usp"] = r.usp;
+    out["ssp"] = r.ssp;
+    out["pc"] = r.pc;
+    out["sr"] = r.sr;
+    return out;
+}
+
+json breakpointJson(const Breakpoint& b) {
+    json out = {{"id", b.id}, {"kind", b.kind == Breakpoint::Kind::Pc ? "pc" : "watch"}, {"addr", b.address}};
+    if (b.kind == Breakpoint::Kind::Watch) {
+        out["len"] = b.length;
+        out["access"] = b.onRead && b.onWrite ? "access" : b.onRead ? "read" : "write";
+    }
+    return out;
+}
+
+// The debugger may write RAM only: chip RAM (and its mirrors) and slow RAM.
+bool writableRam(const Machine& m, std::uint32_t a) {
+    a &= 0xFFFFFF;
+    if (a < 0x200000) return true;
+    return a >= 0xC00000 && a < 0xC00000 + m.config().slowRamBytes;
+}
+
+std::vector<std::uint8_t> readFile(const std::string& path, std::uint64_t limit) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) fail(errc::HostIo, path + ": " + ec.message());
+    if (size > limit) fail(errc::HostIo, path + ": " + std::to_string(size) + " bytes is too large for a state file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(errc::HostIo, path + ": cannot open");
+    std::vector<std::uint8_t> bytes(size);
+    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
+    if (!in) fail(errc::HostIo, path + ": read failed");
+    return bytes;
+}
+
+// Written beside the target and renamed, so a failure never leaves half a file.
+void writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) fail(errc::HostIo, path + ": cannot write");
+        out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        out.close();
+        if (!out) {
+            std::remove(tmp.c_str());
+            fail(errc::HostIo, path + ": write failed");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        fail(errc::HostIo, path + ": " + ec.message());
+    }
+}
+
+// The saved header (machine.cpp): magic, version u32, ntsc u8, chip u32, slow u32, two
+// ROM hashes u64, little-endian.
+constexpr std::size_t kStateHeaderBytes = 4 + 4 + 1 + 4 + 4 + 8 + 8;
+
+std::uint64_t le(const std::vector<std::uint8_t>& b, std::size_t at, unsigned n) {
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < n; ++i) v |= std::uint64_t(b[at + i]) << (8 * i);
+    return v;
+}
+
+} // namespace
+
+void registerMachineCommands(Emulator::Impl& e) {
+    CommandBus& bus = e.bus;
+
+    // ---- session -------------------------------------------------------------------------
+    bus.add("hello", "The protocol version and the emulator's name and version.", [](const json&) {
+        return json{{"proto", kProtocolVersion}, {"emulator", "Copperline"}, {"version", kVersion}};
+    });
+    bus.add("version", "The emulator's name and version.", [](const json&) {
+        return json{{"name", "Copperline"}, {"version", kVersion}};
+    });
+    bus.add("methods", "Every method with its one-line summary.", [&bus](const json&) {
+        json out = json::array();
+        for (const auto& n : bus.names()) out.push_back({{"name", n}, {"summary", bus.summary(n)}});
+        return json{{"methods", out}};
+    });
+    bus.add("status", "Running or paused, where the beam and the CPU are, and the speed.",
+            [&e](const json&) { return e.status(); });
+    bus.add("quit", "Ends the emulator after this reply.", [&e](const json&) {
+        {
+            std::lock_guard lock(e.queueMutex);
+            if (!e.quitHandler) fail(errc::Unsupported, "quit: this session has no way to quit");
+        }
+        // The handler runs once the reply is on its way (Impl::execute).
+        e.quitRequested = true;
+        return json{{"quitting", true}};
+    });
+
+    // ---- execution -----------------------------------------------------------------------
+    bus.add("pause", "Stops the machine; replies with the stop event (reason \"pause\").", [&e](const json&) {
+        if (!e.running) {
+            json s = e.position();
+            s["reason"] = "pause";
+            s["detail"] = {{"already_paused", true}};
+            return s;
+        }
+        e.stopRun("pause");
+        json s = e.position();
+        s["reason"] = "pause";
+        return s;
+    });
+    bus.add("continue", "Runs until a breakpoint, a pause or a quit; {wait:false} replies at once.",
+            [&e](const json& p) {
+                const bool wait = p::boolean(p, "wait", true);
+                if (e.machine->halted()) fail(errc::InvalidState, "continue: the CPU has halted; reset the machine");
+                if (!e.running) {
+                    e.resume({});
+                } else if (wait) {
+                    e.deferReply = true;
+                }
+                if (!wait) {
+                    e.deferReply = false;
+                    return e.status();
+                }
+                return json();
+            });
+    bus.add("step", "Runs n instructions (default 1, at most 1e6); replies with the stop event.",
+            [&e](const json& p) {
+                const auto n = p::optionalNumber(p, "n", kMaxSteps).value_or(1);
+                if (n == 0) fail(errc::InvalidParams, "n: must be at least 1");
+                requirePaused(e, "step");
+                Emulator::Impl::Target t;
+                t.kind = Emulator::Impl::Target::Kind::Steps;
+                t.count = n;
+                t.frame = e.machine->frame() + 2;
+                t.reason = "step";
+                e.resume(t);
+                return json();
+            });
+    bus.add("step_frame", "Runs n frames (default 1); stops at the first instruction of the next frame.",
+            [&e](const json& p) {
+                const auto n = p::optionalNumber(p, "n", kMaxFrames).value_or(1);
+                if (n == 0) fail(errc::InvalidParams, "n: must be at least 1");
+                requirePaused(e, "step_frame");
+                Emulator::Impl::Target t;
+                t.kind = Emulator::Impl::Target::Kind::Frame;
+                t.frame = e.machine->frame() + n;
+                t.reason = "step";
+                e.resume(t);
+                return json();
+            });
+    bus.add("run_until", "Runs until the pc, the frame, or the beam position {vpos, hpos}; exactly one.",
+            [&e](const json& p) {
+                const auto pc = p::optionalNumber(p, "pc", 0xFFFFFF);
+                const auto frame = p::optionalNumber(p, "frame", ~0ull);
+                const auto vpos = p::optionalNumber(p, "vpos", 313);
+                const auto hpos = p::optionalNumber(p, "hpos", 227);
+                if (int(pc.has_value()) + int(frame.has_value()) + int(vpos.has_value()) != 1)
+                    fail(errc::InvalidParams, "run_until: give exactly one of pc, frame, or vpos (with hpos)");
+                if (hpos && !vpos) fail(errc::InvalidParams, "run_until: hpos needs vpos");
+                if (pc && (*pc & 1)) fail(errc::InvalidParams, "pc: instructions sit at even addresses");
+                requirePaused(e, "run_until");
+                using K = Emulator::Impl::Target::Kind;
+                Emulator::Impl::Target t;
+                t.reason = "target";
+                if (pc) {
+                    t.kind = K::Pc;
+                    t.pc = std::uint32_t(*pc);
+                } else if (frame) {
+                    if (*frame <= e.machine->frame()) {
+                        json s = e.position();
+                        s["reason"] = "target";
+                        s["detail"] = {{"already_there", true}};
+                        return s;
+                    }
+                    t.kind = K::Frame;
+                    t.frame = *frame;
+                } else {
+                    t.kind = K::Beam;
+                    t.beam = unsigned(*vpos) * 256 + unsigned(hpos.value_or(0));
+                    const auto& a = e.machine->agnus();
+                    const unsigned here = unsigned(a.vpos()) * 256 + a.hpos();
+                    // The next time the beam gets there: this frame if it has not yet, else the next.
+                    t.frame = e.machine->frame() + (here < t.beam ? 0 : 1);
+                }
+                e.resume(t);
+                return json();
+            });
+    bus.add("machine.reset", "Resets the machine: {kind: \"warm\"} (the RESET line) or \"cold\" (power).",
+            [&e](const json& p) {
+                const std::string kind = p::optionalString(p, "kind").value_or("warm");
+                if (kind == "warm") e.machine->reset();
+                else if (kind == "cold") e.machine->powerOn();
+                else fail(errc::InvalidParams, "kind: expected \"warm\" or \"cold\"");
+                json s = e.status();
+                s["reset"] = kind;
+                return s;
+            });
+
+    // ---- breakpoints ---------------------------------------------------------------------
+    bus.add("break.add", "Adds a breakpoint: {kind:\"pc\", addr} or {kind:\"watch\", addr, len, access}.",
+            [&e](const json& p) {
+                const std::string kind = p::string(p, "kind");
+                Breakpoint b;
+                b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
+                if (kind == "pc") {
+                    if (b.address & 1) fail(errc::InvalidParams, "addr: instructions sit at even addresses");
+                    b.kind = Breakpoint::Kind::Pc;
+                } else if (kind == "watch") {
+                    b.kind = Breakpoint::Kind::Watch;
+                    b.length = std::uint32_t(p::optionalNumber(p, "len", 0x1000000 - b.address).value_or(1));
+                    if (b.length == 0) fail(errc::InvalidParams, "len: must be at least 1");
+                    const std::string access = p::optionalString(p, "access").value_or("write");
+                    if (access == "write") b.onRead = false, b.onWrite = true;
+                    else if (access == "read") b.onRead = true, b.onWrite = false;
+                    else if (access == "access") b.onRead = b.onWrite = true;
+                    else fail(errc::InvalidParams, "access: expected \"write\", \"read\" or \"access\"");
+                } else {
+                    fail(errc::InvalidParams, "kind: expected \"pc\" or \"watch\"");
+                }
+                b.id = e.nextBreakpoint++;
+                e.breakpoints.push_back(b);
+                e.rebuildBreakIndex();
+                return breakpointJson(b);
+            });
+    bus.add("break.remove", "Removes the breakpoint {id}.", [&e](const json& p) {
+        const auto id = p::number(p, "id", 0x7FFFFFFF);
+        auto it = std::find_if(e.breakpoints.begin(), e.breakpoints.end(), [&](auto& b) { return b.id == int(id); });
+        if (it == e.breakpoints.end()) fail(errc::NotFound, "no breakpoint " + std::to_string(id));
+        e.breakpoints.erase(it);
+        e.rebuildBreakIndex();
+        return json{{"removed", id}};
+    });
+    bus.add("break.list", "Every breakpoint.", [&e](const json&) {
+        json out = json::array();
+        for (const auto& b : e.breakpoints) out.push_back(breakpointJson(b));
+        return json{{"breakpoints", out}};
+    });
+    bus.add("break.clear", "Removes every breakpoint.", [&e](const json&) {
+        const auto n = e.breakpoints.size();
+        e.breakpoints.clear();
+        e.rebuildBreakIndex();
+        return json{{"removed", n}};
+    });
+
+    // ---- inspection ----------------------------------------------------------------------
+    bus.add("regs.get", "The CPU's registers; pc is the address of the next instruction.",
+            [&e](const json&) { return regsJson(e.registers()); });
+    bus.add("regs.set", "Sets one register: {reg: \"d0\"..\"a7\", \"sp\", \"usp\", \"ssp\", \"pc\", \"sr\", \"ccr\", value}.",
+            [&e](const json& p) {
+                const std::string reg = p::string(p, "reg");
+                const auto value = std::uint32_t(p::number(p, "value"));
+                auto& cpu = e.machine->cpu();
+                auto r = cpu.registers();
+                const bool super = r.sr & 0x2000;
+                std::uint32_t usp = super ? r.usp : r.a[7];
+                std::uint32_t ssp = super ? r.a[7] : r.ssp;
+                std::uint32_t pc = cpu.instructionAddress();
+                std::uint16_t sr = r.sr;
+                if (reg.size() == 2 && (reg[0] == 'd' || reg[0] == 'a') && reg[1] >= '0' && reg[1] <= '7') {
+                    const unsigned i = unsigned(reg[1] - '0');
+                    if (reg[0] == 'd') r.d[i] = value;
+                    else if (i < 7) r.a[i] = value;
+                    else (super ? ssp : usp) = value;
+                } else if (reg == "sp") {
+                    (super ? ssp : usp) = value;
+                } else if (reg == "usp") {
+                    usp = value;
+                } else if (reg == "ssp") {
+                    ssp = value;
+                } else if (reg == "pc") {
+                    if (value & 1) fail(errc::InvalidParams, "value: the pc must be even");
+                    pc = value & 0xFFFFFF;
+                } else if (reg == "sr") {
+                    if (value > 0xFFFF) fail(errc::InvalidParams, "value: sr is 16 bits");
+                    sr = std::uint16_t(value & 0xA71F);  // the 68000's implemented bits
+                } else if (reg == "ccr") {
+                    if (value > 0xFF) fail(errc::InvalidParams, "value: ccr is 8 bits");
+                    sr = std::uint16_t((sr & 0xFF00) | (value & 0x1F));
+                } else {
+                    fail(errc::NotFound, "no register \"" + reg + "\"");
+                }
+                r.sr = sr;
+                r.usp = usp;
+                r.ssp = ssp;
+                r.a[7] = (sr & 0x2000) ? ssp : usp;
+                // The core's pc is its prefetch address: refill the queue from the instruction
+                // address (a CPU waiting in STOP wakes and goes on after it).
+                r.pc = pc + 4;
+                r.ird = e.machine->spyWord(pc);
+                r.irc = e.machine->spyWord(pc + 2);
+                cpu.setRegisters(r);
+                return regsJson(e.registers());
+            });
+    bus.add("mem.read", "Reads {addr, len <= 1 MiB} without side effects, as hex (default) or base64.",
+            [&e](const json& p) {
+                const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
+                const auto len = p::optionalNumber(p, "len", kMaxReadBytes).value_or(1);
+                const std::string encoding = p::optionalString(p, "encoding").value_or("hex");
+                if (encoding != "hex" && encoding != "base64")
+                    fail(errc::InvalidParams, "encoding: expected \"hex\" or \"base64\"");
+                std::vector<std::uint8_t> bytes(len);
+                std::size_t i = 0;
+                const Machine& m = *e.machine;
+                if (len && (addr & 1)) bytes[i++] = m.spyByte(addr);
+                for (; i + 1 < len; i += 2) {
+                    const std::uint16_t w = m.spyWord((addr + std::uint32_t(i)) & 0xFFFFFF);
+                    bytes[i] = std::uint8_t(w >> 8);
+                    bytes[i + 1] = std::uint8_t(w);
+                }
+                if (i < len) bytes[i] = m.spyByte((addr + std::uint32_t(i)) & 0xFFFFFF);
+                return json{{"addr", addr}, {"len", len}, {"encoding", encoding}, {"data", p::encode(bytes, encoding)}};
+            });
+    bus.add("mem.write", "Writes {addr, data, encoding} to chip or slow RAM; all or nothing.", [&e](const json& p) {
+        const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
+        const std::string encoding = p::optionalString(p, "encoding").value_or("hex");
+        const auto bytes = p::decode(p::string(p, "data"), encoding);
+        if (bytes.size() > kMaxReadBytes) fail(errc::InvalidParams, "data: at most 1 MiB per write");
+        for (std::size_t i = 0; i < bytes.size(); ++i)
+            if (!writableRam(*e.machine, addr + std::uint32_t(i))) {
+                char buf[64];
+                std::snprintf(buf, sizeof buf, "$%06X is not RAM; nothing was written", (addr + unsigned(i)) & 0xFFFFFF);
+                fail(errc::InvalidParams, buf);
+            }
+        for (std::size_t i = 0; i < bytes.size(); ++i) e.machine->pokeByte(addr + std::uint32_t(i), bytes[i]);
+        return json{{"addr", addr}, {"written", bytes.size()}};
+    });
+    bus.add("custom.dump", "The custom registers the chips can be read back from, by name.", [&e](const json&) {
+        json regs = json::object();
+        for (unsigned o = 0; o < 2 * reg::kCount; o += 2) {
+            const char* n = reg::name(std::uint16_t(o));
+            if (!n || reg::writable(std::uint16_t(o))) continue;
+            regs[n] = e.machine->spyWord(0xDFF000 + o);
+        }
+        return json{{"registers", regs}};
+    });
+    bus.add("disasm", "Disassembles {addr (default pc), count <= 256 (default 16)} instructions.",
+            [&e](const json& p) {
+                const auto addr = std::uint32_t(p::optionalNumber(p, "addr", 0xFFFFFF).value_or(e.registers().pc));
+                const auto count = std::uint32_t(p::optionalNumber(p, "count", 256).value_or(16));
+                if (addr & 1) fail(errc::InvalidParams, "addr: instructions sit at even addresses");
+                const Machine& m = *e.machine;
+                const auto lines = disassembleRange(addr, count, [&m](std::uint32_t a) { return m.spyWord(a & 0xFFFFFF); });
+                json out = json::array();
+                for (const auto& l : lines) {
+                    std::vector<std::uint8_t> raw;
+                    for (std::uint32_t i = 0; i < l.length; ++i) raw.push_back(m.spyByte((l.address + i) & 0xFFFFFF));
+                    json line = {{"addr", l.address},
+                                 {"text", l.text},
+                                 {"length", l.length},
+                                 {"bytes", p::toHex(raw.data(), raw.size())},
+                                 {"valid", l.valid}};
+                    if (l.hasTarget) line["target"] = l.target;
+                    out.push_back(std::move(line));
+                }
+                return json{{"instructions", out}};
+            });
+    bus.add("frame.record", "Arms {on: true} or disarms full slot recording for the Frame Analyzer.",
+            [&e](const json& p) {
+                const bool on = p::boolean(p, "on", true);
+                auto& a = e.machine->agnus();
+                a.setRecordSlots(on);
+                e.publishRecords = on;
+                return json{{"recording", a.recordingSlots()}};
+            });
+    bus.add("frame.slots", "The slots of {row} of the last committed frame; arms recording for the next.",
+            [&e](const json& p) {
+                auto& a = e.machine->agnus();
+                const auto row = p::number(p, "row", 0x7FF);
+                const unsigned lines = a.committedLines();
+                if (row >= lines)
+                    fail(errc::InvalidParams, "row: the committed frame has " + std::to_string(lines) + " rows");
+                const bool wasRecording = a.recordingSlots();
+                a.setRecordSlots(true);
+                const auto& records = a.committedRecords();
+                const bool recorded = wasRecording && !records.empty();
+                const unsigned lineCck = e.machine->config().ntsc ? 228 : 227;
+                json slots = json::array();
+                for (unsigned h = 0; h < lineCck; ++h) {
+                    const std::size_t at = std::size_t(row) * Agnus::kMaxLineCck + h;
+                    const auto owner = BusOwner(a.committedOwners()[at]);
+                    json s = {{"hpos", h}, {"owner", busOwnerName(owner)}};
+                    if (recorded) {
+                        const SlotRecord& r = records[at];
+                        s["subtype"] = r.subtype;
+                        s["size"] = r.size;
+                        s["ipl"] = r.ipl;
+                        s["flags"] = r.flags;
+                        s["data"] = r.data;
+                        s["address"] = r.address;
+                        s["events"] = r.events;
+                        if (r.flags & slot_flag::Register) {
+                            s["reg"] = r.reg;
+                            if (const char* n = reg::name(r.reg)) s["reg_name"] = n;
+                        }
+                    }
+                    slots.push_back(std::move(s));
+                }
+                return json{{"frame", e.machine->frame() - 1},
+                            {"row", row},
+                            {"line_cck", lineCck},
+                            {"recorded", recorded},
+                            {"slots", slots}};
+            });
+    bus.add("capture.screenshot", "Writes the last committed frame's display to {path} as PNG.",
+            [&e](const json& p) {
+                const std::string path = p::string(p, "path");
+                const Image img = composeDisplay(*e.machine);
+                try {
+                    writePng(path, img);
+                } catch (const std::exception& ex) {
+                    fail(errc::HostIo, ex.what());
+                }
+                return json{{"path", path}, {"width", img.width}, {"height", img.height}, {"frame", e.machine->lastField().frame}};
+            });
+
+    // ---- state ---------------------------------------------------------------------------
+    bus.add("state.hash", "The hash of the whole machine state (equal hashes: equal machines).", [&e](const json&) {
+        return json{{"hash", hex64(e.machine->stateHash())}, {"frame", e.machine->frame()}};
+    });
+    bus.add("state.save", "Saves the machine to {path}.", [&e](const json& p) {
+        const std::string path = p::string(p, "path");
+        const auto bytes = e.machine->saveState();
+        writeFileAtomically(path, bytes);
+        return json{{"path", path}, {"bytes", bytes.size()}, {"frame", e.machine->frame()},
+                    {"hash", hex64(e.machine->stateHash())}};
+    });
+    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.", [&e](const json& p) {
+        const std::string path = p::string(p, "path");
+        requirePaused(e, "state.load");
+        const auto bytes = readFile(path, kMaxStateBytes);
+        try {
+            e.machine->loadState(bytes);
+        } catch (const std::exception& ex) {
+            fail(errc::CommandFailed, path + ": " + ex.what());
+        }
+        return json{{"path", path}, {"frame", e.machine->frame()}, {"hash", hex64(e.machine->stateHash())}};
+    });
+    bus.add("state.info", "Describes the state file {path} and whether this machine can load it.",
+            [&e](const json& p) {
+                const std::string path = p::string(p, "path");
+                const auto bytes = readFile(path, kMaxStateBytes);
+                if (bytes.size() < kStateHeaderBytes || std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
+                    fail(errc::CommandFailed, path + ": not a Copperline state file");
+                const auto mine = e.machine->saveState();
+                const bool compatible = std::equal(bytes.begin() + 4, bytes.begin() + kStateHeaderBytes, mine.begin() + 4);
+                return json{{"path", path},
+                            {"bytes", bytes.size()},
+                            {"version", le(bytes, 4, 4)},
+                            {"ntsc", bytes[8] != 0},
+                            {"chip_ram", le(bytes, 9, 4)},
+                            {"slow_ram", le(bytes, 13, 4)},
+                            {"compatible", compatible}};
+            });
+}
+
+} // namespace copperline

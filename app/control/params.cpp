@@ -1,0 +1,164 @@
+#include "app/control/params.h"
+
+#include <array>
+
+namespace copperline::params {
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& message) { throw CommandError(errc::InvalidParams, message); }
+
+std::uint64_t parseText(const std::string& text, const char* key, std::uint64_t max) {
+    std::string digits = text;
+    unsigned base = 10;
+    if (digits.starts_with("$")) {
+        digits.erase(0, 1);
+        base = 16;
+    } else if (digits.starts_with("0x") || digits.starts_with("0X")) {
+        digits.erase(0, 2);
+        base = 16;
+    }
+    if (digits.empty() || digits.size() > 20) invalid(std::string(key) + ": '" + text + "' is not a number");
+    std::uint64_t v = 0;
+    for (const char c : digits) {
+        unsigned d = 99;
+        if (c >= '0' && c <= '9') d = unsigned(c - '0');
+        else if (c >= 'a' && c <= 'f') d = unsigned(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') d = unsigned(c - 'A' + 10);
+        if (d >= base) invalid(std::string(key) + ": '" + text + "' is not a number");
+        if (v > (max - d) / base) invalid(std::string(key) + ": " + text + " is above the limit " + std::to_string(max));
+        v = v * base + d;
+    }
+    return v;
+}
+
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+} // namespace
+
+std::optional<std::uint64_t> optionalNumber(const nlohmann::json& p, const char* key, std::uint64_t max) {
+    auto it = p.find(key);
+    if (it == p.end() || it->is_null()) return std::nullopt;
+    std::uint64_t v = 0;
+    if (it->is_number_unsigned()) v = it->get<std::uint64_t>();
+    else if (it->is_number_integer()) {
+        const auto s = it->get<std::int64_t>();
+        if (s < 0) invalid(std::string(key) + ": must not be negative");
+        v = std::uint64_t(s);
+    } else if (it->is_string()) return parseText(it->get<std::string>(), key, max);
+    else invalid(std::string(key) + ": expected a number or a \"0x\"/\"$\" hex string");
+    if (v > max) invalid(std::string(key) + ": " + std::to_string(v) + " is above the limit " + std::to_string(max));
+    return v;
+}
+
+std::uint64_t number(const nlohmann::json& p, const char* key, std::uint64_t max) {
+    auto v = optionalNumber(p, key, max);
+    if (!v) invalid(std::string("missing parameter: ") + key);
+    return *v;
+}
+
+std::optional<std::string> optionalString(const nlohmann::json& p, const char* key) {
+    auto it = p.find(key);
+    if (it == p.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) invalid(std::string(key) + ": expected a string");
+    return it->get<std::string>();
+}
+
+std::string string(const nlohmann::json& p, const char* key) {
+    auto v = optionalString(p, key);
+    if (!v) invalid(std::string("missing parameter: ") + key);
+    return *v;
+}
+
+bool boolean(const nlohmann::json& p, const char* key, bool fallback) {
+    auto it = p.find(key);
+    if (it == p.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) invalid(std::string(key) + ": expected true or false");
+    return it->get<bool>();
+}
+
+std::string toHex(const std::uint8_t* data, std::size_t size) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out(size * 2, '0');
+    for (std::size_t i = 0; i < size; ++i) {
+        out[2 * i] = digits[data[i] >> 4];
+        out[2 * i + 1] = digits[data[i] & 15];
+    }
+    return out;
+}
+
+std::string toBase64(const std::uint8_t* data, std::size_t size) {
+    std::string out;
+    out.reserve((size + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 3 <= size; i += 3) {
+        const std::uint32_t v = std::uint32_t(data[i]) << 16 | std::uint32_t(data[i + 1]) << 8 | data[i + 2];
+        out += kBase64[v >> 18];
+        out += kBase64[(v >> 12) & 63];
+        out += kBase64[(v >> 6) & 63];
+        out += kBase64[v & 63];
+    }
+    if (const std::size_t left = size - i; left) {
+        std::uint32_t v = std::uint32_t(data[i]) << 16;
+        if (left == 2) v |= std::uint32_t(data[i + 1]) << 8;
+        out += kBase64[v >> 18];
+        out += kBase64[(v >> 12) & 63];
+        out += left == 2 ? kBase64[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+std::string encode(const std::vector<std::uint8_t>& bytes, const std::string& encoding) {
+    if (encoding == "hex") return toHex(bytes.data(), bytes.size());
+    if (encoding == "base64") return toBase64(bytes.data(), bytes.size());
+    invalid("encoding: expected \"hex\" or \"base64\", not \"" + encoding + "\"");
+}
+
+std::vector<std::uint8_t> decode(const std::string& text, const std::string& encoding) {
+    std::vector<std::uint8_t> out;
+    if (encoding == "hex") {
+        if (text.size() % 2) invalid("data: hex needs an even number of digits");
+        out.reserve(text.size() / 2);
+        auto nibble = [](char c) -> int {
+            if (c >= '0' && c <= '9') return c - '0';
+            if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+            if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+            return -1;
+        };
+        for (std::size_t i = 0; i < text.size(); i += 2) {
+            const int hi = nibble(text[i]), lo = nibble(text[i + 1]);
+            if (hi < 0 || lo < 0) invalid("data: not a hex string");
+            out.push_back(std::uint8_t(hi << 4 | lo));
+        }
+        return out;
+    }
+    if (encoding == "base64") {
+        std::array<int, 256> value;
+        value.fill(-1);
+        for (int i = 0; i < 64; ++i) value[std::uint8_t(kBase64[i])] = i;
+        if (text.size() % 4) invalid("data: base64 length must be a multiple of 4");
+        out.reserve(text.size() / 4 * 3);
+        for (std::size_t i = 0; i < text.size(); i += 4) {
+            int v[4];
+            int pad = 0;
+            for (int k = 0; k < 4; ++k) {
+                const char c = text[i + std::size_t(k)];
+                if (c == '=' && i + 4 == text.size() && k >= 2) {
+                    v[k] = 0;
+                    ++pad;
+                } else if (pad || (v[k] = value[std::uint8_t(c)]) < 0) {
+                    invalid("data: not a base64 string");
+                }
+            }
+            const std::uint32_t w = std::uint32_t(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
+            out.push_back(std::uint8_t(w >> 16));
+            if (pad < 2) out.push_back(std::uint8_t(w >> 8));
+            if (pad < 1) out.push_back(std::uint8_t(w));
+        }
+        return out;
+    }
+    invalid("encoding: expected \"hex\" or \"base64\", not \"" + encoding + "\"");
+}
+
+} // namespace copperline::params

@@ -1,0 +1,30 @@
+#pragma once
+
+// Reading command parameters: every mistake is a CommandError with InvalidParams that
+// names the parameter, so a client learns what to fix.
+
+#include "app/control/command_bus.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace copperline::params {
+
+// An unsigned number: a JSON integer, or a string in decimal, "0x1F" or "$1F" (the
+// Amiga's own notation). Throws InvalidParams when absent, of another type or above max.
+std::uint64_t number(const nlohmann::json& p, const char* key, std::uint64_t max = 0xFFFFFFFFu);
+std::optional<std::uint64_t> optionalNumber(const nlohmann::json& p, const char* key,
+                                            std::uint64_t max = 0xFFFFFFFFu);
+std::string string(const nlohmann::json& p, const char* key);
+std::optional<std::string> optionalString(const nlohmann::json& p, const char* key);
+bool boolean(const nlohmann::json& p, const char* key, bool fallback);
+
+// Bytes as hex ("4e75") or base64; throws InvalidParams on a malformed string.
+std::vector<std::uint8_t> decode(const std::string& text, const std::string& encoding);
+std::string encode(const std::vector<std::uint8_t>& bytes, const std::string& encoding);
+std::string toBase64(const std::uint8_t* data, std::size_t size);
+std::string toHex(const std::uint8_t* data, std::size_t size);
+
+} // namespace copperline::params

@@ -1,0 +1,224 @@
+#include "app/ctl/client.h"
+
+#include "app/control/json_rpc.h"
+#include "app/control/socket_path.h"
+#include "app/ctl/commands.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QLocalSocket>
+#include <QSocketNotifier>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+namespace copperline::ctl {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kExitRpcError = 1;
+constexpr int kExitUnreachable = 3;
+
+struct ClientOptions {
+    std::string socketPath;
+    bool repl = false;
+    double timeout = 0;  // seconds; 0 waits as long as the call takes (a continue may take long)
+    std::string method;
+    json params = json::object();
+};
+
+ClientOptions parse(int argc, char** argv) {
+    ClientOptions o;
+    std::string info, name;
+    int i = 0;
+    for (; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&](const char* what) -> std::string {
+            if (i + 1 >= argc) throw UsageError{std::string(what) + " needs a value"};
+            return argv[++i];
+        };
+        if (a == "--info") info = value("--info");
+        else if (a == "--socket") name = value("--socket");
+        else if (a == "--repl") o.repl = true;
+        else if (a == "--timeout") {
+            const std::string t = value("--timeout");
+            char* end = nullptr;
+            o.timeout = std::strtod(t.c_str(), &end);
+            if (!end || *end || o.timeout <= 0) throw UsageError{"--timeout wants seconds, not '" + t + "'"};
+        } else if (a.starts_with("--")) throw UsageError{"unknown option " + a};
+        else break;
+    }
+    if (!info.empty() && !name.empty()) throw UsageError{"give --info or --socket, not both"};
+    if (!o.repl) {
+        if (i >= argc) throw UsageError{"which METHOD?"};
+        o.method = argv[i++];
+        if (i < argc) {
+            o.params = json::parse(argv[i], nullptr, false);
+            if (o.params.is_discarded() || !o.params.is_object())
+                throw UsageError{std::string("parameters must be a JSON object, not '") + argv[i] + "'"};
+            ++i;
+        }
+        if (i < argc) throw UsageError{std::string("unexpected argument '") + argv[i] + "'"};
+    } else if (i < argc) {
+        throw UsageError{"--repl takes no METHOD"};
+    }
+    try {
+        if (!info.empty()) o.socketPath = readControlInfo(info);
+        else o.socketPath = controlSocketPath(name.empty() ? "copperline" : name);
+    } catch (const ControlPathError& e) {
+        throw UsageError{e.what()};
+    }
+    return o;
+}
+
+bool connectTo(QLocalSocket& socket, const std::string& path) {
+    socket.connectToServer(QString::fromStdString(path));
+    if (socket.waitForConnected(5000)) return true;
+    std::fprintf(stderr, "copperline-ctl: cannot reach %s: %s\n", path.c_str(),
+                 socket.errorString().toLocal8Bit().constData());
+    return false;
+}
+
+int oneCall(const ClientOptions& o) {
+    QLocalSocket socket;
+    if (!connectTo(socket, o.socketPath)) return kExitUnreachable;
+    const std::string line = rpc::requestLine(1, o.method, o.params);
+    socket.write(line.data(), qint64(line.size()));
+    socket.flush();
+    QElapsedTimer clock;
+    clock.start();
+    rpc::LineFramer framer(256u << 20);  // replies (mem.read of 1 MiB) can be long
+    int rc = -1;
+    while (rc < 0) {
+        int wait = 1000;
+        if (o.timeout > 0) {
+            const qint64 left = qint64(o.timeout * 1000) - clock.elapsed();
+            if (left <= 0) {
+                std::fprintf(stderr, "copperline-ctl: no reply to %s within %g s\n", o.method.c_str(), o.timeout);
+                return kExitUnreachable;
+            }
+            wait = int(std::min<qint64>(left, 1000));
+        }
+        if (!socket.waitForReadyRead(wait)) {
+            if (socket.state() != QLocalSocket::ConnectedState) {
+                std::fprintf(stderr, "copperline-ctl: the emulator closed the connection\n");
+                return kExitUnreachable;
+            }
+            continue;
+        }
+        const QByteArray bytes = socket.readAll();
+        framer.feed(
+            std::string_view(bytes.constData(), std::size_t(bytes.size())),
+            [&](std::string_view text) {
+                if (rc >= 0) return;
+                const json msg = json::parse(text, nullptr, false);
+                if (msg.is_discarded() || !msg.is_object() || !msg.contains("id")) return;  // notifications
+                if (msg.contains("error")) {
+                    std::fprintf(stderr, "%s\n", rpc::dump(msg["error"], 2).c_str());
+                    rc = kExitRpcError;
+                } else {
+                    std::printf("%s\n", rpc::dump(msg.value("result", json()), 2).c_str());
+                    rc = 0;
+                }
+            },
+            [] {});
+    }
+    std::fflush(stdout);
+    return rc;
+}
+
+// The REPL: stdin lines become requests; replies and notifications print as they come.
+int repl(const ClientOptions& o, QCoreApplication& app) {
+    QLocalSocket socket;
+    if (!connectTo(socket, o.socketPath)) return kExitUnreachable;
+    rpc::LineFramer in(rpc::kMaxLineBytes), out(256u << 20);
+    std::int64_t nextId = 1;
+    int outstanding = 0;
+    bool inputDone = false;
+    int rc = 0;
+    auto finishIfDone = [&] {
+        if (inputDone && outstanding == 0) app.quit();
+    };
+    QObject::connect(&socket, &QLocalSocket::readyRead, &app, [&] {
+        const QByteArray bytes = socket.readAll();
+        out.feed(
+            std::string_view(bytes.constData(), std::size_t(bytes.size())),
+            [&](std::string_view text) {
+                std::printf("%.*s\n", int(text.size()), text.data());
+                std::fflush(stdout);
+                const json msg = json::parse(text, nullptr, false);
+                if (!msg.is_discarded() && msg.is_object() && msg.contains("id") && outstanding > 0) {
+                    --outstanding;
+                    if (msg.contains("error")) rc = kExitRpcError;
+                }
+            },
+            [] {});
+        finishIfDone();
+    });
+    QObject::connect(&socket, &QLocalSocket::disconnected, &app, [&] {
+        std::fprintf(stderr, "copperline-ctl: the emulator closed the connection\n");
+        rc = kExitUnreachable;
+        app.quit();
+    });
+    QSocketNotifier notifier(STDIN_FILENO, QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
+        char buf[65536];
+        const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+        if (n <= 0) {
+            notifier.setEnabled(false);
+            inputDone = true;
+            finishIfDone();
+            return;
+        }
+        in.feed(
+            std::string_view(buf, std::size_t(n)),
+            [&](std::string_view text) {
+                std::string lineText(text);
+                const auto start = lineText.find_first_not_of(" \t\r");
+                if (start == std::string::npos || lineText[start] == '#') return;
+                lineText = lineText.substr(start);
+                const auto space = lineText.find_first_of(" \t");
+                const std::string method = lineText.substr(0, space);
+                json params = json::object();
+                if (space != std::string::npos) {
+                    const std::string rest = lineText.substr(space + 1);
+                    if (rest.find_first_not_of(" \t\r") != std::string::npos) {
+                        params = json::parse(rest, nullptr, false);
+                        if (params.is_discarded() || !params.is_object()) {
+                            std::fprintf(stderr, "copperline-ctl: parameters must be a JSON object: %s\n", rest.c_str());
+                            return;
+                        }
+                    }
+                }
+                const std::string req = rpc::requestLine(nextId++, method, params);
+                socket.write(req.data(), qint64(req.size()));
+                ++outstanding;
+            },
+            [] { std::fprintf(stderr, "copperline-ctl: input line too long\n"); });
+    });
+    app.exec();
+    return rc;
+}
+
+} // namespace
+
+bool isClientOption(const char* arg) {
+    return !std::strcmp(arg, "--info") || !std::strcmp(arg, "--socket") || !std::strcmp(arg, "--repl") ||
+           !std::strcmp(arg, "--timeout");
+}
+
+int controlClient(int argc, char** argv) {
+    const ClientOptions o = parse(argc, argv);
+    int appArgc = 1;
+    char name[] = "copperline-ctl";
+    char* appArgv[] = {name, nullptr};
+    QCoreApplication app(appArgc, appArgv);
+    return o.repl ? repl(o, app) : oneCall(o);
+}
+
+} // namespace copperline::ctl

@@ -1,0 +1,21 @@
+#pragma once
+
+// copperline-ctl as the client of a running Copperline's control socket
+// (docs/control-protocol.md):
+//
+//   copperline-ctl [--info FILE | --socket NAME] [--timeout SECONDS] METHOD [JSON]
+//   copperline-ctl [--info FILE | --socket NAME] --repl
+//
+// One call prints its result as JSON and exits 0, or prints the error and exits 1; 3
+// means the emulator could not be reached. The REPL reads `METHOD [JSON]` lines and prints
+// every reply and notification as one JSON line as it arrives.
+
+namespace copperline::ctl {
+
+// argv holds everything after the program name.
+int controlClient(int argc, char** argv);
+
+// Whether an argument starts a client invocation rather than an offline subcommand.
+bool isClientOption(const char* arg);
+
+} // namespace copperline::ctl

@@ -1,0 +1,167 @@
+// A headless `copperline --control`, driven through copperline-ctl the way a script drives
+// it: pause, step, registers, memory, breakpoints, a slot row, state, a screenshot, quit.
+
+#include "test_control_fixture.h"
+
+#include "profiler/capture/png.h"
+
+#include <sys/stat.h>
+
+using namespace copperline;
+using namespace copperline::testing;
+using nlohmann::json;
+
+class TestControl : public QObject {
+    Q_OBJECT
+
+    ControlEmulator emu;
+
+private slots:
+    void initTestCase() { QVERIFY(emu.start(uniqueName("test-control"))); }
+
+    void infoFileAndSocketAreOwnerOnly() {
+        struct stat st {};
+        QCOMPARE(::stat(emu.infoFile().toLocal8Bit().constData(), &st), 0);
+        QCOMPARE(int(st.st_mode & 0777), 0600);
+        const std::string socket = emu.socketPath();
+        QVERIFY(!socket.empty());
+        QCOMPARE(::lstat(socket.c_str(), &st), 0);
+        QVERIFY(S_ISSOCK(st.st_mode));
+        QCOMPARE(int(st.st_mode & 077), 0);  // nobody but the owner
+        QCOMPARE(st.st_uid, ::geteuid());
+        const std::string folder = socket.substr(0, socket.rfind('/'));
+        QCOMPARE(::lstat(folder.c_str(), &st), 0);
+        QVERIFY(S_ISDIR(st.st_mode));
+        QCOMPARE(int(st.st_mode & 0777), 0700);
+        QCOMPARE(st.st_uid, ::geteuid());
+    }
+
+    void startsPausedAndPauses() {
+        const json s = emu.ok("status");
+        QCOMPARE(s.value("state", ""), std::string("paused"));
+        QCOMPARE(s.value("frame", -1), 0);
+        const json p = emu.ok("pause");
+        QCOMPARE(p.value("reason", ""), std::string("pause"));
+        QCOMPARE(emu.ok("status").value("instructions", -1), s.value("instructions", -2));
+    }
+
+    void stepsAndReadsRegisters() {
+        const json before = emu.ok("status");
+        const json stop = emu.ok("step", {{"n", 25}});
+        QCOMPARE(stop.value("reason", ""), std::string("step"));
+        QCOMPARE(stop.value("instructions", 0ull), before.value("instructions", 0ull) + 25);
+        const json regs = emu.ok("regs.get");
+        QCOMPARE(regs.value("pc", 0u), stop.value("pc", 1u));
+        QVERIFY(regs.value("sr", 0u) & 0x2000);       // the reset left it in supervisor mode
+        QVERIFY(regs.value("pc", 0u) >= 0xF80000u);   // still in the ROM
+
+        // A register written is a register read back; a wrong name or type is refused.
+        QCOMPARE(emu.ok("regs.set", {{"reg", "d3"}, {"value", "0x12345678"}}).value("d3", 0u), 0x12345678u);
+        QCOMPARE(emu.ok("regs.get").value("d3", 0u), 0x12345678u);
+        QCOMPARE(emu.ctl("regs.set", {{"reg", "d9"}, {"value", 1}}).exitCode, 1);
+        QCOMPARE(emu.ctl("regs.set", {{"reg", "d1"}, {"value", true}}).json.value("code", 0), -32602);
+    }
+
+    void runsFramesWritesAndReadsMemory() {
+        const json stop = emu.ok("step_frame", {{"n", 60}});
+        QCOMPARE(stop.value("frame", 0), 60);
+        QCOMPARE(stop.value("vpos", -1), 0);
+
+        const json w = emu.ok("mem.write", {{"addr", "$7F000"}, {"data", "0123456789abcdef"}});
+        QCOMPARE(w.value("written", 0), 8);
+        const json r = emu.ok("mem.read", {{"addr", 0x7F000}, {"len", 8}});
+        QCOMPARE(r.value("data", ""), std::string("0123456789abcdef"));
+        const json b = emu.ok("mem.read", {{"addr", 0x7F002}, {"len", 4}, {"encoding", "base64"}});
+        QCOMPARE(b.value("data", ""), std::string("RWeJqw=="));
+        QCOMPARE(emu.ok("mem.write", {{"addr", 0x7F010}, {"data", "3q2+7w=="}, {"encoding", "base64"}}).value("written", 0), 4);
+        QCOMPARE(emu.ok("mem.read", {{"addr", 0x7F010}, {"len", 4}}).value("data", ""), std::string("deadbeef"));
+        // The ROM is not RAM: nothing is written, and the error says so.
+        const auto rom = emu.ctl("mem.write", {{"addr", 0xF80000}, {"data", "00"}});
+        QCOMPARE(rom.exitCode, 1);
+        QCOMPARE(rom.json.value("code", 0), -32602);
+        const json d = emu.ok("disasm", {{"count", 4}});
+        QCOMPARE(d["instructions"].size(), std::size_t(4));
+        QCOMPARE(d["instructions"][0].value("addr", 0u), emu.ok("regs.get").value("pc", 1u));
+    }
+
+    void stopsAtBreakpointsAndSavesAndLoadsState() {
+        const QString state = emu.path("frame60.clstate");
+        const json saved = emu.ok("state.save", {{"path", state.toStdString()}});
+        QVERIFY(saved.value("bytes", 0) > 512 * 1024);
+        const std::string hash = saved.value("hash", "");
+        QCOMPARE(emu.ok("state.hash").value("hash", ""), hash);
+
+        // Where the CPU is 5000 instructions on: the breakpoint's address.
+        const json ahead = emu.ok("step", {{"n", 5000}});
+        const unsigned target = ahead.value("pc", 0u);
+        QVERIFY(emu.ok("state.hash").value("hash", "") != hash);
+
+        // Back to frame 60, and the same state exactly.
+        const json loaded = emu.ok("state.load", {{"path", state.toStdString()}});
+        QCOMPARE(loaded.value("hash", ""), hash);
+        QCOMPARE(emu.ok("status").value("frame", 0), 60);
+        const json info = emu.ok("state.info", {{"path", state.toStdString()}});
+        QVERIFY(info.value("compatible", false));
+
+        const json bp = emu.ok("break.add", {{"kind", "pc"}, {"addr", target}});
+        const int id = bp.value("id", 0);
+        QVERIFY(id > 0);
+        QCOMPARE(emu.ok("break.list")["breakpoints"].size(), std::size_t(1));
+        const json hit = emu.ok("continue");
+        QCOMPARE(hit.value("reason", ""), std::string("breakpoint"));
+        QCOMPARE(hit.value("pc", 0u), target);
+        QCOMPARE(hit["detail"].value("id", 0), id);
+        QVERIFY(hit.value("instructions", 0ull) <= ahead.value("instructions", 0ull));
+        QVERIFY(hit.contains("frame") && hit.contains("vpos") && hit.contains("hpos"));
+        QCOMPARE(emu.ok("break.remove", {{"id", id}}).value("removed", 0), id);
+        QCOMPARE(emu.ctl("break.remove", {{"id", id}}).json.value("code", 0), -32007);
+
+        // A watchpoint: AROS reads SysBase from $4 all the time.
+        const json wp = emu.ok("break.add", {{"kind", "watch"}, {"addr", 4}, {"len", 4}, {"access", "read"}});
+        const json watch = emu.ok("continue");
+        QCOMPARE(watch.value("reason", ""), std::string("watchpoint"));
+        QCOMPARE(watch["detail"].value("access", ""), std::string("read"));
+        QVERIFY(watch["detail"].value("address", 99u) < 8u);
+        QCOMPARE(emu.ok("break.clear").value("removed", 0), 1);
+    }
+
+    void readsASlotRow() {
+        emu.ok("frame.slots", {{"row", 100}});  // arms recording from here on
+        emu.ok("step_frame", {{"n", 1}});
+        const json row = emu.ok("frame.slots", {{"row", 100}});
+        QVERIFY(row.value("recorded", false));
+        QCOMPARE(row.value("row", 0), 100);
+        QCOMPARE(row.value("line_cck", 0), 227);
+        const json& cells = row["slots"];
+        QCOMPARE(cells.size(), std::size_t(227));
+        // Memory refresh takes the line's odd clocks $01, $03 and $05 (ocs-timing-facts 2).
+        constexpr std::size_t kRefresh[] = {1, 3, 5};
+        for (const std::size_t h : kRefresh) QCOMPARE(cells[h].value("owner", ""), std::string("refresh"));
+        QCOMPARE(cells[1].value("hpos", 0), 1);
+        QVERIFY(cells[1].contains("events") && cells[1].contains("flags"));
+        QCOMPARE(emu.ctl("frame.slots", {{"row", 400}}).json.value("code", 0), -32602);
+    }
+
+    void takesAScreenshot() {
+        const QString png = emu.path("shot.png");
+        const json shot = emu.ok("capture.screenshot", {{"path", png.toStdString()}});
+        QCOMPARE(shot.value("width", 0), 908);
+        QCOMPARE(shot.value("height", 0), 626);
+        const Image img = readPng(png.toStdString());
+        QCOMPARE(img.width, 908u);
+        QCOMPARE(img.height, 626u);
+        const auto unwritable = emu.ctl("capture.screenshot", {{"path", "/nonexistent-dir/x.png"}});
+        QCOMPARE(unwritable.json.value("code", 0), -32005);
+    }
+
+    void unknownMethodsFail() {
+        const auto r = emu.ctl("no.such.method");
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.json.value("code", 0), -32601);
+    }
+
+    void cleanupTestCase() { QVERIFY(emu.quit()); }
+};
+
+QTEST_GUILESS_MAIN(TestControl)
+#include "test_control.moc"

@@ -1,0 +1,102 @@
+#pragma once
+
+// A headless `copperline --control` for the control tests, and copperline-ctl calls to it.
+
+#include <nlohmann/json.hpp>
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <string>
+
+namespace copperline::testing {
+
+struct CtlReply {
+    int exitCode = -1;
+    nlohmann::json json;  // the printed result, or the error object
+    QByteArray out, err;
+};
+
+class ControlEmulator {
+public:
+    // Starts the emulator with a fresh socket name and waits for its info file.
+    bool start(const QString& name) {
+        info_ = dir_.filePath("control.json");
+        QStringList env = QProcess::systemEnvironment();
+        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+        process_.setEnvironment(env);
+        process_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        process_.setStandardOutputFile(dir_.filePath("serial.txt"));
+        process_.start(COPPERLINE_EXE, {"--factory", "--noaudio", "--control", name, "--control-info", info_});
+        if (!process_.waitForStarted(10000)) return false;
+        for (int i = 0; i < 200 && !QFile::exists(info_); ++i) QTest::qWait(50);
+        return QFile::exists(info_);
+    }
+
+    CtlReply ctl(const QString& method, const nlohmann::json& params = nullptr) {
+        QStringList args{"--info", info_, method};
+        if (!params.is_null()) args << QString::fromStdString(params.dump());
+        QProcess p;
+        p.start(COPPERLINE_CTL_EXE, args);
+        CtlReply r;
+        if (!p.waitForFinished(300000)) {
+            p.kill();
+            return r;
+        }
+        r.exitCode = p.exitCode();
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        const QByteArray& text = r.exitCode == 0 ? r.out : r.err;
+        r.json = nlohmann::json::parse(text.constData(), nullptr, false);
+        return r;
+    }
+
+    // A call that must succeed; returns its result.
+    nlohmann::json ok(const QString& method, const nlohmann::json& params = nullptr) {
+        const CtlReply r = ctl(method, params);
+        if (r.exitCode != 0 || r.json.is_discarded()) {
+            qWarning("%s failed (exit %d): %s %s", qPrintable(method), r.exitCode, r.out.constData(), r.err.constData());
+            return nlohmann::json();
+        }
+        return r.json;
+    }
+
+    bool quit() {
+        ctl("quit");
+        if (!process_.waitForFinished(20000)) {
+            process_.kill();
+            return false;
+        }
+        return process_.exitStatus() == QProcess::NormalExit && process_.exitCode() == 0;
+    }
+
+    QProcess& process() { return process_; }
+    QString infoFile() const { return info_; }
+    QString path(const QString& name) const { return dir_.filePath(name); }
+    std::string socketPath() const {
+        QFile f(info_);
+        if (!f.open(QIODevice::ReadOnly)) return {};
+        const auto j = nlohmann::json::parse(f.readAll().constData(), nullptr, false);
+        return j.is_object() ? j.value("socket", std::string()) : std::string();
+    }
+
+    ~ControlEmulator() {
+        if (process_.state() != QProcess::NotRunning) {
+            process_.kill();
+            process_.waitForFinished(5000);
+        }
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString info_;
+    QProcess process_;
+};
+
+inline QString uniqueName(const char* base) {
+    return QStringLiteral("%1-%2").arg(base).arg(QCoreApplication::applicationPid());
+}
+
+} // namespace copperline::testing
