@@ -36,12 +36,19 @@ RomImage romFromBytes(std::vector<std::uint8_t> bytes, const std::string& name) 
         if (sum > 0xFFFFFFFFull) sum = (sum & 0xFFFFFFFFull) + 1;
     }
     rom.checksumOk = sum == 0xFFFFFFFFull;
-    // The identification text: the first run of printable characters in the header.
+    // The identification text: the first run of at least four printable characters in
+    // the header (AROS: "AROS ROM Operating System and Libraries").
+    std::string run;
     for (std::size_t i = 0x10; i < 0x100 && i < bytes.size(); ++i) {
         const char c = char(bytes[i]);
-        if (c >= 0x20 && c < 0x7F) rom.description += c;
-        else if (!rom.description.empty()) break;
+        if (c >= 0x20 && c < 0x7F) {
+            run += c;
+            continue;
+        }
+        if (run.size() >= 4) break;
+        run.clear();
     }
+    if (run.size() >= 4) rom.description = run;
     if (bytes.size() == 256 * 1024) bytes.insert(bytes.end(), bytes.begin(), bytes.end());
     rom.bytes = std::move(bytes);
     return rom;
