@@ -130,7 +130,8 @@ void Agnus::planSprites() {
 void Agnus::buildBitplanePlan() {
     plan_.fill(PlanNone);
     for (unsigned h : kRefresh) plan_[h] = PlanRefresh;
-    plan_[kRefreshLast] = PlanRefresh;
+    // The fourth refresh slot is one later on an NTSC long line (ocs-timing-facts 2).
+    plan_[kRefreshLast + (lol_ ? 1 : 0)] = PlanRefresh;
     if (!(dmacon_ & dmacon::DMAEN)) {
         bitplaneLine_ = false;
         return;
@@ -279,8 +280,9 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
 
     // The Copper acts in even clocks and takes the bus only when fixed DMA left it free.
     if (!(h & 1) && copper_.state() != Copper::State::Idle) {
+        // The Copper may not take the bus at $E0 ($E1 on an NTSC long line).
         const bool may = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN) &&
-                         h != 0xE0;
+                         h != (lol_ ? 0xE1u : 0xE0u);
         const Copper::Step s = copper_.clock(vpos_, std::uint16_t(h), may, blitter_.busy(), chip_);
         if (s.usedBus) {
             owner = BusOwner::Copper;
