@@ -470,6 +470,57 @@ private slots:
         }
     }
 
+    void blitterPriorityAgainstTheCpu() {
+        // A long ABCD blit wants the bus in every clock while the CPU polls DMACONR. With
+        // BLTPRI clear the blitter gives the CPU one clock after refusing it three in a row
+        // (HRM chapter 6, "Blitter priority"); with BLTPRI set the CPU waits it out.
+        for (const bool nasty : {false, true}) {
+            auto m = boot(HW_BLITTER_JOBS);
+            m->agnus().setRecordSlots(true);
+            Job j;
+            j.con0 = 0x0FCA;
+            j.apt = 0x10000;
+            j.bpt = 0x12000;
+            j.cpt = 0x14000;
+            j.dpt = 0x18000;
+            j.size = std::uint16_t(8 << 6 | 32);  // 256 words, about 1,000 clocks
+            writeJobs(*m, {j}, nasty ? 0x8400 : 0, 0x30);
+            std::vector<SlotRecord> all;
+            for (int f = 0; f < 4 && !m->cpu().stopped(); ++f) {
+                m->runFrame();
+                const auto& rec = m->agnus().committedRecords();
+                for (unsigned v = 0; v < m->agnus().committedLines(); ++v)
+                    all.insert(all.end(), rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck,
+                               rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck + 227);
+            }
+            std::size_t first = 0, last = 0;
+            for (std::size_t i = 0; i < all.size(); ++i)
+                if (all[i].owner == BusOwner::Blitter) {
+                    if (!first) first = i;
+                    last = i;
+                }
+            QVERIFY(first && last > first + 900);
+            unsigned cpu = 0, run = 0, longestRun = 0;
+            for (std::size_t i = first; i <= last; ++i) {
+                if (all[i].owner == BusOwner::Cpu) {
+                    ++cpu;
+                    run = 0;
+                } else if (all[i].owner == BusOwner::Blitter && (all[i].flags & slot_flag::CpuWaited)) {
+                    longestRun = std::max(longestRun, ++run);
+                }
+            }
+            if (nasty) {
+                // Only the blit's own idle clocks: the first word's D slot (nothing to
+                // write yet) and the one before the final write.
+                QCOMPARE(cpu, 2u);
+                QVERIFY(longestRun > 900);
+            } else {
+                QVERIFY2(cpu > 100, qPrintable(QString::number(cpu)));
+                QCOMPARE(longestRun, 3u);
+            }
+        }
+    }
+
     void ciaTimerOneShotAndContinuous() {
         auto m = boot(HW_CIA_TIMERS);
         const std::uint16_t latch = 300, underflows = 10;
