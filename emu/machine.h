@@ -24,6 +24,7 @@
 #include "emu/chipset/paula.h"
 #include "emu/clock.h"
 #include "emu/cpu/m68k.h"
+#include "emu/guest_api.h"
 #include "emu/media/adf.h"
 #include "emu/media/rom.h"
 #include "emu/memory/chip_ram.h"
@@ -121,6 +122,15 @@ public:
     Cia& ciaB() { return ciaB_; }
     Keyboard& keyboard() { return keyboard_; }
     ChipRam& chipRam() { return chip_; }
+    FloppyController& floppy() { return floppy_; }
+    GuestApi& guestApi() { return guestApi_; }
+
+    // ---- floppy drives (emu/chipset/floppy_drive.h) ---------------------------------
+    // DF0 is fitted, DF1-DF3 are not until connected. A disk may be inserted at any time;
+    // the drive's /CHNG line tells the OS. Writes change the drive's copy of the image.
+    void connectDrive(unsigned n, bool on);
+    void insertDisk(unsigned n, AdfImage image);
+    void ejectDisk(unsigned n);
 
     // Side-effect-free reads for debuggers (no custom or CIA side effects, no time).
     std::uint8_t spyByte(std::uint32_t address) const;
@@ -129,14 +139,6 @@ public:
     void pokeByte(std::uint32_t address, std::uint8_t value);
 
     // Serial port output (AROS's debug log).
-    FloppyController& floppy() { return floppy_; }
-
-    // ---- floppy drives (emu/chipset/floppy_drive.h) ---------------------------------
-    // DF0 is fitted, DF1-DF3 are not until connected. A disk may be inserted at any time;
-    // the drive's /CHNG line tells the OS. Writes change the drive's copy of the image.
-    void connectDrive(unsigned n, bool on);
-    void insertDisk(unsigned n, AdfImage image);
-    void ejectDisk(unsigned n);
     void setSerialSink(std::function<void(std::uint8_t)> sink) { paula_.setSerialSink(std::move(sink)); }
     // Watchpoints: see CpuAccessObserver (nullptr detaches).
     void setCpuAccessObserver(CpuAccessObserver* observer) { accessObserver_ = observer; }
@@ -166,6 +168,8 @@ private:
     void syncTo(MasterClock t);
     void syncCias(MasterClock t);
     void updateIpl();
+    // Hands CIA-B's port B pins to the drives and their status lines to CIA-A's port A.
+    void updateDriveLines();
     bool overlay() const { return (ciaA_.portAPins() & 1) != 0; }
     Region region(std::uint32_t a) const { return map_[(a >> 16) & 0xFF]; }
     std::uint16_t readMemoryWord(std::uint32_t a, Region r) const;
@@ -176,13 +180,13 @@ private:
     void frameCommitted(std::uint64_t frame) override;
 
     Config config_;
-    // Hands CIA-B's port B pins to the drives and their status lines to CIA-A's port A.
-    void updateDriveLines();
     ChipRam chip_;
     std::vector<std::uint8_t> slow_;
     std::vector<std::uint8_t> rom_, extRom_;
     Denise denise_;
     Paula paula_;
+    FloppyController floppy_;
+    GuestApi guestApi_;
     Blitter blitter_;
     Copper copper_;
     Agnus agnus_;
@@ -193,7 +197,6 @@ private:
     Region map_[256];
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;
-    FloppyController floppy_;
     std::function<void(std::uint64_t)> onFrame_;
     CpuAccessObserver* accessObserver_ = nullptr;
     VideoField fields_[2];
