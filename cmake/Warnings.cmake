@@ -1,7 +1,8 @@
 # One place for the compiler warnings every Copperline target uses.
 function(copperline_warnings target)
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow=local
-                                             -Wnon-virtual-dtor -Wimplicit-fallthrough)
+                                             -Wimplicit-fallthrough
+                                             $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor>)
     if(COPPERLINE_WERROR)
         target_compile_options(${target} PRIVATE -Werror)
     endif()
