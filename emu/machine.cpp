@@ -18,6 +18,8 @@ Machine::Machine(const Config& config)
     : config_(config), chip_(config.chipRamBytes), slow_(config.slowRamBytes, 0), floppy_(paula_), blitter_(chip_),
       agnus_(chip_, denise_, paula_, blitter_, copper_), bus_{this}, cpu_(bus_) {
     agnus_.configure({config.ntsc});
+    // NTSC fields have 263 lines at most, and long lines of 228 colour clocks.
+    if (config.ntsc) denise_.setGeometry(263, 228);
     paula_.attachFloppy(&floppy_);
     guestApi_.setMemoryReader([this](std::uint32_t a) { return spyByte(a); });
     floppy_.configure(config.ntsc);

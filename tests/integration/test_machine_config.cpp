@@ -58,6 +58,9 @@ private slots:
             }
         }
         QCOMPARE(std::uint64_t(longLines), length - 263 * 227);
+        // Denise draws the longest line whole.
+        QCOMPARE(m.lastField().width, 228u * 4);
+        QCOMPARE(m.lastField().lines, 263u);
     }
 };
 
