@@ -4,6 +4,7 @@
 #include "app/control/emulator.h"
 #include "app/control/socket_path.h"
 #include "app/headless.h"
+#include "app/run_program.h"
 #include "app/version.h"
 #include "emu/machine.h"
 #include "emu/media/byte_reader.h"
@@ -37,7 +38,7 @@ FILE* serialFile = nullptr;
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool headless = wantsHeadless(argc, argv);
+    const bool headless = wantsHeadless(argc, argv) || copperline::wantsRun(argc, argv);
     std::unique_ptr<QCoreApplication> app =
         headless ? std::make_unique<QCoreApplication>(argc, argv) : std::make_unique<QApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("Copperline"));
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
                                             "FILE");
     parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt, secondsOpt, serialOpt,
                        speedOpt, controlOpt, controlGuiOpt, controlInfoOpt});
+    copperline::addRunOptions(parser);
     parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
     parser.process(*app);
 
@@ -93,7 +95,8 @@ int main(int argc, char** argv) {
     }
 
     const QString serial = parser.value(serialOpt);
-    if (serial == "-" || (serial.isEmpty() && headless)) {
+    // --run keeps stdout for the program's output.
+    if (serial == "-" || (serial.isEmpty() && headless && !parser.isSet("run"))) {
         serialFile = stdout;
     } else if (!serial.isEmpty()) {
         serialFile = std::fopen(serial.toLocal8Bit().constData(), "wb");
@@ -103,6 +106,8 @@ int main(int argc, char** argv) {
         }
     }
     machine->powerOn();
+    copperline::MediaSession media;
+    if (const int rc = copperline::applyFloppyOptions(parser, *machine, media)) return rc;
 
     const bool controlled = parser.isSet(controlOpt);
     if (headless && !controlled) {
@@ -111,6 +116,7 @@ int main(int argc, char** argv) {
                 std::fputc(b, serialFile);
                 if (b == '\n') std::fflush(serialFile);
             });
+        if (parser.isSet("run")) return copperline::runFromCommandLine(parser, *machine, media, parser.isSet(speedOpt));
         copperline::HeadlessOptions opts;
         const QStringList times = parser.values(shotOpt);
         const QStringList files = parser.positionalArguments();
@@ -129,7 +135,8 @@ int main(int argc, char** argv) {
         }
         if (parser.isSet(secondsOpt)) opts.runSeconds = parser.value(secondsOpt).toDouble();
         opts.printSpeed = parser.isSet(speedOpt);
-        const int rc = copperline::runHeadless(*machine, opts);
+        int rc = copperline::runHeadless(*machine, opts);
+        if (const int m = copperline::finishFloppies(*machine, media); m && !rc) rc = m;
         if (serialFile && serialFile != stdout) std::fclose(serialFile);
         return rc;
     }

@@ -52,6 +52,8 @@ void usage(FILE* out) {
         "                            the function, inlined frames, file and line of addresses\n"
         "  size-report PROG [--elf PROG.elf] [--out FILE] [--source-map FROM=TO]\n"
         "                            a .cpuprofile of the program weighted in bytes\n"
+        "  exe2adf PROG [--out FILE] [--args ARGS] [--name VOLUME] [--bootblock CODE]\n"
+        "                            a bootable OFS floppy whose Startup-Sequence runs PROG\n"
         "  --version                 print the version\n"
         "\n"
         "The running emulator (copperline --control NAME; docs/control-protocol.md):\n"
@@ -76,6 +78,7 @@ int main(int argc, char** argv) {
         if (cmd == "hunkinfo") return hunkInfo(argc - 2, argv + 2);
         if (cmd == "symbolize") return symbolize(argc - 2, argv + 2);
         if (cmd == "size-report") return sizeReport(argc - 2, argv + 2);
+        if (cmd == "exe2adf") return exe2adf(argc - 2, argv + 2);
         if (cmd == "--version") {
             std::printf("copperline-ctl %s\n", copperline::kVersion);
             return 0;

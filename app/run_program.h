@@ -1,0 +1,80 @@
+#pragma once
+
+// `copperline --run PROG`: boot the ROM with a disk that runs PROG, mirror what PROG
+// writes to its standard output onto the host's, and exit with PROG's return code.
+// Also the floppy options every mode shares (--floppy0..3, --floppyN-writeback).
+// README.md and docs/floppy.md describe the options; docs/guest-api.md the protocol.
+//
+// How it works. The disk we build (an OFS floppy, emu/media/ofs.h) holds PROG, a small
+// loader (resources/guest/run/runner.c, embedded in this binary) and an
+// S/Startup-Sequence that starts the loader with PROG's name and arguments. The loader
+// LoadSegs PROG, reports the segment list through the guest API, runs it with
+// RunCommand and reports its return code. The hunks' load addresses come from that
+// segment list: exactly where AmigaDOS put them. While PROG runs, a CPU hook at
+// dos.library's Write vector (DOSBase - 48) copies every Write to the shell's output
+// handle to the host's stdout, and an exception hook turns a bus or address error, an
+// illegal instruction and the like into a report and an exit instead of a hung guru.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+class QCommandLineParser;
+
+namespace copperline {
+
+class Machine;
+
+// Exit statuses of --run besides the program's own return code (modulo 256). They are
+// outside the AmigaDOS convention (0, 5, 10, 20); README.md lists them.
+namespace run_status {
+inline constexpr int Crashed = 123;        // the CPU took a bus/address error, illegal, ... while PROG ran
+inline constexpr int Timeout = 124;        // PROG did not return within --timeout emulated seconds
+inline constexpr int EmulatorError = 125;  // the machine halted, or a file could not be written
+inline constexpr int NeverLoaded = 126;    // PROG was not loaded within --load-timeout (60) emulated seconds
+} // namespace run_status
+
+struct RunOptions {
+    std::string program;           // host path of the hunk executable
+    std::string args;              // its argument line
+    double timeout = 0;            // emulated seconds from load to return; 0 = no limit
+    double loadTimeout = 60;       // emulated seconds from power-on to load
+    unsigned drive = 0;            // where the run disk goes (DF1 when the user boots DF0)
+    bool verbose = false;          // report load addresses and timing on stderr
+    bool printSpeed = false;       // report the host time of the boot and of the run
+};
+
+struct RunReport {
+    int status = 0;
+    std::vector<std::uint32_t> hunkBases;  // load address of each hunk, in hunk order
+    double loadedAt = 0;                   // emulated seconds at LoadSeg's return
+    double endedAt = 0;
+    double hostBootSeconds = 0, hostRunSeconds = 0;
+    std::string output;                    // what the program wrote to its output
+};
+
+// Runs a program on a powered-on machine. Messages go to stderr; the program's output to
+// stdout as it is written.
+RunReport runProgram(Machine& machine, const RunOptions& options);
+
+// The floppy disk image behind each drive, for writing back at the end.
+struct MediaSession {
+    std::array<std::string, 4> paths;
+    std::array<bool, 4> writeback{};
+};
+
+// Command-line glue (Qt): adds --run, --run-args, --timeout, --load-timeout,
+// --run-verbose, --floppy0..3 and --floppy0..3-writeback.
+void addRunOptions(QCommandLineParser& parser);
+bool wantsRun(int argc, char** argv);
+// Loads and inserts the --floppyN images; returns a nonzero exit status on failure.
+int applyFloppyOptions(const QCommandLineParser& parser, Machine& machine, MediaSession& session);
+// Decodes what was written and writes it back where asked; says so on stderr where it was
+// not. Returns 0, or an exit status when a file could not be written.
+int finishFloppies(Machine& machine, const MediaSession& session);
+// The --run mode from the command line; returns the process exit status.
+int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const MediaSession& session,
+                       bool printSpeed);
+
+} // namespace copperline

@@ -1,0 +1,40 @@
+/* A minimal AmigaOS interface for Copperline's guest programs: exec.library and
+ * dos.library calls made through their library bases, with the register conventions of
+ * the Amiga ROM Kernel Reference Manual (the argument registers each function documents;
+ * D0/D1/A0/A1 are scratch). The calls are small assembly stubs in
+ * resources/guest/amiga/amiga.S, callable from C.
+ *
+ * Programs start at _start in resources/guest/amiga/startup.S, which takes SysBase from
+ * address 4, opens dos.library and calls main(); main's return value is the program's
+ * return code (RETURN_OK 0, RETURN_WARN 5, RETURN_ERROR 10, RETURN_FAIL 20).
+ */
+#ifndef COPPERLINE_AMIGA_H
+#define COPPERLINE_AMIGA_H
+
+typedef long BPTR; /* a BCPL pointer: the address divided by four */
+typedef long LONG;
+
+extern void* SysBase;
+extern void* DOSBase;
+/* The argument line the shell passed (not NUL-terminated; ends with a newline). */
+extern const char* __commandline;
+extern long __commandlen;
+
+/* exec.library */
+void* OpenLibrary(const char* name, unsigned long version);
+void CloseLibrary(void* library);
+void* FindTask(const char* name);
+
+/* dos.library */
+BPTR Output(void);
+BPTR Input(void);
+LONG Write(BPTR file, const void* buffer, LONG length);
+LONG IoErr(void);
+BPTR LoadSeg(const char* name);
+void UnLoadSeg(BPTR segment);
+LONG RunCommand(BPTR segment, LONG stack, const char* args, LONG length);
+void Delay(LONG ticks);
+
+int main(void);
+
+#endif
