@@ -14,7 +14,7 @@ MainWindow::MainWindow(Emulator& emulator, bool, QWidget* parent) : QMainWindow(
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Copperline"), this, &MainWindow::showAbout);
     auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Quit"), qApp, &QApplication::quit, QKeySequence::Quit);
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
     auto* centre = new QLabel(tr("No machine is running."), this);
     centre->setAlignment(Qt::AlignCenter);
