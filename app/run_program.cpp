@@ -133,6 +133,8 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     }
 
     RunObserver observer(machine, report);
+    machine.guestApi().setLogSink(
+        [](const GuestApi::LogMessage& m) { std::fprintf(stderr, "copperline: guest: %s\n", m.text.c_str()); });
     enum class Phase { Booting, Loaded, LoadFailed, Exited } phase = Phase::Booting;
     std::uint32_t dosBase = 0, output = 0, ioErr = 0, rc = 0;
     machine.guestApi().setRunHandler([&](const GuestApi::RunMessage& m) {
@@ -172,6 +174,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     auto finish = [&](int status) {
         machine.cpu().setObserver(nullptr, 0);
         machine.guestApi().setRunHandler({});
+        machine.guestApi().setLogSink({});
         report.status = status;
         report.endedAt = machine.emulatedSeconds();
         report.hostRunSeconds = hostNow() - report.hostBootSeconds;
@@ -216,6 +219,12 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         for (std::size_t i = 0; i < report.hunkBases.size(); ++i)
             std::fprintf(stderr, "copperline: hunk %zu at $%06X\n", i, report.hunkBases[i]);
         std::fprintf(stderr, "copperline: %s returned %d\n", name.c_str(), std::int32_t(rc));
+        static const char* const kinds[] = {"removed", "bitmap", "palette", "copper list"};
+        for (const auto& r : machine.guestApi().resources())
+            std::fprintf(stderr, "copperline: resource %s '%s' at $%06X, %u bytes\n", kinds[unsigned(r.kind) & 3],
+                         r.name.c_str(), r.address, r.size);
+        if (machine.guestApi().idleMarkersSeen())
+            std::fprintf(stderr, "copperline: the guest marked idle time\n");
     }
     if (o.printSpeed || o.verbose)
         std::fprintf(stderr,

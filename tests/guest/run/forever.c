@@ -1,0 +1,7 @@
+/* Never returns. */
+#include <copperline/amiga.h>
+
+int main(void) {
+    for (;;) {
+    }
+}
