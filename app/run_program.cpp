@@ -9,7 +9,6 @@
 #include "emu/media/ofs.h"
 
 #include <QCommandLineParser>
-
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -25,7 +24,7 @@ extern const std::size_t kRunnerProgramSize;
 
 namespace {
 
-constexpr std::uint32_t kLvoWrite = 48;  // dos.library Write(): _LVOWrite = -48
+constexpr std::uint32_t kLvoWrite = 48; // dos.library Write(): _LVOWrite = -48
 constexpr const char* kRunnerName = "CopperlineRun";
 
 // A name AmigaDOS can hold for the program on the disk.
@@ -54,14 +53,16 @@ class RunObserver : public m68k::Observer {
 public:
     RunObserver(Machine& m, RunReport& r) : machine_(m), report_(r) {}
 
-    void beforeInstruction(const m68k::InstructionInfo& info, const m68k::Registers& regs) override {
+    void beforeInstruction(const m68k::InstructionInfo& info,
+                           const m68k::Registers& regs) override {
         if (info.pc != writeVector_ || regs.d[1] != output_) return;
         // Write(d1 file, d2 buffer, d3 length) to the program's output: mirror the bytes.
         const std::int32_t length = std::int32_t(regs.d[3]);
         if (length <= 0) return;
         const std::uint32_t n = std::min<std::uint32_t>(std::uint32_t(length), 1u << 20);
         std::string bytes(n, '\0');
-        for (std::uint32_t i = 0; i < n; ++i) bytes[i] = char(machine_.spyByte((regs.d[2] + i) & 0xFFFFFF));
+        for (std::uint32_t i = 0; i < n; ++i)
+            bytes[i] = char(machine_.spyByte((regs.d[2] + i) & 0xFFFFFF));
         std::fwrite(bytes.data(), 1, bytes.size(), stdout);
         std::fflush(stdout);
         report_.output += bytes;
@@ -102,10 +103,13 @@ std::string where(std::uint32_t pc, const RunReport& r, const HunkFile& hunks) {
 RunReport runProgram(Machine& machine, const RunOptions& o) {
     RunReport report;
     const auto hostStart = std::chrono::steady_clock::now();
-    auto hostNow = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count(); };
+    auto hostNow = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
+    };
 
 #ifndef COPPERLINE_HAVE_RUNNER
-    std::fprintf(stderr, "copperline: --run needs the 68000 guest toolchain at build time (COPPERLINE_BUILD_GUEST)\n");
+    std::fprintf(stderr, "copperline: --run needs the 68000 guest toolchain at build time "
+                         "(COPPERLINE_BUILD_GUEST)\n");
     report.status = exit_status::Usage;
     return report;
 #else
@@ -121,8 +125,10 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             if (c == '\n' || c == '\r') c = ' ';
         volume.name = "CopperlineRun";
         volume.files.push_back({name, bytes});
-        volume.files.push_back({kRunnerName, {kRunnerProgram, kRunnerProgram + kRunnerProgramSize}});
-        const std::string script = std::string(":") + kRunnerName + " \":" + name + "\" " + args + "\n";
+        volume.files.push_back(
+            {kRunnerName, {kRunnerProgram, kRunnerProgram + kRunnerProgramSize}});
+        const std::string script =
+            std::string(":") + kRunnerName + " \":" + name + "\" " + args + "\n";
         volume.files.push_back({"S/Startup-Sequence", {script.begin(), script.end()}});
         machine.connectDrive(o.drive, true);
         machine.insertDisk(o.drive, ofs::writeVolume(volume));
@@ -133,8 +139,9 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     }
 
     RunObserver observer(machine, report);
-    machine.guestApi().setLogSink(
-        [](const GuestApi::LogMessage& m) { std::fprintf(stderr, "copperline: guest: %s\n", m.text.c_str()); });
+    machine.guestApi().setLogSink([](const GuestApi::LogMessage& m) {
+        std::fprintf(stderr, "copperline: guest: %s\n", m.text.c_str());
+    });
     enum class Phase { Booting, Loaded, LoadFailed, Exited } phase = Phase::Booting;
     std::uint32_t dosBase = 0, output = 0, ioErr = 0, rc = 0;
     machine.guestApi().setRunHandler([&](const GuestApi::RunMessage& m) {
@@ -187,29 +194,33 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             std::fprintf(stderr,
                          "copperline: %s crashed: %s at %s, %.2f emulated s after it was loaded\n"
                          "copperline: the exception frame holds PC %s and SR $%04X\n",
-                         name.c_str(), m68k::vectorName(crash->vector), where(crash->pushedPc, report, hunks).c_str(),
-                         machine.emulatedSeconds() - report.loadedAt, where(crash->pushedPc, report, hunks).c_str(),
-                         crash->pushedSr);
+                         name.c_str(), m68k::vectorName(crash->vector),
+                         where(crash->pushedPc, report, hunks).c_str(),
+                         machine.emulatedSeconds() - report.loadedAt,
+                         where(crash->pushedPc, report, hunks).c_str(), crash->pushedSr);
             return finish(run_status::Crashed);
         }
         if (machine.halted()) {
-            std::fprintf(stderr, "copperline: the CPU halted (double bus fault) at PC $%06X after %.2f s\n",
+            std::fprintf(stderr,
+                         "copperline: the CPU halted (double bus fault) at PC $%06X after %.2f s\n",
                          machine.cpu().registers().pc, machine.emulatedSeconds());
             return finish(run_status::EmulatorError);
         }
         if (phase == Phase::LoadFailed) {
-            std::fprintf(stderr, "copperline: AmigaDOS could not load %s (LoadSeg failed, IoErr %u)\n", name.c_str(),
-                         ioErr);
+            std::fprintf(stderr,
+                         "copperline: AmigaDOS could not load %s (LoadSeg failed, IoErr %u)\n",
+                         name.c_str(), ioErr);
             return finish(run_status::NeverLoaded);
         }
         if (phase == Phase::Booting && machine.emulatedSeconds() >= o.loadTimeout) {
-            std::fprintf(stderr, "copperline: %s was not loaded within %.0f emulated seconds\n", name.c_str(),
-                         o.loadTimeout);
+            std::fprintf(stderr, "copperline: %s was not loaded within %.0f emulated seconds\n",
+                         name.c_str(), o.loadTimeout);
             return finish(run_status::NeverLoaded);
         }
-        if (phase == Phase::Loaded && o.timeout > 0 && machine.emulatedSeconds() - report.loadedAt >= o.timeout) {
-            std::fprintf(stderr, "copperline: %s did not return within %g emulated seconds\n", name.c_str(),
-                         o.timeout);
+        if (phase == Phase::Loaded && o.timeout > 0 &&
+            machine.emulatedSeconds() - report.loadedAt >= o.timeout) {
+            std::fprintf(stderr, "copperline: %s did not return within %g emulated seconds\n",
+                         name.c_str(), o.timeout);
             return finish(run_status::Timeout);
         }
         machine.runFrame();
@@ -221,14 +232,15 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         std::fprintf(stderr, "copperline: %s returned %d\n", name.c_str(), std::int32_t(rc));
         static const char* const kinds[] = {"removed", "bitmap", "palette", "copper list"};
         for (const auto& r : machine.guestApi().resources())
-            std::fprintf(stderr, "copperline: resource %s '%s' at $%06X, %u bytes\n", kinds[unsigned(r.kind) & 3],
-                         r.name.c_str(), r.address, r.size);
+            std::fprintf(stderr, "copperline: resource %s '%s' at $%06X, %u bytes\n",
+                         kinds[unsigned(r.kind) & 3], r.name.c_str(), r.address, r.size);
         if (machine.guestApi().idleMarkersSeen())
             std::fprintf(stderr, "copperline: the guest marked idle time\n");
     }
     if (o.printSpeed || o.verbose)
         std::fprintf(stderr,
-                     "copperline: loaded after %.2f emulated s (%.2f host s); returned after %.2f emulated s "
+                     "copperline: loaded after %.2f emulated s (%.2f host s); returned after %.2f "
+                     "emulated s "
                      "(%.2f host s)\n",
                      report.loadedAt, report.hostBootSeconds, report.endedAt - report.loadedAt,
                      report.hostRunSeconds);
@@ -239,27 +251,37 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
 // ---- command line ------------------------------------------------------------------------
 
 void addRunOptions(QCommandLineParser& parser) {
-    parser.addOption({"run", "Headless: boot the ROM, run the AmigaOS program PROG, mirror its output to stdout and "
-                             "exit with its return code.",
-                      "PROG"});
+    parser.addOption(
+        {"run",
+         "Headless: boot the ROM, run the AmigaOS program PROG, mirror its output to stdout and "
+         "exit with its return code.",
+         "PROG"});
     parser.addOption({"run-args", "The argument line for --run's program.", "ARGS"});
-    parser.addOption({"timeout", "--run: give up when the program has not returned SECONDS emulated seconds after "
-                                 "it was loaded (exit status 124).",
-                      "SECONDS"});
-    parser.addOption({"load-timeout", "--run: give up when the program is not loaded SECONDS emulated seconds after "
-                                      "power-on (default 60; exit status 126).",
-                      "SECONDS"});
-    parser.addOption({"run-verbose", "--run: report where each hunk was loaded, the return code and the timing."});
+    parser.addOption(
+        {"timeout",
+         "--run: give up when the program has not returned SECONDS emulated seconds after "
+         "it was loaded (exit status 124).",
+         "SECONDS"});
+    parser.addOption(
+        {"load-timeout",
+         "--run: give up when the program is not loaded SECONDS emulated seconds after "
+         "power-on (default 60; exit status 126).",
+         "SECONDS"});
+    parser.addOption({"run-verbose",
+                      "--run: report where each hunk was loaded, the return code and the timing."});
     for (int n = 0; n < 4; ++n) {
         const QString df = QString("floppy%1").arg(n);
-        parser.addOption({df, QString("Insert an ADF image in DF%1 (DF1-DF3 are connected when used). Writes stay "
-                                      "in memory unless --%2-writeback.")
-                                  .arg(n)
-                                  .arg(df),
-                          "FILE.adf"});
-        parser.addOption({df + "-writeback", QString("Write the changes made to DF%1's disk back to its file at the "
-                                                     "end of the run.")
-                                                 .arg(n)});
+        parser.addOption(
+            {df,
+             QString("Insert an ADF image in DF%1 (DF1-DF3 are connected when used). Writes stay "
+                     "in memory unless --%2-writeback.")
+                 .arg(n)
+                 .arg(df),
+             "FILE.adf"});
+        parser.addOption({df + "-writeback",
+                          QString("Write the changes made to DF%1's disk back to its file at the "
+                                  "end of the run.")
+                              .arg(n)});
     }
 }
 
@@ -273,7 +295,8 @@ int applyFloppyOptions(const QCommandLineParser& parser, Machine& machine, Media
     for (unsigned n = 0; n < 4; ++n) {
         const QString df = QString("floppy%1").arg(n);
         if (parser.isSet(df + "-writeback") && !parser.isSet(df)) {
-            std::fprintf(stderr, "copperline: --%s-writeback needs --%s FILE.adf\n", qPrintable(df), qPrintable(df));
+            std::fprintf(stderr, "copperline: --%s-writeback needs --%s FILE.adf\n", qPrintable(df),
+                         qPrintable(df));
             return exit_status::Usage;
         }
         if (!parser.isSet(df)) continue;
@@ -299,7 +322,8 @@ int finishFloppies(Machine& machine, const MediaSession& session) {
         if (session.paths[n].empty() || !d.hasDisk() || !d.modified()) continue;
         if (!session.writeback[n]) {
             std::fprintf(stderr,
-                         "copperline: DF%u: the guest wrote to the disk; %s is unchanged (--floppy%u-writeback "
+                         "copperline: DF%u: the guest wrote to the disk; %s is unchanged "
+                         "(--floppy%u-writeback "
                          "keeps the changes)\n",
                          n, session.paths[n].c_str(), n);
             continue;
@@ -314,8 +338,8 @@ int finishFloppies(Machine& machine, const MediaSession& session) {
     return 0;
 }
 
-int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const MediaSession& session,
-                       bool printSpeed) {
+int runFromCommandLine(const QCommandLineParser& parser, Machine& machine,
+                       const MediaSession& session, bool printSpeed) {
     RunOptions o;
     o.program = parser.value("run").toStdString();
     o.args = parser.value("run-args").toStdString();
@@ -328,8 +352,8 @@ int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const
         bool ok = false;
         const double s = parser.value(opt).toDouble(&ok);
         if (!ok || s <= 0) {
-            std::fprintf(stderr, "copperline: --%s wants a positive number of seconds, not '%s'\n", opt,
-                         qPrintable(parser.value(opt)));
+            std::fprintf(stderr, "copperline: --%s wants a positive number of seconds, not '%s'\n",
+                         opt, qPrintable(parser.value(opt)));
             return exit_status::Usage;
         }
         (std::strcmp(opt, "timeout") ? o.loadTimeout : o.timeout) = s;

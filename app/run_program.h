@@ -29,29 +29,30 @@ class Machine;
 // Exit statuses of --run besides the program's own return code (modulo 256). They are
 // outside the AmigaDOS convention (0, 5, 10, 20); README.md lists them.
 namespace run_status {
-inline constexpr int Crashed = 123;        // the CPU took a bus/address error, illegal, ... while PROG ran
-inline constexpr int Timeout = 124;        // PROG did not return within --timeout emulated seconds
-inline constexpr int EmulatorError = 125;  // the machine halted, or a file could not be written
-inline constexpr int NeverLoaded = 126;    // PROG was not loaded within --load-timeout (60) emulated seconds
+inline constexpr int Crashed = 123; // the CPU took a bus/address error, illegal, ... while PROG ran
+inline constexpr int Timeout = 124; // PROG did not return within --timeout emulated seconds
+inline constexpr int EmulatorError = 125; // the machine halted, or a file could not be written
+inline constexpr int NeverLoaded =
+    126; // PROG was not loaded within --load-timeout (60) emulated seconds
 } // namespace run_status
 
 struct RunOptions {
-    std::string program;           // host path of the hunk executable
-    std::string args;              // its argument line
-    double timeout = 0;            // emulated seconds from load to return; 0 = no limit
-    double loadTimeout = 60;       // emulated seconds from power-on to load
-    unsigned drive = 0;            // where the run disk goes (DF1 when the user boots DF0)
-    bool verbose = false;          // report load addresses and timing on stderr
-    bool printSpeed = false;       // report the host time of the boot and of the run
+    std::string program;     // host path of the hunk executable
+    std::string args;        // its argument line
+    double timeout = 0;      // emulated seconds from load to return; 0 = no limit
+    double loadTimeout = 60; // emulated seconds from power-on to load
+    unsigned drive = 0;      // where the run disk goes (DF1 when the user boots DF0)
+    bool verbose = false;    // report load addresses and timing on stderr
+    bool printSpeed = false; // report the host time of the boot and of the run
 };
 
 struct RunReport {
     int status = 0;
-    std::vector<std::uint32_t> hunkBases;  // load address of each hunk, in hunk order
-    double loadedAt = 0;                   // emulated seconds at LoadSeg's return
+    std::vector<std::uint32_t> hunkBases; // load address of each hunk, in hunk order
+    double loadedAt = 0;                  // emulated seconds at LoadSeg's return
     double endedAt = 0;
     double hostBootSeconds = 0, hostRunSeconds = 0;
-    std::string output;                    // what the program wrote to its output
+    std::string output; // what the program wrote to its output
 };
 
 // Runs a program on a powered-on machine. Messages go to stderr; the program's output to
@@ -74,7 +75,7 @@ int applyFloppyOptions(const QCommandLineParser& parser, Machine& machine, Media
 // not. Returns 0, or an exit status when a file could not be written.
 int finishFloppies(Machine& machine, const MediaSession& session);
 // The --run mode from the command line; returns the process exit status.
-int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const MediaSession& session,
-                       bool printSpeed);
+int runFromCommandLine(const QCommandLineParser& parser, Machine& machine,
+                       const MediaSession& session, bool printSpeed);
 
 } // namespace copperline

@@ -15,10 +15,9 @@ std::uint16_t GuestApi::read(std::uint32_t address) const {
     case 0x00: return kMagic;
     case 0x02: return kVersion;
     case RegIdle: return idle_ ? 1 : 0;
-    default: return 0xFFFF;  // what an undecoded address reads
+    default: return 0xFFFF; // what an undecoded address reads
     }
 }
-
 
 std::uint16_t GuestApi::readWord(std::uint32_t a) const {
     if (!read_) return 0;
@@ -40,8 +39,8 @@ std::string GuestApi::readString(std::uint32_t a, std::size_t max) const {
     return s;
 }
 
-void GuestApi::write(std::uint32_t address, std::uint16_t data, bool upper, bool lower, std::uint64_t cck,
-                     std::uint64_t frame) {
+void GuestApi::write(std::uint32_t address, std::uint16_t data, bool upper, bool lower,
+                     std::uint64_t cck, std::uint64_t frame) {
     const unsigned offset = address & 0xFE;
     if (!(upper && lower)) {
         // A byte write puts its byte on both halves of the bus.
@@ -126,7 +125,8 @@ void GuestApi::frameCommitted(std::uint64_t, std::uint64_t cck) {
 }
 
 void GuestApi::reset() {
-    for (auto& l : latches_) l = Latch{};
+    for (auto& l : latches_)
+        l = Latch{};
     idle_ = idleSeen_ = false;
     idleSince_ = frameIdle_ = frameStart_ = lastFrameIdle_ = 0;
     resources_.clear();
@@ -135,7 +135,8 @@ void GuestApi::reset() {
 }
 
 void GuestApi::serialize(Archive& ar) {
-    for (auto& l : latches_) ar(l.high, l.low, l.halves);
+    for (auto& l : latches_)
+        ar(l.high, l.low, l.halves);
     ar(idle_, idleSeen_, idleSince_, frameIdle_, frameStart_, lastFrameIdle_);
     std::uint32_t n = std::uint32_t(resources_.size());
     ar(n);

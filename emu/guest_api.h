@@ -41,7 +41,7 @@ public:
         std::uint32_t address = 0, size = 0;
         std::uint16_t width = 0, height = 0, depth = 0, bytesPerRow = 0;
         std::string name;
-        std::uint64_t frame = 0;  // the frame it was registered in
+        std::uint64_t frame = 0; // the frame it was registered in
     };
     enum class RunEvent : std::uint32_t { Started = 1, Loaded = 2, LoadFailed = 3, Exited = 4 };
     struct RunMessage {
@@ -55,10 +55,14 @@ public:
     };
 
     // How the interface reads guest memory (the Machine's side-effect-free spyByte).
-    void setMemoryReader(std::function<std::uint8_t(std::uint32_t)> read) { read_ = std::move(read); }
+    void setMemoryReader(std::function<std::uint8_t(std::uint32_t)> read) {
+        read_ = std::move(read);
+    }
     // Called for each log message and run event as it arrives (optional).
     void setLogSink(std::function<void(const LogMessage&)> sink) { logSink_ = std::move(sink); }
-    void setRunHandler(std::function<void(const RunMessage&)> handler) { runHandler_ = std::move(handler); }
+    void setRunHandler(std::function<void(const RunMessage&)> handler) {
+        runHandler_ = std::move(handler);
+    }
 
     // A CPU access to the window at colour clock `cck` in frame `frame`.
     std::uint16_t read(std::uint32_t address) const;
@@ -99,9 +103,9 @@ private:
     Latch latches_[16]{};
 
     bool idle_ = false, idleSeen_ = false;
-    std::uint64_t idleSince_ = 0;       // colour clock idle started (while idle_)
-    std::uint64_t frameIdle_ = 0;       // idle clocks of the frame in progress, closed spans
-    std::uint64_t frameStart_ = 0;      // colour clock the frame in progress started
+    std::uint64_t idleSince_ = 0;  // colour clock idle started (while idle_)
+    std::uint64_t frameIdle_ = 0;  // idle clocks of the frame in progress, closed spans
+    std::uint64_t frameStart_ = 0; // colour clock the frame in progress started
     std::uint64_t lastFrameIdle_ = 0;
 
     std::vector<Resource> resources_;

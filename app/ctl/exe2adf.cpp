@@ -26,19 +26,26 @@ int exe2adf(int argc, char** argv) {
             if (i + 1 >= argc) throw UsageError{std::string("exe2adf: ") + opt + " needs a value"};
             return argv[++i];
         };
-        if (!std::strcmp(argv[i], "--out")) out = value("--out");
-        else if (!std::strcmp(argv[i], "--args")) args = value("--args");
-        else if (!std::strcmp(argv[i], "--name")) name = value("--name");
-        else if (!std::strcmp(argv[i], "--bootblock")) bootCode = value("--bootblock");
-        else if (argv[i][0] == '-') throw UsageError{std::string("exe2adf: unknown option ") + argv[i]};
-        else if (program.empty()) program = argv[i];
-        else throw UsageError{"exe2adf: one program at a time"};
+        if (!std::strcmp(argv[i], "--out"))
+            out = value("--out");
+        else if (!std::strcmp(argv[i], "--args"))
+            args = value("--args");
+        else if (!std::strcmp(argv[i], "--name"))
+            name = value("--name");
+        else if (!std::strcmp(argv[i], "--bootblock"))
+            bootCode = value("--bootblock");
+        else if (argv[i][0] == '-')
+            throw UsageError{std::string("exe2adf: unknown option ") + argv[i]};
+        else if (program.empty())
+            program = argv[i];
+        else
+            throw UsageError{"exe2adf: one program at a time"};
     }
     if (program.empty()) throw UsageError{"exe2adf: no program given"};
     if (out.empty()) out = program + ".adf";
 
     const std::vector<std::uint8_t> bytes = readFileBytes(program, adf::kImageBytes);
-    readHunkFile(bytes, program);  // refuse what AmigaDOS could not load
+    readHunkFile(bytes, program); // refuse what AmigaDOS could not load
     const std::string file = std::filesystem::path(program).filename().string();
     ofs::Volume volume;
     volume.name = name.empty() ? file.substr(0, ofs::kMaxNameLength) : name;
@@ -46,10 +53,11 @@ int exe2adf(int argc, char** argv) {
     std::string script = ":" + file + (args.empty() ? "" : " " + args) + "\n";
     volume.files.push_back({"S/Startup-Sequence", {script.begin(), script.end()}});
     AdfImage image = ofs::writeVolume(volume);
-    if (!bootCode.empty()) ofs::installBootBlock(image, readFileBytes(bootCode, 2 * ofs::kBlockBytes));
+    if (!bootCode.empty())
+        ofs::installBootBlock(image, readFileBytes(bootCode, 2 * ofs::kBlockBytes));
     saveAdf(out, image);
-    std::printf("%s: %s, %zu bytes, S/Startup-Sequence runs :%s\n", out.c_str(), volume.name.c_str(), bytes.size(),
-                file.c_str());
+    std::printf("%s: %s, %zu bytes, S/Startup-Sequence runs :%s\n", out.c_str(),
+                volume.name.c_str(), bytes.size(), file.c_str());
     return 0;
 }
 

@@ -9,8 +9,9 @@
 namespace copperline {
 
 namespace {
-constexpr std::uint16_t kAdkWordSync = 1u << 10;  // ADKCON WORDSYNC (HRM ADKCON)
-constexpr std::uint8_t kPrbMotor = 0x80, kPrbSel0 = 0x08, kPrbSide = 0x04, kPrbDir = 0x02, kPrbStep = 0x01;
+constexpr std::uint16_t kAdkWordSync = 1u << 10; // ADKCON WORDSYNC (HRM ADKCON)
+constexpr std::uint8_t kPrbMotor = 0x80, kPrbSel0 = 0x08, kPrbSide = 0x04, kPrbDir = 0x02,
+                       kPrbStep = 0x01;
 constexpr std::uint8_t kPraRdy = 0x20, kPraTk0 = 0x10, kPraWpro = 0x08, kPraChng = 0x04;
 } // namespace
 
@@ -29,7 +30,8 @@ void FloppyController::reset() {
 }
 
 void FloppyController::powerOn() {
-    for (auto& d : drives_) d.reset();
+    for (auto& d : drives_)
+        d.reset();
     prb_ = 0xFF;
     nextByte_ = 0;
     now_ = 0;
@@ -88,7 +90,8 @@ unsigned FloppyController::advanceTo(std::uint64_t cck) {
                 wordEqual_ = false;
             }
         } else {
-            while (nextByte_ < end) byteTick(nextByte_++);
+            while (nextByte_ < end)
+                byteTick(nextByte_++);
         }
     }
     const unsigned pulses = pendingPulses_;
@@ -186,8 +189,8 @@ void FloppyController::writeLength(std::uint16_t v, std::uint64_t cck) {
 
 std::uint16_t FloppyController::spyByteRegister() const {
     // DSKBYT 15, DMAON 14, DISKWRITE 13, WORDEQUAL 12, data 7-0 (HRM DSKBYTR).
-    return std::uint16_t((byteReady_ ? 0x8000 : 0) | (dma_ != Dma::Off ? 0x4000 : 0) | (writing() ? 0x2000 : 0) |
-                         (wordEqual_ ? 0x1000 : 0) | dataByte_);
+    return std::uint16_t((byteReady_ ? 0x8000 : 0) | (dma_ != Dma::Off ? 0x4000 : 0) |
+                         (writing() ? 0x2000 : 0) | (wordEqual_ ? 0x1000 : 0) | dataByte_);
 }
 
 std::uint16_t FloppyController::readByteRegister(std::uint64_t cck) {
@@ -221,13 +224,17 @@ void FloppyController::giveWord(std::uint16_t data, std::uint64_t) {
 }
 
 void FloppyController::flushAll() {
-    for (auto& d : drives_) d.flush();
+    for (auto& d : drives_)
+        d.flush();
 }
 
 void FloppyController::serialize(Archive& ar) {
-    for (auto& d : drives_) d.serialize(ar);
-    ar(prb_, dskpt_, dsklen_, dsksync_, adkcon_, dma_, remaining_, toDisk_, fifo_, fifoCount_, fifoHead_);
-    ar(highHalf_, assembled_, shift_, dataByte_, byteReady_, wordEqual_, nextByte_, now_, pendingPulses_);
+    for (auto& d : drives_)
+        d.serialize(ar);
+    ar(prb_, dskpt_, dsklen_, dsksync_, adkcon_, dma_, remaining_, toDisk_, fifo_, fifoCount_,
+       fifoHead_);
+    ar(highHalf_, assembled_, shift_, dataByte_, byteReady_, wordEqual_, nextByte_, now_,
+       pendingPulses_);
     if (ar.loading() && (fifoCount_ > kFifoWords || fifoHead_ >= kFifoWords))
         throw StateError("state data holds an invalid disk FIFO");
 }

@@ -36,8 +36,8 @@ class FloppyController {
 public:
     static constexpr unsigned kDrives = 4;
     static constexpr unsigned kFifoWords = 3;
-    static constexpr unsigned kPalBytePeriodQcck = 227;   // 16 us = 56.75 CCK
-    static constexpr unsigned kNtscBytePeriodQcck = 229;  // 16 us = 57.27 CCK
+    static constexpr unsigned kPalBytePeriodQcck = 227;  // 16 us = 56.75 CCK
+    static constexpr unsigned kNtscBytePeriodQcck = 229; // 16 us = 57.27 CCK
 
     explicit FloppyController(Paula& paula);
 
@@ -63,12 +63,14 @@ public:
     unsigned advanceTo(std::uint64_t cck);
 
     // Registers, written and read through Paula at colour clock `cck`.
-    void writePointerHigh(std::uint16_t v) { dskpt_ = (dskpt_ & 0x0000FFFF) | std::uint32_t(v & 0x1F) << 16; }
+    void writePointerHigh(std::uint16_t v) {
+        dskpt_ = (dskpt_ & 0x0000FFFF) | std::uint32_t(v & 0x1F) << 16;
+    }
     void writePointerLow(std::uint16_t v) { dskpt_ = (dskpt_ & 0xFFFF0000) | (v & 0xFFFE); }
     void writeLength(std::uint16_t v, std::uint64_t cck);
     void writeSync(std::uint16_t v) { dsksync_ = v; }
     void setAdkcon(std::uint16_t adkcon) { adkcon_ = adkcon; }
-    std::uint16_t readByteRegister(std::uint64_t cck);  // DSKBYTR: clears DSKBYT
+    std::uint16_t readByteRegister(std::uint64_t cck); // DSKBYTR: clears DSKBYT
     std::uint16_t spyByteRegister() const;
 
     // The disk DMA slots. Agnus calls wantsSlot at a disk slot; if it says yes the slot is
@@ -76,8 +78,8 @@ public:
     bool wantsSlot(std::uint64_t cck);
     bool writing() const { return (dsklen_ & 0x4000) != 0; }
     std::uint32_t pointer() const { return dskpt_; }
-    std::uint16_t takeWord(std::uint64_t cck);             // read DMA: the word to store
-    void giveWord(std::uint16_t data, std::uint64_t cck);  // write DMA: the word fetched
+    std::uint16_t takeWord(std::uint64_t cck);            // read DMA: the word to store
+    void giveWord(std::uint16_t data, std::uint64_t cck); // write DMA: the word fetched
 
     bool dmaActive() const { return dma_ != Dma::Off; }
     std::uint32_t dskpt() const { return dskpt_; }
@@ -103,18 +105,18 @@ private:
     std::uint32_t dskpt_ = 0;
     std::uint16_t dsklen_ = 0, dsksync_ = 0x4489, adkcon_ = 0;
     Dma dma_ = Dma::Off;
-    std::uint16_t remaining_ = 0;    // words still to move between the FIFO and memory
-    std::uint16_t toDisk_ = 0;       // write DMA: words still to put on the disk
+    std::uint16_t remaining_ = 0; // words still to move between the FIFO and memory
+    std::uint16_t toDisk_ = 0;    // write DMA: words still to put on the disk
     std::array<std::uint16_t, kFifoWords> fifo_{};
     std::uint8_t fifoCount_ = 0, fifoHead_ = 0;
-    bool highHalf_ = true;           // the next byte is a word's high byte
-    std::uint8_t assembled_ = 0;     // read: the high byte of the word being assembled
-    std::uint16_t shift_ = 0;        // the last 16 bits read
-    std::uint8_t dataByte_ = 0;      // DSKBYTR's data
+    bool highHalf_ = true;       // the next byte is a word's high byte
+    std::uint8_t assembled_ = 0; // read: the high byte of the word being assembled
+    std::uint16_t shift_ = 0;    // the last 16 bits read
+    std::uint8_t dataByte_ = 0;  // DSKBYTR's data
     bool byteReady_ = false, wordEqual_ = false;
-    std::uint64_t nextByte_ = 0;     // index of the next byte of the stream to process
-    std::uint64_t now_ = 0;          // colour clock of the last advance
-    unsigned pendingPulses_ = 0;     // index pulses not yet handed to CIA-B
+    std::uint64_t nextByte_ = 0; // index of the next byte of the stream to process
+    std::uint64_t now_ = 0;      // colour clock of the last advance
+    unsigned pendingPulses_ = 0; // index pulses not yet handed to CIA-B
 };
 
 } // namespace copperline

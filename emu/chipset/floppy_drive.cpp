@@ -35,7 +35,7 @@ void FloppyDrive::selectEdge(bool motorLine) {
     const bool was = motor_;
     motor_ = motorLine;
     if (was && !motor_) {
-        idCount_ = 0;  // the ID shift register reloads when the motor is turned off
+        idCount_ = 0; // the ID shift register reloads when the motor is turned off
     } else if (!was && !motor_) {
         idBit_ = (id() >> (31 - (idCount_ & 31))) & 1;
         idCount_ = std::uint8_t((idCount_ + 1) & 31);
@@ -93,20 +93,23 @@ void FloppyDrive::flush() {
 }
 
 void FloppyDrive::serialize(Archive& ar) {
-    ar(connected_, motor_, selected_, cylinder_, head_, idCount_, idBit_, changed_, hasDisk_, modified_);
+    ar(connected_, motor_, selected_, cylinder_, head_, idCount_, idBit_, changed_, hasDisk_,
+       modified_);
     ar(disk_.writeProtected, mfmTrack_, mfmDirty_);
     // The image travels inside the state: a loaded state reads the disk it was saved with.
     std::uint32_t n = std::uint32_t(disk_.bytes.size());
     ar(n);
     if (ar.loading()) {
-        if (n != 0 && n != adf::kImageBytes) throw StateError("state data holds a floppy image of a wrong size");
+        if (n != 0 && n != adf::kImageBytes)
+            throw StateError("state data holds a floppy image of a wrong size");
         disk_.bytes.resize(n);
     }
     ar(disk_.bytes);
     std::uint32_t m = std::uint32_t(mfm_.size());
     ar(m);
     if (ar.loading()) {
-        if (m != 0 && m != mfm::kTrackBytes) throw StateError("state data holds an MFM track of a wrong size");
+        if (m != 0 && m != mfm::kTrackBytes)
+            throw StateError("state data holds an MFM track of a wrong size");
         mfm_.resize(m);
     }
     ar(mfm_);

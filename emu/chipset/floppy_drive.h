@@ -29,7 +29,7 @@ class Archive;
 
 class FloppyDrive {
 public:
-    static constexpr unsigned kMaxCylinder = 83;  // the stop beyond the 80 formatted cylinders
+    static constexpr unsigned kMaxCylinder = 83; // the stop beyond the 80 formatted cylinders
     static constexpr std::uint32_t kDdDriveId = 0xFFFFFFFF;
 
     // Whether a drive is fitted. An A500 has DF0; DF1-DF3 are external.
@@ -50,7 +50,7 @@ public:
 
     // The control lines, with this drive's select line. Called when CIA-B's port B pins
     // change.
-    void selectEdge(bool motorLine);  // /SEL fell; motorLine: /MTR low
+    void selectEdge(bool motorLine); // /SEL fell; motorLine: /MTR low
     void setSelected(bool on) { selected_ = on; }
     void step(bool inwards);
     void setHead(unsigned head);
@@ -72,7 +72,7 @@ public:
     std::uint8_t readByte(unsigned position);
     void writeByte(unsigned position, std::uint8_t value);
 
-    void reset();  // power-on: motor off, head at cylinder 0, disk change latched
+    void reset(); // power-on: motor off, head at cylinder 0, disk change latched
     void serialize(Archive& ar);
 
 private:
@@ -87,7 +87,7 @@ private:
     bool hasDisk_ = false;
     bool modified_ = false;
     AdfImage disk_;
-    std::vector<std::uint8_t> mfm_;  // the current track's MFM bytes
+    std::vector<std::uint8_t> mfm_;   // the current track's MFM bytes
     std::uint16_t mfmTrack_ = 0xFFFF; // which track mfm_ holds (0xFFFF: none)
     bool mfmDirty_ = false;
 };

@@ -18,13 +18,14 @@ void putLong(std::uint8_t* p, std::uint32_t v) {
 std::uint32_t getLong(std::span<const std::uint8_t> loop, std::size_t at) {
     const std::size_t n = loop.size();
     std::uint32_t v = 0;
-    for (unsigned i = 0; i < 4; ++i) v = v << 8 | loop[(at + i) % n];
+    for (unsigned i = 0; i < 4; ++i)
+        v = v << 8 | loop[(at + i) % n];
     return v;
 }
 
 std::uint32_t bigEndian(std::span<const std::uint8_t> bytes, std::size_t at) {
-    return std::uint32_t(bytes[at]) << 24 | std::uint32_t(bytes[at + 1]) << 16 | std::uint32_t(bytes[at + 2]) << 8 |
-           bytes[at + 3];
+    return std::uint32_t(bytes[at]) << 24 | std::uint32_t(bytes[at + 1]) << 16 |
+           std::uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
 }
 
 // Encodes `count` longs of `src` (big-endian) as an odd-bit block then an even-bit block
@@ -67,7 +68,8 @@ std::vector<std::uint8_t> encodeTrack(std::span<const std::uint8_t> sectors, uns
     for (unsigned s = 0; s < kSectors; ++s) {
         std::uint8_t* sec = p + s * kSectorBytes;
         // Bytes 0-3 stay zero (the pre-sync gap's data), 4-7 are the sync words.
-        const std::uint8_t info[4] = {0xFF, std::uint8_t(track), std::uint8_t(s), std::uint8_t(kSectors - s)};
+        const std::uint8_t info[4] = {0xFF, std::uint8_t(track), std::uint8_t(s),
+                                      std::uint8_t(kSectors - s)};
         const std::uint8_t label[16] = {};
         std::uint32_t headerSum = putOddEven(sec + 8, info, 1);
         headerSum ^= putOddEven(sec + 16, label, 4);
@@ -104,20 +106,23 @@ std::array<bool, kSectors> decodeTrack(std::span<const std::uint8_t> mfm, unsign
     for (std::size_t i = 0; i < n; ++i) {
         if (at(i) != (kSync >> 8) || at(i + 1) != (kSync & 0xFF)) continue;
         std::size_t j = i + 2;
-        while (at(j) == (kSync >> 8) && at(j + 1) == (kSync & 0xFF) && j < i + 8) j += 2;
+        while (at(j) == (kSync >> 8) && at(j + 1) == (kSync & 0xFF) && j < i + 8)
+            j += 2;
         const std::uint32_t infoOdd = getLong(mfm, j), infoEven = getLong(mfm, j + 4);
         const std::uint32_t info = oddEven(infoOdd, infoEven);
         const unsigned sector = (info >> 8) & 0xFF;
         if ((info >> 24) != 0xFF || ((info >> 16) & 0xFF) != track || sector >= kSectors) continue;
         std::uint32_t headerSum = (infoOdd ^ infoEven) & kDataMask;
-        for (unsigned k = 0; k < 8; ++k) headerSum ^= getLong(mfm, j + 8 + 4 * k) & kDataMask;
+        for (unsigned k = 0; k < 8; ++k)
+            headerSum ^= getLong(mfm, j + 8 + 4 * k) & kDataMask;
         if (headerSum != oddEven(getLong(mfm, j + 40), getLong(mfm, j + 44))) continue;
         const std::uint32_t dataSumStored = oddEven(getLong(mfm, j + 48), getLong(mfm, j + 52));
         const std::size_t data = j + 56;
         std::uint32_t dataSum = 0;
         std::uint8_t decoded[512];
         for (unsigned k = 0; k < 128; ++k) {
-            const std::uint32_t odd = getLong(mfm, data + 4 * k), even = getLong(mfm, data + 512 + 4 * k);
+            const std::uint32_t odd = getLong(mfm, data + 4 * k),
+                                even = getLong(mfm, data + 512 + 4 * k);
             dataSum ^= (odd ^ even) & kDataMask;
             putLong(decoded + 4 * k, oddEven(odd, even));
         }

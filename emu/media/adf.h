@@ -18,17 +18,17 @@ inline constexpr unsigned kCylinders = 80;
 inline constexpr unsigned kHeads = 2;
 inline constexpr unsigned kSectorsPerTrack = 11;
 inline constexpr unsigned kSectorBytes = 512;
-inline constexpr unsigned kTracks = kCylinders * kHeads;  // 160
-inline constexpr unsigned kTrackBytes = kSectorsPerTrack * kSectorBytes;  // 5,632
-inline constexpr unsigned kBlocks = kTracks * kSectorsPerTrack;  // 1,760
-inline constexpr std::uint32_t kImageBytes = kTracks * kTrackBytes;  // 901,120
+inline constexpr unsigned kTracks = kCylinders * kHeads;                 // 160
+inline constexpr unsigned kTrackBytes = kSectorsPerTrack * kSectorBytes; // 5,632
+inline constexpr unsigned kBlocks = kTracks * kSectorsPerTrack;          // 1,760
+inline constexpr std::uint32_t kImageBytes = kTracks * kTrackBytes;      // 901,120
 // A high-density image (22 sectors per track): recognised only to say it is unsupported.
 inline constexpr std::uint32_t kHdImageBytes = 2 * kImageBytes;
 } // namespace adf
 
 struct AdfImage {
-    std::string name;                 // where it came from (a path, or a description)
-    std::vector<std::uint8_t> bytes;  // exactly adf::kImageBytes
+    std::string name;                // where it came from (a path, or a description)
+    std::vector<std::uint8_t> bytes; // exactly adf::kImageBytes
     bool writeProtected = false;
 
     std::span<std::uint8_t> track(unsigned track) {

@@ -15,11 +15,12 @@ constexpr std::int32_t ST_ROOT = 1, ST_USERDIR = 2, ST_FILE = -3;
 
 // Longword indices within a 128-longword block, shared by root, directory, file header
 // and extension blocks.
-constexpr unsigned L_TYPE = 0, L_KEY = 1, L_HIGHSEQ = 2, L_HTSIZE = 3, L_FIRSTDATA = 4, L_CHECKSUM = 5;
-constexpr unsigned L_TABLE = 6;          // hash table or data block table, 72 longs
+constexpr unsigned L_TYPE = 0, L_KEY = 1, L_HIGHSEQ = 2, L_HTSIZE = 3, L_FIRSTDATA = 4,
+                   L_CHECKSUM = 5;
+constexpr unsigned L_TABLE = 6; // hash table or data block table, 72 longs
 constexpr unsigned L_BMFLAG = 78, L_BMPAGES = 79, L_BYTESIZE = 81, L_PROTECT = 80;
-constexpr unsigned L_DATE = 105;         // days, minutes, ticks (root: last alteration)
-constexpr unsigned L_NAME = 108;         // BCPL string: length byte then up to 30 characters
+constexpr unsigned L_DATE = 105; // days, minutes, ticks (root: last alteration)
+constexpr unsigned L_NAME = 108; // BCPL string: length byte then up to 30 characters
 constexpr unsigned L_VDATE = 118, L_CDATE = 121;
 constexpr unsigned L_HASHCHAIN = 124, L_PARENT = 125, L_EXTENSION = 126, L_SECTYPE = 127;
 // Data block header.
@@ -35,7 +36,8 @@ struct Block {
         bytes[0] = std::uint8_t(name.size());
         std::copy(name.begin(), name.end(), bytes + 1);
         for (unsigned i = 0; i < 8; ++i)
-            l[L_NAME + i] = std::uint32_t(bytes[4 * i]) << 24 | std::uint32_t(bytes[4 * i + 1]) << 16 |
+            l[L_NAME + i] = std::uint32_t(bytes[4 * i]) << 24 |
+                            std::uint32_t(bytes[4 * i + 1]) << 16 |
                             std::uint32_t(bytes[4 * i + 2]) << 8 | bytes[4 * i + 3];
     }
     void setDate(unsigned at) {
@@ -72,11 +74,12 @@ std::string upper(const std::string& s) {
 
 void checkName(const std::string& name, const std::string& path) {
     if (name.empty() || name.size() > kMaxNameLength)
-        throw MediaError("'" + path + "': AmigaDOS names are 1 to 30 characters ('" + name + "' is " +
-                         std::to_string(name.size()) + ")");
+        throw MediaError("'" + path + "': AmigaDOS names are 1 to 30 characters ('" + name +
+                         "' is " + std::to_string(name.size()) + ")");
     for (unsigned char c : name)
         if (c == ':' || c == '/' || c < 0x20)
-            throw MediaError("'" + path + "': '" + name + "' holds a character AmigaDOS names cannot hold");
+            throw MediaError("'" + path + "': '" + name +
+                             "' holds a character AmigaDOS names cannot hold");
 }
 
 std::vector<std::string> splitPath(const std::string& path) {
@@ -102,7 +105,7 @@ public:
         Block& root = blocks_[kRootBlock];
         root.l[L_TYPE] = T_HEADER;
         root.l[L_HTSIZE] = kHashSize;
-        root.l[L_BMFLAG] = 0xFFFFFFFF;  // the bitmap is valid
+        root.l[L_BMFLAG] = 0xFFFFFFFF; // the bitmap is valid
         root.l[L_BMPAGES] = kBitmapBlock;
         root.setDate(L_DATE);
         root.setDate(L_VDATE);
@@ -115,16 +118,19 @@ public:
     }
 
     AdfImage build() {
-        for (const File& f : volume_.files) addFile(f);
+        for (const File& f : volume_.files)
+            addFile(f);
         AdfImage img;
         img.name = volume_.name;
         img.bytes.assign(adf::kImageBytes, 0);
         for (auto& [n, b] : blocks_) {
             if (b.l[L_TYPE] == T_HEADER || b.l[L_TYPE] == T_LIST || b.l[L_TYPE] == T_DATA)
                 b.l[L_CHECKSUM] = blockChecksum(b.l, L_CHECKSUM);
-            for (unsigned i = 0; i < 128; ++i) putLong(img.bytes.data() + n * kBlockBytes + 4 * i, b.l[i]);
+            for (unsigned i = 0; i < 128; ++i)
+                putLong(img.bytes.data() + n * kBlockBytes + 4 * i, b.l[i]);
         }
-        for (auto& [n, bytes] : raw_) std::copy(bytes.begin(), bytes.end(), img.bytes.begin() + n * kBlockBytes);
+        for (auto& [n, bytes] : raw_)
+            std::copy(bytes.begin(), bytes.end(), img.bytes.begin() + n * kBlockBytes);
         writeBitmap(img);
         if (volume_.bootable) {
             const auto boot = bootBlock(bootCode());
@@ -156,7 +162,8 @@ private:
         blocks_[child].l[L_PARENT] = parent;
     }
 
-    unsigned directory(const std::vector<std::string>& parts, std::size_t count, const std::string& path) {
+    unsigned directory(const std::vector<std::string>& parts, std::size_t count,
+                       const std::string& path) {
         std::string key;
         unsigned parent = kRootBlock;
         for (std::size_t i = 0; i < count; ++i) {
@@ -190,9 +197,11 @@ private:
         const std::string& name = parts.back();
         checkName(name, f.path);
         std::string key;
-        for (const auto& p : parts) key += upper(p) + "/";
+        for (const auto& p : parts)
+            key += upper(p) + "/";
         key.pop_back();
-        if (files_.count(key) || dirs_.count(key + "/")) throw MediaError("'" + f.path + "' is on the disk twice");
+        if (files_.count(key) || dirs_.count(key + "/"))
+            throw MediaError("'" + f.path + "' is on the disk twice");
         files_.insert({key, 0});
 
         const unsigned header = allocate();
@@ -200,14 +209,14 @@ private:
         h.l[L_TYPE] = T_HEADER;
         h.l[L_KEY] = header;
         h.l[L_BYTESIZE] = std::uint32_t(f.data.size());
-        h.l[L_PROTECT] = 0;  // read, write, execute and delete allowed (the bits are "deny")
+        h.l[L_PROTECT] = 0; // read, write, execute and delete allowed (the bits are "deny")
         h.setDate(L_DATE);
         h.setName(name);
         h.l[L_SECTYPE] = std::uint32_t(ST_FILE);
         link(parent, header, name);
 
         const std::size_t count = (f.data.size() + kDataBytesPerBlock - 1) / kDataBytesPerBlock;
-        unsigned table = header;  // the header, then extension blocks, 72 pointers each
+        unsigned table = header; // the header, then extension blocks, 72 pointers each
         unsigned inTable = 0;
         unsigned previous = 0;
         for (std::size_t i = 0; i < count; ++i) {
@@ -235,8 +244,10 @@ private:
             d.l[D_SEQ] = std::uint32_t(i + 1);
             d.l[D_SIZE] = std::uint32_t(size);
             std::uint8_t bytes[kDataBytesPerBlock] = {};
-            std::copy(f.data.begin() + std::ptrdiff_t(at), f.data.begin() + std::ptrdiff_t(at + size), bytes);
-            for (unsigned k = 0; k < kDataBytesPerBlock / 4; ++k) d.l[6 + k] = getLong(bytes + 4 * k);
+            std::copy(f.data.begin() + std::ptrdiff_t(at),
+                      f.data.begin() + std::ptrdiff_t(at + size), bytes);
+            for (unsigned k = 0; k < kDataBytesPerBlock / 4; ++k)
+                d.l[6 + k] = getLong(bytes + 4 * k);
             if (previous) blocks_[previous].l[D_NEXT] = n;
             previous = n;
         }
@@ -248,7 +259,8 @@ private:
         for (unsigned n = 2; n < adf::kBlocks; ++n)
             if (!used_[n]) l[1 + (n - 2) / 32] |= 1u << ((n - 2) % 32);
         l[0] = blockChecksum(l, 0);
-        for (unsigned i = 0; i < 128; ++i) putLong(img.bytes.data() + kBitmapBlock * kBlockBytes + 4 * i, l[i]);
+        for (unsigned i = 0; i < 128; ++i)
+            putLong(img.bytes.data() + kBitmapBlock * kBlockBytes + 4 * i, l[i]);
     }
 
     const Volume& volume_;
@@ -270,9 +282,11 @@ struct Reader {
             throw MediaError(img.name + ": " + what + " points at block " + std::to_string(block) +
                              ", outside the disk");
         std::uint32_t l[128];
-        for (unsigned i = 0; i < 128; ++i) l[i] = at(block, i);
+        for (unsigned i = 0; i < 128; ++i)
+            l[i] = at(block, i);
         if (blockChecksum(l, L_CHECKSUM) != l[L_CHECKSUM])
-            throw MediaError(img.name + ": block " + std::to_string(block) + " (" + what + ") has a bad checksum");
+            throw MediaError(img.name + ": block " + std::to_string(block) + " (" + what +
+                             ") has a bad checksum");
     }
     void header(unsigned block, std::uint32_t type, std::int32_t secType, const char* what) const {
         check(block, what);
@@ -319,17 +333,17 @@ unsigned nameHash(const std::string& name) {
 
 std::span<const std::uint8_t> bootCode() {
     static const std::uint8_t code[] = {
-        0x43, 0xFA, 0x00, 0x18,  // lea     dosname(pc),a1
-        0x4E, 0xAE, 0xFF, 0xA0,  // jsr     _LVOFindResident(a6)    (-96)
-        0x4A, 0x80,              // tst.l   d0
-        0x67, 0x0A,              // beq.s   .fail
-        0x20, 0x40,              // movea.l d0,a0
-        0x20, 0x68, 0x00, 0x16,  // movea.l RT_INIT(a0),a0          (struct Resident +22)
-        0x70, 0x00,              // moveq   #0,d0                   (boot: call A0)
-        0x4E, 0x75,              // rts
-        0x70, 0xFF,              // .fail: moveq #-1,d0             (no boot)
-        0x4E, 0x75,              // rts
-        'd', 'o', 's', '.', 'l', 'i', 'b', 'r', 'a', 'r', 'y', 0,  // dosname
+        0x43, 0xFA, 0x00, 0x18, // lea     dosname(pc),a1
+        0x4E, 0xAE, 0xFF, 0xA0, // jsr     _LVOFindResident(a6)    (-96)
+        0x4A, 0x80,             // tst.l   d0
+        0x67, 0x0A,             // beq.s   .fail
+        0x20, 0x40,             // movea.l d0,a0
+        0x20, 0x68, 0x00, 0x16, // movea.l RT_INIT(a0),a0          (struct Resident +22)
+        0x70, 0x00,             // moveq   #0,d0                   (boot: call A0)
+        0x4E, 0x75,             // rts
+        0x70, 0xFF,             // .fail: moveq #-1,d0             (no boot)
+        0x4E, 0x75,             // rts
+        'd',  'o',  's',  '.',  'l', 'i', 'b', 'r', 'a', 'r', 'y', 0, // dosname
     };
     return code;
 }
@@ -341,17 +355,18 @@ std::uint32_t bootBlockChecksum(std::span<const std::uint8_t> block) {
         const std::uint32_t v = getLong(block.data() + 4 * i);
         const std::uint32_t before = sum;
         sum += v;
-        if (sum < before) ++sum;  // end-around carry
+        if (sum < before) ++sum; // end-around carry
     }
     return ~sum;
 }
 
 std::vector<std::uint8_t> bootBlock(std::span<const std::uint8_t> code) {
     if (code.size() > 2 * kBlockBytes - 12)
-        throw MediaError("boot code of " + std::to_string(code.size()) + " bytes does not fit in a boot block (" +
+        throw MediaError("boot code of " + std::to_string(code.size()) +
+                         " bytes does not fit in a boot block (" +
                          std::to_string(2 * kBlockBytes - 12) + " at most)");
     std::vector<std::uint8_t> b(2 * kBlockBytes, 0);
-    b[0] = 'D', b[1] = 'O', b[2] = 'S', b[3] = 0;  // DOS\0: OFS
+    b[0] = 'D', b[1] = 'O', b[2] = 'S', b[3] = 0; // DOS\0: OFS
     putLong(b.data() + 8, kRootBlock);
     std::copy(code.begin(), code.end(), b.begin() + 12);
     putLong(b.data() + 4, bootBlockChecksum(b));
@@ -366,10 +381,13 @@ void installBootBlock(AdfImage& image, std::span<const std::uint8_t> code) {
 bool bootBlockValid(const AdfImage& image) {
     if (image.bytes.size() < 2 * kBlockBytes) return false;
     const auto& b = image.bytes;
-    return b[0] == 'D' && b[1] == 'O' && b[2] == 'S' && getLong(b.data() + 4) == bootBlockChecksum(b);
+    return b[0] == 'D' && b[1] == 'O' && b[2] == 'S' &&
+           getLong(b.data() + 4) == bootBlockChecksum(b);
 }
 
-AdfImage writeVolume(const Volume& volume) { return Writer(volume).build(); }
+AdfImage writeVolume(const Volume& volume) {
+    return Writer(volume).build();
+}
 
 std::string volumeName(const AdfImage& image) {
     Reader r{image};
@@ -398,7 +416,8 @@ std::vector<std::uint8_t> readFile(const AdfImage& image, const std::string& pat
     const unsigned header = r.find(path);
     r.header(header, T_HEADER, ST_FILE, "file header");
     const std::uint32_t size = r.at(header, L_BYTESIZE);
-    if (size > adf::kImageBytes) throw MediaError(image.name + ": '" + path + "' claims an impossible size");
+    if (size > adf::kImageBytes)
+        throw MediaError(image.name + ": '" + path + "' claims an impossible size");
     std::vector<std::uint8_t> out;
     out.reserve(size);
     unsigned table = header;
@@ -406,16 +425,20 @@ std::vector<std::uint8_t> readFile(const AdfImage& image, const std::string& pat
     for (unsigned guard = 0; table && guard < adf::kBlocks; ++guard) {
         if (table != header) r.header(table, T_LIST, ST_FILE, "file extension block");
         const std::uint32_t count = r.at(table, L_HIGHSEQ);
-        if (count > kHashSize) throw MediaError(image.name + ": block " + std::to_string(table) + " lists too many blocks");
+        if (count > kHashSize)
+            throw MediaError(image.name + ": block " + std::to_string(table) +
+                             " lists too many blocks");
         for (unsigned i = 0; i < count; ++i) {
             const unsigned d = r.at(table, L_TABLE + kHashSize - 1 - i);
             r.check(d, "data block");
             if (r.at(d, L_TYPE) != T_DATA || r.at(d, D_HEADER) != header || r.at(d, D_SEQ) != seq)
-                throw MediaError(image.name + ": block " + std::to_string(d) + " is not data block " +
-                                 std::to_string(seq) + " of '" + path + "'");
+                throw MediaError(image.name + ": block " + std::to_string(d) +
+                                 " is not data block " + std::to_string(seq) + " of '" + path +
+                                 "'");
             const std::uint32_t n = r.at(d, D_SIZE);
             if (n > kDataBytesPerBlock || out.size() + n > size)
-                throw MediaError(image.name + ": data block " + std::to_string(d) + " has a wrong size");
+                throw MediaError(image.name + ": data block " + std::to_string(d) +
+                                 " has a wrong size");
             const std::uint8_t* p = image.bytes.data() + std::size_t(d) * kBlockBytes + 24;
             out.insert(out.end(), p, p + n);
             ++seq;
@@ -423,8 +446,8 @@ std::vector<std::uint8_t> readFile(const AdfImage& image, const std::string& pat
         table = r.at(table, L_EXTENSION);
     }
     if (out.size() != size)
-        throw MediaError(image.name + ": '" + path + "' holds " + std::to_string(out.size()) + " of its " +
-                         std::to_string(size) + " bytes");
+        throw MediaError(image.name + ": '" + path + "' holds " + std::to_string(out.size()) +
+                         " of its " + std::to_string(size) + " bytes");
     return out;
 }
 

@@ -22,18 +22,18 @@ namespace copperline::ofs {
 inline constexpr unsigned kBlockBytes = 512;
 inline constexpr unsigned kRootBlock = 880;
 inline constexpr unsigned kBitmapBlock = 881;
-inline constexpr unsigned kDataBytesPerBlock = 488;  // OFS data blocks have a 24-byte header
+inline constexpr unsigned kDataBytesPerBlock = 488; // OFS data blocks have a 24-byte header
 inline constexpr unsigned kHashSize = 72;
 inline constexpr unsigned kMaxNameLength = 30;
 
 struct File {
-    std::string path;  // "S/Startup-Sequence": directories are created as needed
+    std::string path; // "S/Startup-Sequence": directories are created as needed
     std::vector<std::uint8_t> data;
 };
 
 struct Volume {
     std::string name = "Copperline";
-    bool bootable = true;  // the standard DOS boot block code (bootCode() below)
+    bool bootable = true; // the standard DOS boot block code (bootCode() below)
     std::vector<File> files;
 };
 

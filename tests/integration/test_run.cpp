@@ -45,7 +45,9 @@ Result run(const char* exe, const QStringList& args) {
     return r;
 }
 
-Result emulate(const QStringList& args) { return run(COPPERLINE_EXE, QStringList{"--factory", "--noaudio"} + args); }
+Result emulate(const QStringList& args) {
+    return run(COPPERLINE_EXE, QStringList{"--factory", "--noaudio"} + args);
+}
 
 // A formatted OFS disk whose boot block holds `code` (a raw 68000 binary).
 std::string bootDisk(const QTemporaryDir& tmp, const char* name, const char* codePath) {
@@ -79,10 +81,12 @@ private slots:
     }
 
     void argumentsAndGuestApi() {
-        const Result r = emulate({"--run", GUEST_ECHO_ARGS, "--run-args", "one \"two three\"", "--run-verbose"});
+        const Result r =
+            emulate({"--run", GUEST_ECHO_ARGS, "--run-args", "one \"two three\"", "--run-verbose"});
         QCOMPARE(r.status, 0);
         QCOMPARE(r.out, QByteArray("one \"two three\"\n"));
-        QVERIFY2(r.err.contains("copperline: guest: echo_args says hello to the host"), r.err.constData());
+        QVERIFY2(r.err.contains("copperline: guest: echo_args says hello to the host"),
+                 r.err.constData());
         QVERIFY2(r.err.contains("resource palette 'test palette'"), r.err.constData());
         QVERIFY(r.err.contains("the guest marked idle time"));
     }
@@ -96,7 +100,8 @@ private slots:
     void crashIsReported() {
         const Result r = emulate({"--run", GUEST_CRASH, "--timeout", "30"});
         QCOMPARE(r.status, 123);
-        QVERIFY2(r.err.contains("crashed: address error at $") && r.err.contains("(hunk 0 + $"), r.err.constData());
+        QVERIFY2(r.err.contains("crashed: address error at $") && r.err.contains("(hunk 0 + $"),
+                 r.err.constData());
     }
 
     void neverLoadedStatus() {
@@ -120,8 +125,8 @@ private slots:
         QTemporaryDir tmp;
         const std::string adf = bootDisk(tmp, "colour.adf", BOOTBLOCK_COLOUR);
         const QString before = tmp.filePath("before.png"), after = tmp.filePath("after.png");
-        const Result r = emulate({"--floppy0", QString::fromStdString(adf), "--screenshot-after", "2", before,
-                                     "--screenshot-after", "25", after});
+        const Result r = emulate({"--floppy0", QString::fromStdString(adf), "--screenshot-after",
+                                  "2", before, "--screenshot-after", "25", after});
         QCOMPARE(r.status, 0);
         QVERIFY(centreColour(before) != 0x00FF00);
         QCOMPARE(centreColour(after), 0x00FF00u);
@@ -131,10 +136,11 @@ private slots:
         QTemporaryDir tmp;
         const std::string path = tmp.filePath("short.adf").toStdString();
         writeFileBytes(path, std::vector<std::uint8_t>(adf::kImageBytes / 2));
-        const Result r = emulate({"--floppy0", QString::fromStdString(path), "--screenshot-after", "1",
-                                     tmp.filePath("x.png")});
+        const Result r = emulate({"--floppy0", QString::fromStdString(path), "--screenshot-after",
+                                  "1", tmp.filePath("x.png")});
         QCOMPARE(r.status, 2);
-        QVERIFY2(r.err.contains("--floppy0") && r.err.contains("not a double-density ADF image: 450560 bytes") &&
+        QVERIFY2(r.err.contains("--floppy0") &&
+                     r.err.contains("not a double-density ADF image: 450560 bytes") &&
                      r.err.contains("truncated after 880 of 1760 sectors"),
                  r.err.constData());
     }
@@ -144,30 +150,34 @@ private slots:
         const std::string adf = bootDisk(tmp, "write.adf", BOOTBLOCK_WRITE);
         const std::vector<std::uint8_t> original = readFileBytes(adf);
         const QString shot = tmp.filePath("written.png");
-        const Result r = emulate({"--floppy0", QString::fromStdString(adf), "--screenshot-after", "30", shot});
+        const Result r =
+            emulate({"--floppy0", QString::fromStdString(adf), "--screenshot-after", "30", shot});
         QCOMPARE(r.status, 0);
-        QCOMPARE(centreColour(shot), 0x00FF00u);  // trackdisk reported success
-        QVERIFY2(r.err.contains("the guest wrote to the disk") && r.err.contains("is unchanged"), r.err.constData());
+        QCOMPARE(centreColour(shot), 0x00FF00u); // trackdisk reported success
+        QVERIFY2(r.err.contains("the guest wrote to the disk") && r.err.contains("is unchanged"),
+                 r.err.constData());
         QCOMPARE(readFileBytes(adf), original);
 
         // With write-back the same run changes exactly block 1000: the boot block's first
         // 512 bytes, through trackdisk, MFM, write DMA and our decoder.
         const Result w = emulate({"--floppy0", QString::fromStdString(adf), "--floppy0-writeback",
-                                     "--screenshot-after", "30", shot});
+                                  "--screenshot-after", "30", shot});
         QCOMPARE(w.status, 0);
         const std::vector<std::uint8_t> after = readFileBytes(adf);
         QCOMPARE(after.size(), original.size());
         for (std::size_t i = 0; i < after.size(); ++i) {
             const std::size_t block = i / 512;
             const std::uint8_t expect = block == 1000 ? original[i % 512] : original[i];
-            if (after[i] != expect) QFAIL(qPrintable(QString("byte %1 of block %2 differs").arg(i).arg(block)));
+            if (after[i] != expect)
+                QFAIL(qPrintable(QString("byte %1 of block %2 differs").arg(i).arg(block)));
         }
     }
 
     void exe2adfWritesABootableDisk() {
         QTemporaryDir tmp;
         const QString out = tmp.filePath("hello.adf");
-        const Result r = run(COPPERLINE_CTL, {"exe2adf", GUEST_HELLO, "--out", out, "--args", "a b"});
+        const Result r =
+            run(COPPERLINE_CTL, {"exe2adf", GUEST_HELLO, "--out", out, "--args", "a b"});
         QCOMPARE(r.status, 0);
         const AdfImage img = loadAdf(out.toStdString());
         QVERIFY(ofs::bootBlockValid(img));
@@ -186,24 +196,28 @@ private slots:
         // Files larger than a header's 72 blocks go through extension blocks.
         ofs::Volume v;
         std::vector<std::uint8_t> big(100'000);
-        for (std::size_t i = 0; i < big.size(); ++i) big[i] = std::uint8_t(i * 13 + (i >> 8));
+        for (std::size_t i = 0; i < big.size(); ++i)
+            big[i] = std::uint8_t(i * 13 + (i >> 8));
         v.files.push_back({"C/Big", big});
         v.files.push_back({"C/Small", {1, 2, 3}});
         AdfImage img = ofs::writeVolume(v);
         QCOMPARE(ofs::readFile(img, "c/big"), big);
         QCOMPARE(ofs::listDirectory(img, "C"), (std::vector<std::string>{"Big", "Small"}));
-        img.bytes[882 * 512 + 300] ^= 1;  // the first block after the bitmap: directory C
+        img.bytes[882 * 512 + 300] ^= 1; // the first block after the bitmap: directory C
         QVERIFY_THROWS_EXCEPTION(MediaError, ofs::readFile(img, "c/big"));
-        QVERIFY_THROWS_EXCEPTION(MediaError, ofs::writeVolume({"x", true, {{"S/" + std::string(31, 'a'), {}}}}));
+        QVERIFY_THROWS_EXCEPTION(
+            MediaError, ofs::writeVolume({"x", true, {{"S/" + std::string(31, 'a'), {}}}}));
         // The standard boot block's checksum (AmigaDOS manual: the sum is $FFFFFFFF).
         const auto boot = ofs::bootBlock(ofs::bootCode());
-        QCOMPARE(ofs::bootBlockChecksum(boot), std::uint32_t(boot[4] << 24 | boot[5] << 16 | boot[6] << 8 | boot[7]));
+        QCOMPARE(ofs::bootBlockChecksum(boot),
+                 std::uint32_t(boot[4] << 24 | boot[5] << 16 | boot[6] << 8 | boot[7]));
     }
 
     void guestApiAccounting() {
         GuestApi api;
         std::vector<std::uint8_t> mem(0x1000, 0);
-        api.setMemoryReader([&](std::uint32_t a) { return a < mem.size() ? mem[a] : std::uint8_t(0); });
+        api.setMemoryReader(
+            [&](std::uint32_t a) { return a < mem.size() ? mem[a] : std::uint8_t(0); });
         QCOMPARE(api.read(GuestApi::kBase), std::uint16_t(0x434C));
         // Idle from clock 100 to 300 in a frame that ends at 1000, then idle across the
         // frame boundary: 200 in the first frame, 1000 - 900 = 100 and then 50 after it.
@@ -216,7 +230,8 @@ private slots:
         api.frameCommitted(1, 2000);
         QCOMPARE(api.lastFrameIdleCck(), std::uint64_t(50));
         // A resource record at $100 naming "bm" at $200; the long arrives low word first.
-        const std::uint8_t rec[24] = {0, 0, 0, 1, 0, 0, 0x40, 0, 0, 0, 0x10, 0, 0, 0x40, 0, 0x20, 0, 3, 0, 8, 0, 0, 2, 0};
+        const std::uint8_t rec[24] = {0, 0,    0, 1,    0, 0, 0x40, 0, 0, 0, 0x10, 0,
+                                      0, 0x40, 0, 0x20, 0, 3, 0,    8, 0, 0, 2,    0};
         std::copy(rec, rec + 24, mem.begin() + 0x100);
         mem[0x200] = 'b', mem[0x201] = 'm';
         api.write(GuestApi::kBase + 0x32, 0x0100, true, true, 0, 2);

@@ -87,7 +87,8 @@ struct Rig {
 std::vector<std::uint8_t> bits(std::span<const std::uint8_t> bytes) {
     std::vector<std::uint8_t> out;
     for (auto b : bytes)
-        for (int i = 7; i >= 0; --i) out.push_back((b >> i) & 1);
+        for (int i = 7; i >= 0; --i)
+            out.push_back((b >> i) & 1);
     return out;
 }
 
@@ -103,11 +104,13 @@ private slots:
             QCOMPARE(mfmTrack.size(), std::size_t(mfm::kTrackBytes));
             std::vector<std::uint8_t> out(adf::kTrackBytes, 0);
             const auto found = mfm::decodeTrack(mfmTrack, track, out);
-            for (bool f : found) QVERIFY(f);
+            for (bool f : found)
+                QVERIFY(f);
             QVERIFY(std::equal(out.begin(), out.end(), img.track(track).begin()));
             // The sectors are found only on the track their headers name.
             const auto wrong = mfm::decodeTrack(mfmTrack, track ^ 1, out);
-            for (bool f : wrong) QVERIFY(!f);
+            for (bool f : wrong)
+                QVERIFY(!f);
         }
     }
 
@@ -125,7 +128,8 @@ private slots:
             QCOMPARE(p[6], std::uint8_t(0x44));
             QCOMPARE(p[7], std::uint8_t(0x89));
             auto lng = [&](unsigned o) {
-                return std::uint32_t(p[o]) << 24 | std::uint32_t(p[o + 1]) << 16 | std::uint32_t(p[o + 2]) << 8 | p[o + 3];
+                return std::uint32_t(p[o]) << 24 | std::uint32_t(p[o + 1]) << 16 |
+                       std::uint32_t(p[o + 2]) << 8 | p[o + 3];
             };
             const std::uint32_t info = ((lng(8) & 0x55555555) << 1) | (lng(12) & 0x55555555);
             QCOMPARE(info, 0xFF000000u | 5u << 16 | s << 8 | (11 - s));
@@ -140,7 +144,8 @@ private slots:
         const auto t = mfm::encodeTrack(img.track(3), 3);
         std::vector<std::uint8_t> stream = t;
         for (unsigned s = 0; s < 11; ++s)
-            for (unsigned i = 4; i < 8; ++i) stream[s * mfm::kSectorBytes + i] = 0xAA;
+            for (unsigned i = 4; i < 8; ++i)
+                stream[s * mfm::kSectorBytes + i] = 0xAA;
         const auto b = bits(stream);
         int zeros = 0;
         for (std::size_t i = 1; i < b.size(); ++i) {
@@ -153,24 +158,25 @@ private slots:
     void mfmChecksumsCatchCorruption() {
         const AdfImage img = patternImage();
         auto t = mfm::encodeTrack(img.track(0), 0);
-        t[3 * mfm::kSectorBytes + 200] ^= 0x01;  // a data bit of sector 3
-        t[7 * mfm::kSectorBytes + 20] ^= 0x04;   // a label bit of sector 7 (header sum)
+        t[3 * mfm::kSectorBytes + 200] ^= 0x01; // a data bit of sector 3
+        t[7 * mfm::kSectorBytes + 20] ^= 0x04;  // a label bit of sector 7 (header sum)
         std::vector<std::uint8_t> out(adf::kTrackBytes, 0);
         const auto found = mfm::decodeTrack(t, 0, out);
-        for (unsigned s = 0; s < 11; ++s) QCOMPARE(found[s], s != 3 && s != 7);
+        for (unsigned s = 0; s < 11; ++s)
+            QCOMPARE(found[s], s != 3 && s != 7);
     }
 
     void driveIdentification() {
         Rig r;
-        QCOMPARE(r.readId(0), 0xFFFFFFFFu);  // a 3.5" DD drive
-        QCOMPARE(r.readId(1), 0u);           // nothing fitted: /RDY floats high
+        QCOMPARE(r.readId(0), 0xFFFFFFFFu); // a 3.5" DD drive
+        QCOMPARE(r.readId(1), 0u);          // nothing fitted: /RDY floats high
         r.fc.drive(1).setConnected(true);
         QCOMPARE(r.readId(1), 0xFFFFFFFFu);
     }
 
     void motorLatchedOnSelect() {
         Rig r;
-        r.lines(std::uint8_t(0xFF & ~kMtr));  // motor line low, drive not selected
+        r.lines(std::uint8_t(0xFF & ~kMtr)); // motor line low, drive not selected
         QVERIFY(!r.fc.drive(0).motor());
         r.lines(std::uint8_t(r.prb & ~kSel0));
         QVERIFY(r.fc.drive(0).motor());
@@ -188,7 +194,7 @@ private slots:
         Rig r;
         r.lines(std::uint8_t(0xFF & ~kSel0));
         QVERIFY(!(r.fc.statusPins() & kTk0));
-        QVERIFY(!(r.fc.statusPins() & kChng));  // no disk
+        QVERIFY(!(r.fc.statusPins() & kChng)); // no disk
         auto step = [&](bool in) {
             const std::uint8_t base = std::uint8_t(in ? (r.prb & ~kDir) : (r.prb | kDir));
             r.lines(std::uint8_t(base | kStep));
@@ -198,7 +204,7 @@ private slots:
         step(true);
         QCOMPARE(r.fc.drive(0).cylinder(), 1u);
         QVERIFY(r.fc.statusPins() & kTk0);
-        QVERIFY(!(r.fc.statusPins() & kChng));  // stepping without a disk clears nothing
+        QVERIFY(!(r.fc.statusPins() & kChng)); // stepping without a disk clears nothing
         AdfImage img = patternImage();
         img.writeProtected = true;
         r.fc.drive(0).insert(img);
@@ -206,9 +212,9 @@ private slots:
         QVERIFY(!(r.fc.statusPins() & kWpro));
         step(false);
         QCOMPARE(r.fc.drive(0).cylinder(), 0u);
-        QVERIFY(r.fc.statusPins() & kChng);  // the step with a disk in cleared the latch
+        QVERIFY(r.fc.statusPins() & kChng); // the step with a disk in cleared the latch
         step(false);
-        QCOMPARE(r.fc.drive(0).cylinder(), 0u);  // no further out than cylinder 0
+        QCOMPARE(r.fc.drive(0).cylinder(), 0u); // no further out than cylinder 0
         r.fc.drive(0).eject();
         QVERIFY(!(r.fc.statusPins() & kChng));
         QVERIFY(r.fc.statusPins() & kWpro);
@@ -226,11 +232,13 @@ private slots:
         // revolutions, a line at a time, five pulses.
         constexpr std::uint64_t kRev = 709'375, kStart = 100'000;
         r.fc.advanceTo(kStart);
-        for (std::uint64_t c = kStart + 227; c <= kStart + 5 * kRev; c += 227) pulses += r.fc.advanceTo(c);
+        for (std::uint64_t c = kStart + 227; c <= kStart + 5 * kRev; c += 227)
+            pulses += r.fc.advanceTo(c);
         QCOMPARE(pulses, 5u);
         // No index from a drive that is not selected.
         r.lines(std::uint8_t(r.prb | kSel0));
-        for (std::uint64_t c = kStart + 5 * kRev; c <= kStart + 10 * kRev; c += 227) pulses += r.fc.advanceTo(c);
+        for (std::uint64_t c = kStart + 5 * kRev; c <= kStart + 10 * kRev; c += 227)
+            pulses += r.fc.advanceTo(c);
         QCOMPARE(pulses, 5u);
     }
 
@@ -250,11 +258,11 @@ private slots:
         r.fc.drive(0).insert(img);
         r.motorOn();
         r.write(reg::DMACON, 0x8000 | dmacon::DMAEN | dmacon::DSKEN);
-        r.write(reg::ADKCON, 0x8000 | 0x0400 | 0x1000 | 0x0100);  // WORDSYNC, MFMPREC, FAST
+        r.write(reg::ADKCON, 0x8000 | 0x0400 | 0x1000 | 0x0100); // WORDSYNC, MFMPREC, FAST
         r.write(reg::DSKSYNC, 0x4489);
         r.write(reg::DSKPTH, 0x0001);
         r.write(reg::DSKPTL, 0x0000);
-        constexpr unsigned kWords = 6400;  // more than a revolution, as trackdisk reads
+        constexpr unsigned kWords = 6400; // more than a revolution, as trackdisk reads
         r.write(reg::DSKLEN, 0x8000 | kWords);
         r.write(reg::DSKLEN, 0x8000 | kWords);
         const std::uint64_t sync = r.runUntilIrq(intreq::DSKSYN, 800'000);
@@ -267,10 +275,12 @@ private slots:
         // Word sync: the first word stored is the one after the sync that matched.
         QCOMPARE(r.chip.readWord(0x10000), std::uint16_t(0x4489));
         QVERIFY(r.chip.readWord(0x10002) != 0x4489);
-        std::vector<std::uint8_t> buffer(r.chip.data() + 0x10000, r.chip.data() + 0x10000 + 2 * kWords);
+        std::vector<std::uint8_t> buffer(r.chip.data() + 0x10000,
+                                         r.chip.data() + 0x10000 + 2 * kWords);
         std::vector<std::uint8_t> out(adf::kTrackBytes, 0);
         const auto found = mfm::decodeTrack(buffer, 0, out);
-        for (bool f : found) QVERIFY(f);
+        for (bool f : found)
+            QVERIFY(f);
         QVERIFY(std::equal(out.begin(), out.end(), img.track(0).begin()));
         QCOMPARE(r.fc.dskpt(), 0x10000u + 2 * kWords);
         QVERIFY(!(r.paula.spy(reg::DSKBYTR) & 0x4000));
@@ -284,7 +294,8 @@ private slots:
         r.write(reg::DSKLEN, 0x8000 | 0x3FFF);
         r.write(reg::DSKLEN, 0x8000 | 0x3FFF);
         const std::uint64_t frame = r.agnus.frame();
-        while (r.agnus.frame() < frame + 2) r.agnus.runTo(r.agnus.cck() + 227);
+        while (r.agnus.frame() < frame + 2)
+            r.agnus.runTo(r.agnus.cck() + 227);
         // Two words a line (a word is half a 64 us line), in slots $07, $09 or $0B only.
         const unsigned disk = r.agnus.committedOwnerCounts()[unsigned(BusOwner::Disk)];
         QVERIFY2(disk >= 623 && disk <= 627, qPrintable(QString::number(disk)));
@@ -312,16 +323,19 @@ private slots:
         r.write(reg::DSKPTL, 0x0000);
         r.write(reg::DSKLEN, 0xC000 | words);
         r.write(reg::DSKLEN, 0xC000 | words);
-        QVERIFY(r.paula.spy(reg::DSKBYTR) & 0x2000);  // DISKWRITE
+        QVERIFY(r.paula.spy(reg::DSKBYTR) & 0x2000); // DISKWRITE
         QVERIFY(r.runUntilIrq(intreq::DSKBLK, 1'000'000) > 0);
-        QVERIFY(!r.fc.drive(0).modified());  // still only on the track under the head
+        QVERIFY(!r.fc.drive(0).modified()); // still only on the track under the head
         r.fc.flushAll();
         QVERIFY(r.fc.drive(0).modified());
         const auto& disk = r.fc.drive(0).disk();
         QVERIFY(std::equal(other.track(1).begin(), other.track(1).end(), disk.track(1).begin()));
         const AdfImage before = patternImage(1);
         for (unsigned t = 0; t < adf::kTracks; ++t)
-            if (t != 1) QVERIFY2(std::equal(before.track(t).begin(), before.track(t).end(), disk.track(t).begin()), qPrintable(QString::number(t)));
+            if (t != 1)
+                QVERIFY2(std::equal(before.track(t).begin(), before.track(t).end(),
+                                    disk.track(t).begin()),
+                         qPrintable(QString::number(t)));
     }
 
     void writeProtectedDiskIgnoresWrites() {

@@ -27,7 +27,8 @@ private slots:
         QTemporaryDir tmp;
         const std::string path = tmp.filePath("disk.adf").toStdString();
         std::vector<std::uint8_t> bytes(adf::kImageBytes);
-        for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = std::uint8_t(i * 7);
+        for (std::size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = std::uint8_t(i * 7);
         writeFileBytes(path, bytes);
         AdfImage img = loadAdf(path);
         QCOMPARE(img.bytes, bytes);
