@@ -1,35 +1,191 @@
 #include "ui/main_window.h"
 
 #include "app/control/emulator.h"
+#include "ui/cpu_pane.h"
+#include "ui/display_widget.h"
+#include "ui/frame_analyzer.h"
+#include "ui/relay.h"
 
 #include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTimer>
+#include <QToolBar>
 
 namespace copperline {
 
-MainWindow::MainWindow(Emulator& emulator, bool, QWidget* parent) : QMainWindow(parent), emulator_(emulator) {
-    setWindowTitle(QStringLiteral("Copperline"));
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Copperline"), this, &MainWindow::showAbout);
-    auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+namespace {
 
-    auto* centre = new QLabel(tr("No machine is running."), this);
-    centre->setAlignment(Qt::AlignCenter);
-    setCentralWidget(centre);
-    resize(960, 640);
+// The panes follow the emulator at the display's own rate, PAL's 50 Hz.
+constexpr int kRefreshMs = 20;
+constexpr int kSettingsVersion = 1;
+
+} // namespace
+
+MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
+    : QMainWindow(parent), emulator_(emulator), relay_(std::make_shared<Relay>()) {
+    relay_->target = this;
+    setWindowTitle(QStringLiteral("Copperline"));
+    setObjectName(QStringLiteral("MainWindow"));
+
+    display_ = new DisplayWidget(this);
+    setCentralWidget(display_);
+    buildActions();
+    buildDocks();
+
+    frameLabel_ = new QLabel(this);
+    beamLabel_ = new QLabel(this);
+    speedLabel_ = new QLabel(this);
+    for (QLabel* l : {frameLabel_, beamLabel_, speedLabel_}) {
+        l->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("speed 00.00x real time")));
+        statusBar()->addPermanentWidget(l);
+    }
+
+    resize(1280, 800);
+    if (!factory) {
+        QSettings settings;
+        if (settings.value("window/version").toInt() == kSettingsVersion) {
+            restoreGeometry(settings.value("window/geometry").toByteArray());
+            restoreState(settings.value("window/state").toByteArray(), kSettingsVersion);
+        }
+    }
+
+    timer_ = new QTimer(this);
+    timer_->setTimerType(Qt::PreciseTimer);
+    connect(timer_, &QTimer::timeout, this, &MainWindow::refresh);
+    timer_->start(kRefreshMs);
+    refresh();
+}
+
+MainWindow::~MainWindow() {
+    // The children outlive this body: no dock or timer may call back into a half-destroyed
+    // window (a dock hiding as it is deleted would send frame.record).
+    timer_->stop();
+    for (QDockWidget* d : findChildren<QDockWidget*>()) d->disconnect(this);
+    relay_->detach();
+}
+
+void MainWindow::buildActions() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* machine = menuBar()->addMenu(tr("&Machine"));
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("viewMenu"));
+    auto* help = menuBar()->addMenu(tr("&Help"));
+
+    auto* bar = addToolBar(tr("Run control"));
+    bar->setObjectName(QStringLiteral("runToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+
+    auto add = [&](const QString& name, const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key,
+                   std::function<void()> what) {
+        auto* a = new QAction(style()->standardIcon(icon), text, this);
+        a->setObjectName(name);
+        a->setShortcut(key);
+        connect(a, &QAction::triggered, this, std::move(what));
+        machine->addAction(a);
+        bar->addAction(a);
+        return a;
+    };
+    add("run", tr("&Run"), QStyle::SP_MediaPlay, Qt::Key_F5, [this] { command("continue", {{"wait", false}}); });
+    add("pause", tr("&Pause"), QStyle::SP_MediaPause, Qt::Key_F6, [this] { command("pause"); });
+    add("step", tr("&Step"), QStyle::SP_ArrowRight, Qt::Key_F7, [this] { command("step", {{"n", 1}}); });
+    add("frame", tr("&Frame step"), QStyle::SP_MediaSkipForward, Qt::Key_F8,
+        [this] { command("step_frame", {{"n", 1}}); });
+    add("reset", tr("Rese&t"), QStyle::SP_BrowserReload, QKeySequence(Qt::CTRL | Qt::Key_R),
+        [this] { command("machine.reset", {{"kind", "cold"}}); });
+    auto* warm = new QAction(tr("&Warm reset"), this);
+    warm->setObjectName(QStringLiteral("warmReset"));
+    connect(warm, &QAction::triggered, this, [this] { command("machine.reset", {{"kind", "warm"}}); });
+    machine->addAction(warm);
+
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+    help->addAction(tr("&About Copperline"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::buildDocks() {
+    auto* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
+
+    cpu_ = new CpuPane(
+        [this](const std::string& method, const nlohmann::json& params, std::function<void(bool, const nlohmann::json&)> r) {
+            command(method, params, std::move(r));
+        },
+        this);
+    auto* cpuDock = new QDockWidget(tr("Registers and disassembly"), this);
+    cpuDock->setObjectName(QStringLiteral("cpuDock"));
+    cpuDock->setWidget(cpu_);
+    addDockWidget(Qt::RightDockWidgetArea, cpuDock);
+    view->addAction(cpuDock->toggleViewAction());
+
+    analyzer_ = new FrameAnalyzer(this);
+    auto* analyzerDock = new QDockWidget(tr("Frame Analyzer"), this);
+    analyzerDock->setObjectName(QStringLiteral("analyzerDock"));
+    analyzerDock->setWidget(analyzer_);
+    addDockWidget(Qt::RightDockWidgetArea, analyzerDock);
+    view->addAction(analyzerDock->toggleViewAction());
+    // Full slot records cost the emulator a little: keep them only while someone looks.
+    connect(analyzerDock, &QDockWidget::visibilityChanged, this,
+            [this](bool visible) { command("frame.record", {{"on", visible}}); });
+}
+
+QAction* MainWindow::action(const QString& name) const { return findChild<QAction*>(name); }
+
+void MainWindow::command(const std::string& method, const nlohmann::json& params, Reply reply) {
+    std::weak_ptr<Relay> box = relay_;
+    emulator_.submit(method, params, [box, reply = std::move(reply), this, method](const CommandResult& r) {
+        auto relay = box.lock();
+        if (!relay) return;
+        const bool ok = r.ok;
+        nlohmann::json payload = ok ? r.result : nlohmann::json{{"code", r.errorCode}, {"message", r.errorMessage}};
+        relay->post([this, ok, payload = std::move(payload), reply, method] {
+            if (!ok && payload.value("code", 0) != errc::ShuttingDown) showError(payload);
+            if (reply) reply(ok, payload);
+            refresh();
+            emit replied(QString::fromStdString(method), ok);
+        });
+    });
+}
+
+void MainWindow::refresh() {
+    const auto s = emulator_.snapshot();
+    if (!s || s->serial == shownSerial_) return;
+    shownSerial_ = s->serial;
+    display_->setPicture(s->picture);
+    if (analyzer_->isVisible() || !analyzer_->grid()) analyzer_->setGrid(s->grid);
+    cpu_->setSnapshot(*s);
+    frameLabel_->setText(tr("frame %1").arg(s->frame));
+    beamLabel_->setText(tr("beam %1,%2").arg(s->vpos).arg(s->hpos));
+    speedLabel_->setText(s->running ? tr("speed %1x real time").arg(s->speed, 0, 'f', 2) : tr("paused"));
+}
+
+QString MainWindow::statusText() const {
+    return frameLabel_->text() + QStringLiteral("  ") + beamLabel_->text() + QStringLiteral("  ") + speedLabel_->text();
+}
+
+void MainWindow::showError(const nlohmann::json& error) {
+    statusBar()->showMessage(QString::fromStdString(error.value("message", std::string("command failed"))), 5000);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue("window/version", kSettingsVersion);
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState(kSettingsVersion));
+    QMainWindow::closeEvent(event);
 }
 
 void MainWindow::showAbout() {
-    const auto version = emulator_.call("version");
-    const QString text = version.ok
-        ? QString::fromStdString(version.result.value("name", std::string()) + " " +
-                                 version.result.value("version", std::string()))
-        : tr("Copperline");
-    QMessageBox::about(this, tr("About Copperline"),
-                       text + tr("\nA cycle-accurate Amiga profiler and debugger."));
+    command("version", {}, [this](bool ok, const nlohmann::json& v) {
+        const QString text = ok ? QString::fromStdString(v.value("name", std::string()) + " " +
+                                                         v.value("version", std::string()))
+                                : tr("Copperline");
+        QMessageBox::about(this, tr("About Copperline"), text + tr("\nA cycle-accurate Amiga profiler and debugger."));
+    });
 }
 
 } // namespace copperline

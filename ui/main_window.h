@@ -1,21 +1,74 @@
 #pragma once
 
+// The desktop debugger's main window: the emulated display, a toolbar (run, pause, step,
+// frame step, reset), a status bar (frame, beam position, speed), and docks for the
+// registers and disassembly and for the Frame Analyzer. Every action it takes is a
+// command sent to the emulator thread; it reads the machine only through the snapshots
+// that thread publishes, so it never touches chip state.
+
+#include <nlohmann/json.hpp>
+
 #include <QMainWindow>
+
+#include <functional>
+#include <memory>
+
+class QLabel;
+class QTimer;
 
 namespace copperline {
 
 class Emulator;
+class DisplayWidget;
+class FrameAnalyzer;
+class CpuPane;
+struct Relay;
 
-// The desktop debugger's main window. Every action it takes is a command on the bus.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    // `factory` ignores the saved dock layout and window geometry.
     MainWindow(Emulator& emulator, bool factory, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    using Reply = std::function<void(bool ok, const nlohmann::json& resultOrError)>;
+    // Sends a command; the reply (result, or the error object) arrives on the UI thread.
+    void command(const std::string& method, const nlohmann::json& params = nlohmann::json::object(),
+                 Reply reply = {});
+
+    // Pulls the latest snapshot into every pane now (a timer does it 50 times a second).
+    void refresh();
+
+    DisplayWidget* display() const { return display_; }
+    FrameAnalyzer* analyzer() const { return analyzer_; }
+    CpuPane* cpuPane() const { return cpu_; }
+    // The toolbar's actions by name: "run", "pause", "step", "frame", "reset".
+    QAction* action(const QString& name) const;
+    QString statusText() const;
+
+signals:
+    // A command this window sent has been answered (after any reply handler ran).
+    void replied(const QString& method, bool ok);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildActions();
+    void buildDocks();
     void showAbout();
+    void showError(const nlohmann::json& error);
 
     Emulator& emulator_;
+    std::shared_ptr<Relay> relay_;
+    DisplayWidget* display_ = nullptr;
+    FrameAnalyzer* analyzer_ = nullptr;
+    CpuPane* cpu_ = nullptr;
+    QLabel* frameLabel_ = nullptr;
+    QLabel* beamLabel_ = nullptr;
+    QLabel* speedLabel_ = nullptr;
+    QTimer* timer_ = nullptr;
+    std::uint64_t shownSerial_ = 0;
 };
 
 } // namespace copperline

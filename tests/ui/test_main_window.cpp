@@ -1,23 +1,92 @@
-// The main window opens offscreen and its About box asks the command bus for the version.
+// The desktop window, offscreen, on an AROS boot. The display shows exactly the picture a
+// headless screenshot of the same frame holds (composeDisplay on a machine run alone);
+// the Frame Analyzer shows that frame's bus owners and reads its records; a toolbar
+// action and the same command over the control socket leave the machine in the same
+// state.
 
+#include "app/control/control_server.h"
 #include "app/control/emulator.h"
 #include "emu/machine.h"
+#include "profiler/capture/screenshot.h"
+#include "ui/cpu_pane.h"
+#include "ui/display_widget.h"
+#include "ui/frame_analyzer.h"
 #include "ui/main_window.h"
 
+#include <QLocalSocket>
 #include <QMenuBar>
+#include <QTemporaryDir>
+#include <QToolBar>
 #include <QtTest>
 
+#include <cstring>
+#include <set>
+
 using namespace copperline;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::uint64_t kFrames = 600;  // AROS shows its pointer on the grey screen by then
+
+std::unique_ptr<Machine> aros() {
+    auto m = std::make_unique<Machine>();
+    m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+    m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+    m->powerOn();
+    return m;
+}
+
+Emulator::Options windowOptions() {
+    Emulator::Options o;
+    o.pictures = true;       // as the window runs it
+    o.paced = false;         // but as fast as the host goes, for the test's sake
+    o.startRunning = false;
+    return o;
+}
+
+// One JSON-RPC call over the socket, served by this thread's own event loop.
+json socketCall(QLocalSocket& s, int id, const std::string& method, const json& params) {
+    const std::string line = json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
+    s.write(line.data(), qint64(line.size()));
+    s.flush();
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 60000) {
+        if (s.canReadLine()) {
+            const json reply = json::parse(s.readLine().constData(), nullptr, false);
+            if (reply.is_object() && reply.value("id", -1) == id) return reply;
+            continue;
+        }
+        QTest::qWait(5);
+    }
+    return json();
+}
+
+// Whether the window has had its reply to `method`: 0 not yet, 1 a result, -1 an error.
+int answered(const QSignalSpy& replies, const char* method) {
+    for (const auto& r : replies)
+        if (r.at(0).toString() == QLatin1String(method)) return r.at(1).toBool() ? 1 : -1;
+    return 0;
+}
+
+// Sends mouse events straight to a widget, at fractional positions: the offscreen platform
+// has no real pointer, and a grid cell may be less than two pixels tall.
+void mouse(QWidget* w, QEvent::Type type, QPointF at) {
+    const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
+    const Qt::MouseButtons held = type == QEvent::MouseButtonPress ? Qt::LeftButton : Qt::NoButton;
+    QMouseEvent e(type, at, w->mapToGlobal(at), button, held, Qt::NoModifier);
+    QApplication::sendEvent(w, &e);
+}
+
+} // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
+
 private slots:
-    void opensWithMenus() {
-        auto machine = std::make_unique<Machine>();
-        machine->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
-        machine->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
-        machine->powerOn();
-        Emulator emu(std::move(machine), {});
+    void opensWithMenusToolbarAndDocks() {
+        Emulator emu(aros(), windowOptions());
         emu.start();
         MainWindow w(emu, true);
         w.show();
@@ -26,7 +95,157 @@ private slots:
         QStringList menus;
         for (QAction* a : w.menuBar()->actions()) menus << a->text();
         QVERIFY(menus.contains("&File"));
+        QVERIFY(menus.contains("&Machine"));
         QVERIFY(menus.contains("&Help"));
+        for (const char* name : {"run", "pause", "step", "frame", "reset"}) QVERIFY(w.action(name));
+        QVERIFY(w.findChild<QToolBar*>("runToolBar"));
+        QVERIFY(w.analyzer()->isVisible());
+        QVERIFY(w.cpuPane()->isVisible());
+    }
+
+    void showsTheFramesPictureAndOwners() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const CommandResult r = emu.call("step_frame", {{"n", kFrames}});
+        QVERIFY(r.ok);
+        QCOMPARE(r.result.value("frame", 0ull), kFrames);
+        w.refresh();
+
+        // The same frame, headless: a machine of its own, run frame by frame.
+        auto ref = aros();
+        for (std::uint64_t f = 0; f < kFrames; ++f) ref->runFrame();
+        const Image shot = composeDisplay(*ref);
+
+        const QImage& shown = w.display()->image();
+        QCOMPARE(unsigned(shown.width()), shot.width);
+        QCOMPARE(unsigned(shown.height()), shot.height);
+        long differ = 0;
+        for (unsigned y = 0; y < shot.height; ++y) {
+            const auto* row = reinterpret_cast<const QRgb*>(shown.constScanLine(int(y)));
+            for (unsigned x = 0; x < shot.width; ++x) differ += (row[x] & 0xFFFFFF) != (shot.at(x, y) & 0xFFFFFF);
+        }
+        QCOMPARE(differ, 0L);
+        // Not a blank picture: AROS's grey screen, the black border and the red pointer.
+        std::set<std::uint32_t> colours(shot.pixels.begin(), shot.pixels.end());
+        QVERIFY(colours.size() >= 3);
+
+        // And the widget paints it: sampled points of the widget match the picture.
+        const QImage painted = w.display()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        const QRect target = w.display()->targetRect();
+        QVERIFY(target.width() > 100 && target.height() > 100);
+        const double aspect = double(target.width()) / target.height();
+        QVERIFY(std::abs(aspect - shot.width * DisplayWidget::kPixelAspect / shot.height) < 0.02);
+        const double dpr = painted.devicePixelRatio();
+        int matched = 0, sampled = 0;
+        for (int i = 1; i < 20; ++i)
+            for (int j = 1; j < 20; ++j) {
+                const int wx = target.left() + target.width() * i / 20, wy = target.top() + target.height() * j / 20;
+                const unsigned sx = unsigned((wx - target.left() + 0.5) * shot.width / target.width());
+                const unsigned sy = unsigned((wy - target.top() + 0.5) * shot.height / target.height());
+                const QRgb got = painted.pixel(int(wx * dpr), int(wy * dpr)) & 0xFFFFFF;
+                bool near = false;
+                for (int dy = -1; dy <= 1 && !near; ++dy)
+                    for (int dx = -1; dx <= 1 && !near; ++dx) {
+                        const int nx = int(sx) + dx, ny = int(sy) + dy;
+                        if (nx >= 0 && ny >= 0 && nx < int(shot.width) && ny < int(shot.height))
+                            near = (shot.at(unsigned(nx), unsigned(ny)) & 0xFFFFFF) == got;
+                    }
+                matched += near;
+                ++sampled;
+            }
+        QCOMPARE(matched, sampled);
+
+        // The Frame Analyzer shows the same frame's owners, colour by colour.
+        const OwnerGrid* grid = w.analyzer()->grid();
+        QVERIFY(grid);
+        QCOMPARE(grid->frame, kFrames - 1);
+        QCOMPARE(grid->lines, ref->agnus().committedLines());
+        const auto& owners = ref->agnus().committedOwners();
+        const QImage& cells = w.analyzer()->image();
+        QCOMPARE(cells.width(), 227);
+        QCOMPARE(cells.height(), int(grid->lines));
+        for (unsigned v = 0; v < grid->lines; ++v)
+            for (unsigned h = 0; h < 227; ++h) {
+                const auto o = BusOwner(owners[std::size_t(v) * Agnus::kMaxLineCck + h]);
+                if (grid->owner(v, h) != o || cells.pixel(int(h), int(v)) != FrameAnalyzer::ownerColour(o))
+                    QFAIL(qPrintable(QString("owner differs at line %1 clock %2").arg(v).arg(h)));
+            }
+        const auto& counts = ref->agnus().committedOwnerCounts();
+        for (unsigned o = 0; o < kBusOwnerCount; ++o) QCOMPARE(grid->counts[o], counts[o]);
+        QVERIFY(!grid->records.empty());  // the pane armed full records before the run
+
+        // Hover reads a slot; a click keeps one.
+        QWidget* view = w.analyzer()->gridView();
+        mouse(view, QEvent::MouseMove, w.analyzer()->cellCentre(100, 1));
+        QTRY_VERIFY2(w.analyzer()->readout().contains("line 100 ($064)  clock 1 ($01)  owner refresh"), qPrintable(w.analyzer()->readout()));
+        QVERIFY(w.analyzer()->readout().contains("address $"));
+        mouse(view, QEvent::MouseButtonPress, w.analyzer()->cellCentre(50, 3));
+        mouse(view, QEvent::MouseButtonRelease, w.analyzer()->cellCentre(50, 3));
+        QVERIFY(w.analyzer()->readout().contains("line 50 ($032)  clock 3 ($03)"));
+
+        // The status bar and the registers pane follow the snapshot.
+        QVERIFY(w.statusText().contains(QStringLiteral("frame %1").arg(kFrames)));
+        QVERIFY(w.cpuPane()->registersText().contains("PC "));
+        QTRY_VERIFY(w.cpuPane()->disassemblyText().startsWith("> "));
+    }
+
+    void toolbarAndSocketAgree() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        ControlServer server(emu);
+        std::string error;
+        QVERIFY2(server.listen("test-ui-" + std::to_string(QCoreApplication::applicationPid()), &error), error.c_str());
+        QLocalSocket socket;
+        socket.connectToServer(QString::fromStdString(server.socketPath()));
+        QVERIFY(socket.waitForConnected(5000));
+
+        QVERIFY(emu.call("step_frame", {{"n", 50}}).ok);
+        QTemporaryDir dir;
+        const std::string state = dir.filePath("s.clstate").toStdString();
+        QVERIFY(emu.call("state.save", {{"path", state}}).ok);
+
+        struct Case {
+            const char* action;
+            const char* method;
+            json params;
+        };
+        const Case cases[] = {{"step", "step", {{"n", 1}}},
+                              {"frame", "step_frame", {{"n", 1}}},
+                              {"reset", "machine.reset", {{"kind", "cold"}}}};
+        int id = 1;
+        for (const auto& c : cases) {
+            QVERIFY(emu.call("state.load", {{"path", state}}).ok);
+            QSignalSpy replies(&w, &MainWindow::replied);
+            w.action(c.action)->trigger();
+            QTRY_VERIFY(answered(replies, c.method) != 0);
+            QCOMPARE(answered(replies, c.method), 1);
+            const json regsByToolbar = emu.call("regs.get").result;
+            const json hashByToolbar = emu.call("state.hash").result;
+
+            QVERIFY(emu.call("state.load", {{"path", state}}).ok);
+            const json reply = socketCall(socket, id++, c.method, c.params);
+            QVERIFY2(reply.contains("result"), reply.dump().c_str());
+            QCOMPARE(emu.call("regs.get").result, regsByToolbar);
+            QCOMPARE(emu.call("state.hash").result, hashByToolbar);
+        }
+
+        // Run and pause from the toolbar: the machine runs, then stops where it is.
+        w.action("run")->trigger();
+        QTRY_VERIFY(emu.snapshot()->running);
+        const std::uint64_t frame = emu.snapshot()->frame;
+        QTRY_VERIFY(emu.snapshot()->frame > frame + 2);
+        QSignalSpy replies(&w, &MainWindow::replied);
+        w.action("pause")->trigger();
+        QTRY_VERIFY(answered(replies, "pause") != 0);
+        QVERIFY(!emu.snapshot()->running);
+        const json status = socketCall(socket, id++, "status", json::object());
+        QCOMPARE(status["result"].value("state", ""), std::string("paused"));
     }
 };
 

@@ -1,0 +1,95 @@
+#include "ui/cpu_pane.h"
+
+#include <QDateTime>
+#include <QFontDatabase>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
+
+namespace copperline {
+
+namespace {
+
+// While the machine runs the pc changes every instruction: ask for a listing a few times
+// a second at most, so the pane shows roughly where the CPU is without loading the queue.
+constexpr std::int64_t kRunningRefreshMs = 250;
+
+QString hex8(std::uint32_t v) { return QStringLiteral("%1").arg(v, 8, 16, QLatin1Char('0')).toUpper(); }
+
+QString srFlags(std::uint16_t sr) {
+    QString s;
+    s += (sr & 0x8000) ? 'T' : '-';
+    s += (sr & 0x2000) ? 'S' : '-';
+    s += QStringLiteral(" I%1 ").arg((sr >> 8) & 7);
+    s += (sr & 0x10) ? 'X' : '-';
+    s += (sr & 0x08) ? 'N' : '-';
+    s += (sr & 0x04) ? 'Z' : '-';
+    s += (sr & 0x02) ? 'V' : '-';
+    s += (sr & 0x01) ? 'C' : '-';
+    return s;
+}
+
+} // namespace
+
+CpuPane::CpuPane(Send send, QWidget* parent) : QWidget(parent), send_(std::move(send)) {
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    regs_ = new QPlainTextEdit(this);
+    regs_->setReadOnly(true);
+    regs_->setFont(mono);
+    regs_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    regs_->setFixedHeight(regs_->fontMetrics().height() * 12);
+    disasm_ = new QPlainTextEdit(this);
+    disasm_->setReadOnly(true);
+    disasm_->setFont(mono);
+    disasm_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(new QLabel(tr("Registers"), this));
+    layout->addWidget(regs_);
+    layout->addWidget(new QLabel(tr("Disassembly"), this));
+    layout->addWidget(disasm_, 1);
+}
+
+void CpuPane::setSnapshot(const Snapshot& s) {
+    const CpuRegisters& r = s.regs;
+    QString text;
+    for (int i = 0; i < 8; ++i)
+        text += QStringLiteral("D%1 %2   A%1 %3\n").arg(i).arg(hex8(r.d[std::size_t(i)]), hex8(r.a[std::size_t(i)]));
+    text += QStringLiteral("PC %1   SR %2  %3\n").arg(hex8(r.pc)).arg(r.sr, 4, 16, QLatin1Char('0')).arg(srFlags(r.sr));
+    text += QStringLiteral("USP %1  SSP %2\n").arg(hex8(r.usp), hex8(r.ssp));
+    text += s.running ? tr("running") : s.halted ? tr("halted (double bus fault)") : tr("paused");
+    if (text != regs_->toPlainText()) regs_->setPlainText(text);
+
+    if (r.pc == shownPc_ || waiting_) return;
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+    if (s.running && now - lastAsk_ < kRunningRefreshMs) return;
+    requestDisassembly(r.pc);
+}
+
+void CpuPane::requestDisassembly(std::uint32_t pc) {
+    waiting_ = true;
+    lastAsk_ = QDateTime::currentMSecsSinceEpoch();
+    send_("disasm", {{"addr", pc}, {"count", 24}}, [this, pc](bool ok, const nlohmann::json& result) {
+        waiting_ = false;
+        if (!ok) {
+            disasm_->setPlainText(tr("(no disassembly)"));
+            return;
+        }
+        QString text;
+        for (const auto& line : result.value("instructions", nlohmann::json::array())) {
+            const std::uint32_t a = line.value("addr", 0u);
+            text += QStringLiteral("%1%2  %3  %4\n")
+                        .arg(a == pc ? QStringLiteral("> ") : QStringLiteral("  "))
+                        .arg(a, 6, 16, QLatin1Char('0'))
+                        .arg(QString::fromStdString(line.value("bytes", std::string())), -20)
+                        .arg(QString::fromStdString(line.value("text", std::string())));
+        }
+        disasm_->setPlainText(text);
+        shownPc_ = pc;
+    });
+}
+
+QString CpuPane::registersText() const { return regs_->toPlainText(); }
+QString CpuPane::disassemblyText() const { return disasm_->toPlainText(); }
+
+} // namespace copperline

@@ -1,0 +1,43 @@
+#pragma once
+
+// The emulated display: the composed picture of the last committed frame (the same
+// composeDisplay a headless screenshot writes), scaled to the widget with the PAL pixel
+// aspect kept.
+
+#include "profiler/capture/png.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <memory>
+
+namespace copperline {
+
+class DisplayWidget : public QWidget {
+    Q_OBJECT
+public:
+    // The picture has four pixels per colour clock (hires, 14.19 MHz) and two rows per
+    // line (interlace). A PAL picture is square at 14.75 MHz (576 lines on a 4:3
+    // screen), so each of our pixels is 14.75 / 14.1875 times as wide as it is tall.
+    static constexpr double kPixelAspect = 14.75 / 14.1875;
+
+    explicit DisplayWidget(QWidget* parent = nullptr);
+
+    // Shows a picture; the same pointer again costs nothing.
+    void setPicture(std::shared_ptr<const Image> picture);
+    // What the widget shows, unscaled (for tests and the window's own screenshots).
+    const QImage& image() const { return image_; }
+    // Where the picture lands inside the widget.
+    QRect targetRect() const;
+
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    std::shared_ptr<const Image> picture_;
+    QImage image_;
+};
+
+} // namespace copperline
