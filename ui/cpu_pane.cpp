@@ -4,6 +4,7 @@
 #include <QFontDatabase>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace copperline {
@@ -37,17 +38,23 @@ CpuPane::CpuPane(Send send, QWidget* parent) : QWidget(parent), send_(std::move(
     regs_->setReadOnly(true);
     regs_->setFont(mono);
     regs_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    regs_->setFixedHeight(regs_->fontMetrics().height() * 12);
     disasm_ = new QPlainTextEdit(this);
     disasm_->setReadOnly(true);
     disasm_->setFont(mono);
     disasm_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    auto* layout = new QVBoxLayout(this);
+    regs_->setFixedWidth(regs_->fontMetrics().horizontalAdvance(QStringLiteral("PC 00000000   SR 0000  TS I7 XNZVC")) + 32);
+    regs_->setMinimumHeight(regs_->fontMetrics().height() * 12);
+    // Side by side: the dock sits under the display, where width is cheap and height dear.
+    auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(new QLabel(tr("Registers"), this));
-    layout->addWidget(regs_);
-    layout->addWidget(new QLabel(tr("Disassembly"), this));
-    layout->addWidget(disasm_, 1);
+    auto* left = new QVBoxLayout;
+    left->addWidget(new QLabel(tr("Registers"), this));
+    left->addWidget(regs_, 1);
+    auto* right = new QVBoxLayout;
+    right->addWidget(new QLabel(tr("Disassembly"), this));
+    right->addWidget(disasm_, 1);
+    layout->addLayout(left);
+    layout->addLayout(right, 1);
 }
 
 void CpuPane::setSnapshot(const Snapshot& s) {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kStripWidth = 48;   // the per-line share strip, in pixels
 constexpr int kStripGap = 6;
-constexpr int kCellW = 3, kCellH = 2;  // a colour clock at the grid's natural size
+constexpr int kCellW = 2, kCellH = 1;  // a colour clock at the grid's natural size
 
 QString hex(std::uint64_t v, int digits) { return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper(); }
 
@@ -113,11 +113,23 @@ private:
 class OwnerLegend : public QWidget {
 public:
     explicit OwnerLegend(FrameAnalyzer& owner) : QWidget(&owner), a_(owner) {
-        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        policy.setHeightForWidth(true);
+        setSizePolicy(policy);
     }
-    QSize sizeHint() const override { return QSize(5 * kItemWidth, 2 * rowHeight() + 4); }
+    QSize sizeHint() const override { return QSize(5 * kItemWidth, heightForWidth(5 * kItemWidth)); }
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int w) const override {
+        const int perRow = std::max(1, w / kItemWidth);
+        return int((kBusOwnerCount + unsigned(perRow) - 1) / unsigned(perRow)) * rowHeight() + 4;
+    }
 
 protected:
+    // Rows follow the width: a narrow dock wraps the legend instead of cutting it off.
+    void resizeEvent(QResizeEvent*) override {
+        const int h = heightForWidth(width());
+        if (h != height()) setFixedHeight(h);
+    }
     void paintEvent(QPaintEvent*) override {
         QPainter p(this);
         const int perRow = std::max(1, width() / kItemWidth);
@@ -134,7 +146,7 @@ protected:
     }
 
 private:
-    static constexpr int kItemWidth = 130;
+    static constexpr int kItemWidth = 120;
     int rowHeight() const { return fontMetrics().height() + 4; }
     FrameAnalyzer& a_;
 };

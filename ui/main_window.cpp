@@ -47,7 +47,10 @@ MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
         statusBar()->addPermanentWidget(l);
     }
 
-    resize(1280, 800);
+    resize(1440, 900);
+    // The analyzer's grid at two pixels per colour clock, one per line, with its strip.
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("analyzerDock"))}, {560}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("cpuDock"))}, {230}, Qt::Vertical);
     if (!factory) {
         QSettings settings;
         if (settings.value("window/version").toInt() == kSettingsVersion) {
@@ -119,7 +122,7 @@ void MainWindow::buildDocks() {
     auto* cpuDock = new QDockWidget(tr("Registers and disassembly"), this);
     cpuDock->setObjectName(QStringLiteral("cpuDock"));
     cpuDock->setWidget(cpu_);
-    addDockWidget(Qt::RightDockWidgetArea, cpuDock);
+    addDockWidget(Qt::BottomDockWidgetArea, cpuDock);
     view->addAction(cpuDock->toggleViewAction());
 
     analyzer_ = new FrameAnalyzer(this);
