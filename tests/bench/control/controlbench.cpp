@@ -1,0 +1,129 @@
+// copperline-controlbench: how fast the control protocol answers. Starts a headless
+// `copperline --control`, then over its local socket measures the `status` round trip
+// (median and 99th percentile of many calls, one at a time) and the throughput of
+// `mem.read` of 64 KiB blocks in hex and in base64.
+//
+//   copperline-controlbench [--calls N] [--reads N] [--exe PATH]
+
+#include "app/control/json_rpc.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLocalSocket>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+class Client {
+public:
+    bool connect(const std::string& path) {
+        socket_.connectToServer(QString::fromStdString(path));
+        return socket_.waitForConnected(5000);
+    }
+    // One call; returns the reply line's length (0 on failure).
+    std::size_t call(const std::string& method, const json& params) {
+        const std::string line = copperline::rpc::requestLine(++id_, method, params);
+        socket_.write(line.data(), qint64(line.size()));
+        while (!socket_.canReadLine())
+            if (!socket_.waitForReadyRead(30000)) return 0;
+        const QByteArray reply = socket_.readLine();
+        if (reply.contains("\"error\"")) {
+            std::fprintf(stderr, "controlbench: %s failed: %s", method.c_str(), reply.constData());
+            return 0;
+        }
+        return std::size_t(reply.size());
+    }
+
+private:
+    QLocalSocket socket_;
+    std::int64_t id_ = 0;
+};
+
+double percentile(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    const std::size_t i = std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5));
+    return v[i];
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    int calls = 5000, reads = 400;
+    QString exe = QStringLiteral(COPPERLINE_EXE);
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--calls")) calls = std::max(10, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--reads")) reads = std::max(1, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--exe")) exe = QString::fromLocal8Bit(argv[i + 1]);
+    }
+
+    QTemporaryDir dir;
+    const QString info = dir.filePath("control.json");
+    QProcess emulator;
+    QStringList env = QProcess::systemEnvironment();
+    if (!qEnvironmentVariableIsSet("COPPERLINE_ROM_DIR")) env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+    emulator.setEnvironment(env);
+    emulator.setStandardOutputFile(QProcess::nullDevice());
+    emulator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    const QString name = QStringLiteral("controlbench-%1").arg(QCoreApplication::applicationPid());
+    emulator.start(exe, {"--factory", "--noaudio", "--control", name, "--control-info", info});
+    for (int i = 0; i < 200 && !QFile::exists(info); ++i) QThread::msleep(25);
+    if (!QFile::exists(info)) {
+        std::fprintf(stderr, "controlbench: %s did not start\n", qPrintable(exe));
+        return 1;
+    }
+    QFile f(info);
+    f.open(QIODevice::ReadOnly);
+    const std::string path = json::parse(f.readAll().constData()).value("socket", "");
+
+    Client c;
+    if (!c.connect(path)) {
+        std::fprintf(stderr, "controlbench: cannot connect to %s\n", path.c_str());
+        return 1;
+    }
+    // A booted machine, so that memory holds something.
+    c.call("step_frame", {{"n", 100}});
+
+    for (int i = 0; i < 200; ++i) c.call("status", json::object());  // warm up
+    std::vector<double> us;
+    us.reserve(std::size_t(calls));
+    for (int i = 0; i < calls; ++i) {
+        const auto t0 = Clock::now();
+        if (!c.call("status", json::object())) return 1;
+        us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    std::printf("status round trip: median %.1f us, p99 %.1f us (%d calls)\n", percentile(us, 0.5),
+                percentile(us, 0.99), calls);
+
+    for (const char* encoding : {"hex", "base64"}) {
+        constexpr std::uint32_t kBlock = 64 * 1024;
+        const auto t0 = Clock::now();
+        std::size_t wire = 0;
+        for (int i = 0; i < reads; ++i) {
+            const std::uint32_t addr = std::uint32_t(i % 8) * kBlock;  // across the 512 KiB of chip RAM
+            const std::size_t n = c.call("mem.read", {{"addr", addr}, {"len", kBlock}, {"encoding", encoding}});
+            if (!n) return 1;
+            wire += n;
+        }
+        const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+        std::printf("mem.read 64 KiB (%s): %.1f MiB/s of memory, %.0f calls/s, %.1f MiB/s on the wire\n", encoding,
+                    double(reads) * kBlock / s / (1 << 20), reads / s, double(wire) / s / (1 << 20));
+    }
+
+    c.call("quit", json::object());
+    emulator.waitForFinished(10000);
+    return 0;
+}
