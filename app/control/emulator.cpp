@@ -350,13 +350,15 @@ void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
     event["reason"] = reason;
     if (!detail.is_null()) event["detail"] = std::move(detail);
     publish();
+    // The notification goes first, so that a client sees it before the reply that ends
+    // its resume.
+    emit("event.stopped", event);
     CommandResult r;
     r.ok = true;
     r.result = event;
     auto waiters = std::move(stopWaiters);
     stopWaiters.clear();
     for (auto& w : waiters) w(r);
-    emit("event.stopped", event);
 }
 
 void Emulator::Impl::resume(const Target& t) {

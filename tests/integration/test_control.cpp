@@ -154,6 +154,39 @@ private slots:
         QCOMPARE(unwritable.json.value("code", 0), -32005);
     }
 
+    void replPrintsRepliesAndNotifications() {
+        QProcess repl;
+        repl.start(COPPERLINE_CTL_EXE, {"--info", emu.infoFile(), "--repl"});
+        QVERIFY(repl.waitForStarted());
+        repl.write("# frames and stops arrive as notifications\n"
+                   "events.subscribe {\"events\": [\"event.frame\", \"event.stopped\", \"event.serial\"]}\n"
+                   "step_frame {\"n\": 3}\n"
+                   "status\n");
+        repl.closeWriteChannel();
+        QVERIFY(repl.waitForFinished(60000));
+        QCOMPARE(repl.exitCode(), 0);
+        int replies = 0, frames = 0, stops = 0;
+        for (const QByteArray& line : repl.readAllStandardOutput().split('\n')) {
+            if (line.trimmed().isEmpty()) continue;
+            const json j = json::parse(line.constData(), nullptr, false);
+            QVERIFY2(j.is_object(), line.constData());
+            if (j.contains("id")) ++replies;
+            const std::string method = j.value("method", "");
+            if (method == "event.frame") {
+                ++frames;
+                QVERIFY(j["params"].contains("owner_cck"));
+                QCOMPARE(j["params"].value("dropped_notifications", -1), 0);
+            }
+            if (method == "event.stopped") {
+                ++stops;
+                QCOMPARE(j["params"].value("reason", ""), std::string("step"));
+            }
+        }
+        QCOMPARE(replies, 3);
+        QCOMPARE(frames, 3);
+        QCOMPARE(stops, 1);
+    }
+
     void unknownMethodsFail() {
         const auto r = emu.ctl("no.such.method");
         QCOMPARE(r.exitCode, 1);

@@ -13,7 +13,10 @@
 #include "ui/frame_analyzer.h"
 #include "ui/main_window.h"
 
+#include <QDockWidget>
 #include <QLocalSocket>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QMenuBar>
 #include <QTemporaryDir>
 #include <QToolBar>
@@ -101,6 +104,36 @@ private slots:
         QVERIFY(w.findChild<QToolBar*>("runToolBar"));
         QVERIFY(w.analyzer()->isVisible());
         QVERIFY(w.cpuPane()->isVisible());
+    }
+
+    void restoresLayoutUnlessFactory() {
+        QStandardPaths::setTestModeEnabled(true);  // settings go to a test location, not the user's
+        QSettings().clear();
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        {
+            MainWindow w(emu, false);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.findChild<QDockWidget*>("analyzerDock")->hide();
+            w.resize(1300, 860);
+            w.close();  // saves the layout
+        }
+        {
+            MainWindow w(emu, false);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(!w.findChild<QDockWidget*>("analyzerDock")->isVisible());
+            QCOMPARE(w.size(), QSize(1300, 860));
+        }
+        {
+            MainWindow w(emu, true);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(w.findChild<QDockWidget*>("analyzerDock")->isVisible());
+            QVERIFY(w.size() != QSize(1300, 860));
+        }
+        QSettings().clear();
     }
 
     void showsTheFramesPictureAndOwners() {
