@@ -84,6 +84,7 @@ bool Agnus::verticalBlank() const {
 // ---- the line plan -------------------------------------------------------------------
 
 void Agnus::startLine() {
+    lineBlank_ = verticalBlank();
     // The vertical display window flip-flop: set on a VSTART match, reset on a VSTOP match
     // (HRM DIWSTRT/DIWSTOP: VSTOP's V8 is the inverse of its V7).
     const unsigned vstart = diwstrt_ >> 8;
@@ -328,7 +329,7 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
         }
     }
 
-    const bool blank = verticalBlank() || (h >= kHblankStart && h < kHblankEnd);
+    const bool blank = lineBlank_ || (h >= kHblankStart && h < kHblankEnd);
     denise_.clock(vpos_, std::uint16_t(h), blank);
 
     const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
@@ -364,9 +365,21 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
     if (++hpos_ >= lineLength_) endLine();
 }
 
+void Agnus::idleClock() {
+    const unsigned h = hpos_;
+    denise_.clock(vpos_, std::uint16_t(h), lineBlank_ || (h >= kHblankStart && h < kHblankEnd));
+    if (recordOwners_) owners_[std::size_t(vpos_) * kMaxLineCck + h] = std::uint8_t(BusOwner::Idle);
+    ++counts_[unsigned(BusOwner::Idle)];
+    ++cck_;
+    if (++hpos_ >= lineLength_) endLine();
+}
+
 void Agnus::runTo(std::uint64_t target) {
     bool granted = false;
-    while (cck_ < target) executeClock(false, granted);
+    while (cck_ < target) {
+        if (quietClock()) idleClock();
+        else executeClock(false, granted);
+    }
 }
 
 std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,

@@ -124,6 +124,13 @@ private:
     };
 
     void executeClock(bool cpuWants, bool& cpuGranted);
+    // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit, no
+    // CPU request and no full records. Then only Denise runs and the clock is idle.
+    bool quietClock() const {
+        return plan_[hpos_] == PlanNone && !recordSlots_ && !blitter_.running() &&
+               ((hpos_ & 1) || copper_.dormant(vpos_, hpos_, false));
+    }
+    void idleClock();
     void startLine();
     void endLine();
     void startFrame();
@@ -170,6 +177,7 @@ private:
 
     std::array<std::uint8_t, kMaxLineCck> plan_{};  // fixed DMA slots of this line
     bool bitplaneLine_ = false;
+    bool lineBlank_ = false;  // the whole line is in vertical blank
     unsigned cpuRefused_ = 0;  // consecutive clocks the blitter took while the CPU waited
 
     // Recording.

@@ -28,18 +28,6 @@ void Copper::startOfFrame() {
     state_ = State::Fetch1;
 }
 
-bool Copper::beamReached(std::uint16_t vpos, std::uint16_t hpos, bool blitterBusy) const {
-    // BFD (IR2 bit 15) clear: also wait for the blitter to finish.
-    if (!(ir2_ & 0x8000) && blitterBusy) return false;
-    // VP7 is always compared; the horizontal compare ignores bit 0 (2-CCK steps). The
-    // comparator sees the beam two clocks ahead (ocs-timing-facts section 3).
-    const unsigned ve = ((ir2_ >> 8) & 0x7F) | 0x80;
-    const unsigned he = ir2_ & 0xFE;
-    const unsigned vp = (ir1_ >> 8) & ve, hp = ir1_ & he;
-    const unsigned v = vpos & 0xFF & ve, h = (hpos + 2u) & 0xFF & he;
-    return v > vp || (v == vp && h >= hp);
-}
-
 Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree, bool blitterBusy,
                            const ChipRam& ram) {
     Step s;

@@ -43,6 +43,14 @@ public:
     // use the bus (DMAEN and COPEN set, not at $E0). `blitterBusy` for WAIT/SKIP with BFD=0.
     Step clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree, bool blitterBusy, const ChipRam& ram);
 
+    // Whether a clock() now would do nothing at all: idle, halted, or waiting for a beam
+    // position not reached yet.
+    bool dormant(std::uint16_t vpos, std::uint16_t hpos, bool blitterBusy) const {
+        if (state_ == State::Idle || state_ == State::Halted) return true;
+        if (state_ != State::Wait) return false;
+        return (ir1_ == 0xFFFF && ir2_ == 0xFFFE) || !beamReached(vpos, hpos, blitterBusy);
+    }
+
     // Whether the Copper would use the bus in this clock if it were free.
     bool wantsBus() const {
         return state_ == State::Fetch1 || state_ == State::Fetch2 || state_ == State::Wakeup;
@@ -59,7 +67,17 @@ public:
     void serialize(Archive& ar);
 
 private:
-    bool beamReached(std::uint16_t vpos, std::uint16_t hpos, bool blitterBusy) const;
+    bool beamReached(std::uint16_t vpos, std::uint16_t hpos, bool blitterBusy) const {
+        // BFD (IR2 bit 15) clear: also wait for the blitter to finish.
+        if (!(ir2_ & 0x8000) && blitterBusy) return false;
+        // VP7 is always compared; the horizontal compare ignores bit 0 (2-CCK steps). The
+        // comparator sees the beam two clocks ahead (ocs-timing-facts section 3).
+        const unsigned ve = ((ir2_ >> 8) & 0x7F) | 0x80;
+        const unsigned he = ir2_ & 0xFE;
+        const unsigned vp = (ir1_ >> 8) & ve, hp = ir1_ & he;
+        const unsigned v = vpos & 0xFF & ve, h = (hpos + 2u) & 0xFF & he;
+        return v > vp || (v == vp && h >= hp);
+    }
 
     State state_ = State::Idle;
     std::uint32_t pc_ = 0, cop1lc_ = 0, cop2lc_ = 0;
