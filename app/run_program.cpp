@@ -162,7 +162,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             report.loadedAt = machine.emulatedSeconds();
             report.hostBootSeconds = hostNow();
             observer.watch(dosBase, output);
-            machine.cpu().setObserver(&observer, m68k::kHookBefore | m68k::kHookException);
+            machine.attachCpuObserver(&observer, m68k::kHookBefore | m68k::kHookException);
             phase = Phase::Loaded;
             break;
         }
@@ -172,14 +172,14 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             break;
         case GuestApi::RunEvent::Exited:
             rc = m.a;
-            machine.cpu().setObserver(nullptr, 0);
+            machine.detachCpuObserver(&observer);
             phase = Phase::Exited;
             break;
         }
     });
 
     auto finish = [&](int status) {
-        machine.cpu().setObserver(nullptr, 0);
+        machine.detachCpuObserver(&observer);
         machine.guestApi().setRunHandler({});
         machine.guestApi().setLogSink({});
         report.status = status;

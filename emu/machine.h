@@ -24,6 +24,7 @@
 #include "emu/chipset/paula.h"
 #include "emu/clock.h"
 #include "emu/cpu/m68k.h"
+#include "emu/cpu/observer_set.h"
 #include "emu/guest_api.h"
 #include "emu/media/adf.h"
 #include "emu/media/rom.h"
@@ -132,6 +133,17 @@ public:
     void insertDisk(unsigned n, AdfImage image);
     void ejectDisk(unsigned n);
 
+    // CPU observers (emu/cpu/m68k_types.h): any number may attach, each with its own
+    // hooks; the CPU arms the union. Attaching again changes an observer's hooks.
+    void attachCpuObserver(m68k::Observer* observer, unsigned hooks) {
+        cpuObservers_.add(observer, hooks);
+        cpu_.setObserver(&cpuObservers_, cpuObservers_.hooks());
+    }
+    void detachCpuObserver(m68k::Observer* observer) {
+        cpuObservers_.remove(observer);
+        cpu_.setObserver(cpuObservers_.empty() ? nullptr : &cpuObservers_, cpuObservers_.hooks());
+    }
+
     // Side-effect-free reads for debuggers (no custom or CIA side effects, no time).
     std::uint8_t spyByte(std::uint32_t address) const;
     std::uint16_t spyWord(std::uint32_t address) const;
@@ -193,6 +205,7 @@ private:
     Cia ciaA_, ciaB_;
     Keyboard keyboard_;
     CpuBus bus_;
+    m68k::ObserverSet cpuObservers_;
     Cpu cpu_;
     Region map_[256];
     unsigned lastIpl_ = 0;
