@@ -182,24 +182,35 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
         return;
     }
     auto& req = std::get<rpc::Request>(parsed);
-    // The connection's own methods: its subscriptions.
-    if (req.method == "events.subscribe" || req.method == "events.unsubscribe" || req.method == "events.list") {
-        try {
-            json result = req.method == "events.subscribe"     ? subscribe(c, req.params)
-                          : req.method == "events.unsubscribe" ? unsubscribe(c, req.params)
-                                                               : json{{"events", c.events}, {"frame_interval", c.frameInterval}};
-            send(c, rpc::resultLine(req.id, result));
-        } catch (const CommandError& e) {
-            send(c, rpc::errorLine(req.id, e.code(), e.what()));
-        }
-        return;
-    }
     const std::uint64_t id = c.id;
     std::weak_ptr<Mailbox> box = mailbox_;
+    // The connection's own methods: its subscriptions. They take effect in the emulator's
+    // order of things: a `ping` goes through the command queue first, so a subscription
+    // sent after a command sees that command's events, and one sent before it sees them all.
+    if (req.method == "events.subscribe" || req.method == "events.unsubscribe" || req.method == "events.list") {
+        emulator_.submit("ping", json::object(), [box, id, req](const CommandResult&) {
+            if (auto b = box.lock()) b->post([id, req](ControlServer* s) { s->subscription(id, req); });
+        });
+        return;
+    }
     emulator_.submit(req.method, std::move(req.params), [box, id, rid = req.id](const CommandResult& r) {
         std::string reply = rpc::replyLine(rid, r);
         if (auto b = box.lock()) b->post([id, reply = std::move(reply)](ControlServer* s) { s->deliver(id, reply); });
     });
+}
+
+void ControlServer::subscription(std::uint64_t id, const rpc::Request& req) {
+    auto it = connections_.find(id);
+    if (it == connections_.end()) return;
+    Connection& c = *it->second;
+    try {
+        json result = req.method == "events.subscribe"     ? subscribe(c, req.params)
+                      : req.method == "events.unsubscribe" ? unsubscribe(c, req.params)
+                                                           : json{{"events", c.events}, {"frame_interval", c.frameInterval}};
+        send(c, rpc::resultLine(req.id, result));
+    } catch (const CommandError& e) {
+        send(c, rpc::errorLine(req.id, e.code(), e.what()));
+    }
 }
 
 json ControlServer::subscribe(Connection& c, const json& p) {

@@ -16,6 +16,10 @@
 #include <set>
 #include <string>
 
+namespace copperline::rpc {
+struct Request;
+}
+
 class QLocalServer;
 class QLocalSocket;
 
@@ -50,6 +54,7 @@ private:
     void send(Connection& c, const std::string& line);
     void deliver(std::uint64_t id, const std::string& line);
     void notify(const std::string& method, const nlohmann::json& params);
+    void subscription(std::uint64_t id, const rpc::Request& request);
     nlohmann::json subscribe(Connection& c, const nlohmann::json& params);
     nlohmann::json unsubscribe(Connection& c, const nlohmann::json& params);
     void dropConnection(std::uint64_t id);

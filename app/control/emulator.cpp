@@ -203,12 +203,14 @@ void Emulator::Impl::runSlice() {
         if (watchHit) {
             const WatchHit w = *watchHit;
             watchHit.reset();
-            stopRun("watchpoint", {{"id", w.id},
-                                   {"address", w.address},
-                                   {"size", w.size},
-                                   {"access", w.write ? "write" : "read"},
-                                   {"value", w.value},
-                                   {"instruction_pc", currentPc}});
+            nlohmann::json detail = {{"id", w.id},
+                                     {"address", w.address},
+                                     {"size", w.size},
+                                     {"access", w.write ? "write" : "read"},
+                                     {"instruction_pc", currentPc}};
+            // A write's value is on the bus as it reaches us; a read's is not yet.
+            if (w.write) detail["value"] = w.size == 1 ? (w.address & 1 ? w.value & 0xFF : w.value >> 8) : w.value;
+            stopRun("watchpoint", std::move(detail));
             return;
         }
         if (m.halted()) {
@@ -335,7 +337,7 @@ nlohmann::json Emulator::Impl::status() const {
     s["halted"] = machine->halted();
     s["stopped"] = machine->cpu().stopped();
     s["paced"] = options.paced;
-    s["speed"] = speed;
+    s["speed"] = running ? speed : 0.0;
     s["breakpoints"] = breakpoints.size();
     s["recording_slots"] = const_cast<Machine&>(*machine).agnus().recordingSlots();
     return s;

@@ -35,7 +35,9 @@ std::string hex64(std::uint64_t v) {
 
 [[noreturn]] void fail(int code, const std::string& message) { throw CommandError(code, message); }
 
-void requirePaused(const Emulator::Impl& e, const char* what) {
+void requirePaused(const Emulator::Impl& e, const char* what, bool resume = true) {
+    if (resume && e.running && !e.stopWaiters.empty())
+        fail(errc::ResumePending, std::string(what) + ": a resume already waits for the machine to stop");
     if (e.running) fail(errc::InvalidState, std::string(what) + ": the machine is running; pause it first");
 }
 
@@ -129,6 +131,7 @@ void registerMachineCommands(Emulator::Impl& e) {
         for (const auto& n : bus.names()) out.push_back({{"name", n}, {"summary", bus.summary(n)}});
         return json{{"methods", out}};
     });
+    bus.add("ping", "Answers {} once the commands sent before it have run.", [](const json&) { return json::object(); });
     bus.add("status", "Running or paused, where the beam and the CPU are, and the speed.",
             [&e](const json&) { return e.status(); });
     bus.add("quit", "Ends the emulator after this reply.", [&e](const json&) {
@@ -161,6 +164,10 @@ void registerMachineCommands(Emulator::Impl& e) {
                 if (!e.running) {
                     e.resume({});
                 } else if (wait) {
+                    // One resume at a time: joining a step's or a run_until's stop would
+                    // answer this continue with somebody else's target.
+                    if (!e.stopWaiters.empty())
+                        fail(errc::ResumePending, "continue: a resume already waits for the machine to stop");
                     e.deferReply = true;
                 }
                 if (!wait) {
@@ -472,7 +479,7 @@ void registerMachineCommands(Emulator::Impl& e) {
     });
     bus.add("state.load", "Loads the machine from {path}; the machine must be paused.", [&e](const json& p) {
         const std::string path = p::string(p, "path");
-        requirePaused(e, "state.load");
+        requirePaused(e, "state.load", false);
         const auto bytes = readFile(path, kMaxStateBytes);
         try {
             e.machine->loadState(bytes);

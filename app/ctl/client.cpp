@@ -202,6 +202,8 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
             [] { std::fprintf(stderr, "copperline-ctl: input line too long\n"); });
     });
     app.exec();
+    // The socket says goodbye as it is destroyed; that is not the emulator leaving.
+    socket.disconnect(&app);
     return rc;
 }
 

@@ -187,6 +187,27 @@ private slots:
         QCOMPARE(stops, 1);
     }
 
+    void oneResumeAtATime() {
+        // A free run: a step is refused until the machine is paused.
+        QCOMPARE(emu.ok("continue", {{"wait", false}}).value("state", ""), std::string("running"));
+        QCOMPARE(emu.ctl("step").json.value("code", 0), -32003);
+        QCOMPARE(emu.ok("pause").value("reason", ""), std::string("pause"));
+
+        // A waiting continue: a second resume is refused, and a pause answers the first.
+        QProcess waiting;
+        waiting.start(COPPERLINE_CTL_EXE, {"--info", emu.infoFile(), "continue"});
+        QVERIFY(waiting.waitForStarted());
+        QTRY_COMPARE(emu.ok("status").value("state", ""), std::string("running"));
+        QCOMPARE(emu.ctl("continue").json.value("code", 0), -32002);
+        QCOMPARE(emu.ctl("run_until", {{"frame", 1000000}}).json.value("code", 0), -32002);
+        QCOMPARE(emu.ctl("state.load", {{"path", "/nonexistent"}}).json.value("code", 0), -32003);
+        emu.ok("pause");
+        QVERIFY(waiting.waitForFinished(30000));
+        QCOMPARE(waiting.exitCode(), 0);
+        const json stop = json::parse(waiting.readAllStandardOutput().constData(), nullptr, false);
+        QCOMPARE(stop.value("reason", ""), std::string("pause"));
+    }
+
     void unknownMethodsFail() {
         const auto r = emu.ctl("no.such.method");
         QCOMPARE(r.exitCode, 1);
