@@ -2,9 +2,9 @@
 
 #include <QDateTime>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace copperline {
@@ -15,7 +15,9 @@ namespace {
 // a second at most, so the pane shows roughly where the CPU is without loading the queue.
 constexpr std::int64_t kRunningRefreshMs = 250;
 
-QString hex8(std::uint32_t v) { return QStringLiteral("%1").arg(v, 8, 16, QLatin1Char('0')).toUpper(); }
+QString hex8(std::uint32_t v) {
+    return QStringLiteral("%1").arg(v, 8, 16, QLatin1Char('0')).toUpper();
+}
 
 QString srFlags(std::uint16_t sr) {
     QString s;
@@ -42,7 +44,9 @@ CpuPane::CpuPane(Send send, QWidget* parent) : QWidget(parent), send_(std::move(
     disasm_->setReadOnly(true);
     disasm_->setFont(mono);
     disasm_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    regs_->setFixedWidth(regs_->fontMetrics().horizontalAdvance(QStringLiteral("PC 00000000   SR 0000  TS I7 XNZVC")) + 32);
+    regs_->setFixedWidth(regs_->fontMetrics().horizontalAdvance(
+                             QStringLiteral("PC 00000000   SR 0000  TS I7 XNZVC")) +
+                         32);
     regs_->setMinimumHeight(regs_->fontMetrics().height() * 12);
     // Side by side: the dock sits under the display, where width is cheap and height dear.
     auto* layout = new QHBoxLayout(this);
@@ -61,8 +65,13 @@ void CpuPane::setSnapshot(const Snapshot& s) {
     const CpuRegisters& r = s.regs;
     QString text;
     for (int i = 0; i < 8; ++i)
-        text += QStringLiteral("D%1 %2   A%1 %3\n").arg(i).arg(hex8(r.d[std::size_t(i)]), hex8(r.a[std::size_t(i)]));
-    text += QStringLiteral("PC %1   SR %2  %3\n").arg(hex8(r.pc)).arg(r.sr, 4, 16, QLatin1Char('0')).arg(srFlags(r.sr));
+        text += QStringLiteral("D%1 %2   A%1 %3\n")
+                    .arg(i)
+                    .arg(hex8(r.d[std::size_t(i)]), hex8(r.a[std::size_t(i)]));
+    text += QStringLiteral("PC %1   SR %2  %3\n")
+                .arg(hex8(r.pc))
+                .arg(r.sr, 4, 16, QLatin1Char('0'))
+                .arg(srFlags(r.sr));
     text += QStringLiteral("USP %1  SSP %2\n").arg(hex8(r.usp), hex8(r.ssp));
     text += s.running ? tr("running") : s.halted ? tr("halted (double bus fault)") : tr("paused");
     if (text != regs_->toPlainText()) regs_->setPlainText(text);
@@ -76,27 +85,32 @@ void CpuPane::setSnapshot(const Snapshot& s) {
 void CpuPane::requestDisassembly(std::uint32_t pc) {
     waiting_ = true;
     lastAsk_ = QDateTime::currentMSecsSinceEpoch();
-    send_("disasm", {{"addr", pc}, {"count", 24}}, [this, pc](bool ok, const nlohmann::json& result) {
-        waiting_ = false;
-        if (!ok) {
-            disasm_->setPlainText(tr("(no disassembly)"));
-            return;
-        }
-        QString text;
-        for (const auto& line : result.value("instructions", nlohmann::json::array())) {
-            const std::uint32_t a = line.value("addr", 0u);
-            text += QStringLiteral("%1%2  %3  %4\n")
-                        .arg(a == pc ? QStringLiteral("> ") : QStringLiteral("  "))
-                        .arg(a, 6, 16, QLatin1Char('0'))
-                        .arg(QString::fromStdString(line.value("bytes", std::string())), -20)
-                        .arg(QString::fromStdString(line.value("text", std::string())));
-        }
-        disasm_->setPlainText(text);
-        shownPc_ = pc;
-    });
+    send_("disasm", {{"addr", pc}, {"count", 24}},
+          [this, pc](bool ok, const nlohmann::json& result) {
+              waiting_ = false;
+              if (!ok) {
+                  disasm_->setPlainText(tr("(no disassembly)"));
+                  return;
+              }
+              QString text;
+              for (const auto& line : result.value("instructions", nlohmann::json::array())) {
+                  const std::uint32_t a = line.value("addr", 0u);
+                  text += QStringLiteral("%1%2  %3  %4\n")
+                              .arg(a == pc ? QStringLiteral("> ") : QStringLiteral("  "))
+                              .arg(a, 6, 16, QLatin1Char('0'))
+                              .arg(QString::fromStdString(line.value("bytes", std::string())), -20)
+                              .arg(QString::fromStdString(line.value("text", std::string())));
+              }
+              disasm_->setPlainText(text);
+              shownPc_ = pc;
+          });
 }
 
-QString CpuPane::registersText() const { return regs_->toPlainText(); }
-QString CpuPane::disassemblyText() const { return disasm_->toPlainText(); }
+QString CpuPane::registersText() const {
+    return regs_->toPlainText();
+}
+QString CpuPane::disassemblyText() const {
+    return disasm_->toPlainText();
+}
 
 } // namespace copperline

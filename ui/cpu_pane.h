@@ -5,11 +5,9 @@
 
 #include "app/control/snapshot.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QWidget>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 
 class QPlainTextEdit;
 
@@ -19,8 +17,9 @@ class CpuPane : public QWidget {
     Q_OBJECT
 public:
     // How the pane sends a command; the reply comes back on the UI thread.
-    using Send = std::function<void(const std::string& method, const nlohmann::json& params,
-                                    std::function<void(bool ok, const nlohmann::json& result)> reply)>;
+    using Send =
+        std::function<void(const std::string& method, const nlohmann::json& params,
+                           std::function<void(bool ok, const nlohmann::json& result)> reply)>;
 
     explicit CpuPane(Send send, QWidget* parent = nullptr);
 

@@ -18,8 +18,9 @@ void DisplayWidget::setPicture(std::shared_ptr<const Image> picture) {
     } else {
         // The snapshot's pixels are 0xFFRRGGBB, which is QImage's RGB32; wrapping them
         // costs no copy, and the snapshot keeps them alive and unchanged.
-        image_ = QImage(reinterpret_cast<const uchar*>(picture_->pixels.data()), int(picture_->width),
-                        int(picture_->height), int(picture_->width * 4), QImage::Format_RGB32);
+        image_ =
+            QImage(reinterpret_cast<const uchar*>(picture_->pixels.data()), int(picture_->width),
+                   int(picture_->height), int(picture_->width * 4), QImage::Format_RGB32);
     }
     update();
 }
@@ -32,7 +33,9 @@ QRect DisplayWidget::targetRect() const {
     return QRect((width() - tw) / 2, (height() - th) / 2, tw, th);
 }
 
-QSize DisplayWidget::sizeHint() const { return QSize(int(908 * kPixelAspect * 0.75), int(626 * 0.75)); }
+QSize DisplayWidget::sizeHint() const {
+    return QSize(int(908 * kPixelAspect * 0.75), int(626 * 0.75));
+}
 
 void DisplayWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);

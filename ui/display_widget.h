@@ -8,7 +8,6 @@
 
 #include <QImage>
 #include <QWidget>
-
 #include <memory>
 
 namespace copperline {

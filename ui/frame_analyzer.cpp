@@ -12,22 +12,26 @@ namespace copperline {
 
 namespace {
 
-constexpr int kStripWidth = 48;   // the per-line share strip, in pixels
+constexpr int kStripWidth = 48; // the per-line share strip, in pixels
 constexpr int kStripGap = 6;
-constexpr int kCellW = 2, kCellH = 1;  // a colour clock at the grid's natural size
+constexpr int kCellW = 2, kCellH = 1; // a colour clock at the grid's natural size
 
-QString hex(std::uint64_t v, int digits) { return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper(); }
+QString hex(std::uint64_t v, int digits) {
+    return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
+}
 
 QString flagNames(std::uint16_t flags) {
     QStringList out;
-    if (flags & slot_flag::Write) out << "write";
-    else out << "read";
+    if (flags & slot_flag::Write)
+        out << "write";
+    else
+        out << "read";
     if (flags & slot_flag::CpuWaited) out << "cpu-waited";
     return out.join('|');
 }
 
 QString eventNames(std::uint32_t events) {
-    static const char* names[] = {"VB", "VS", "VDIW", "LOF", "LOL", "HBS", "HBE",
+    static const char* names[] = {"VB",  "VS",  "VDIW",  "LOF",   "LOL",  "HBS", "HBE",
                                   "HSS", "HSE", "HDIWS", "HDIWE", "DDFS", "DDFE"};
     QStringList out;
     for (unsigned b = 0; b < std::size(names); ++b)
@@ -46,7 +50,9 @@ public:
         setMinimumSize(227 + kStripGap + kStripWidth, 313);
     }
 
-    QSize sizeHint() const override { return QSize(227 * kCellW + kStripGap + kStripWidth, 313 * kCellH); }
+    QSize sizeHint() const override {
+        return QSize(227 * kCellW + kStripGap + kStripWidth, 313 * kCellH);
+    }
 
     // The rectangle the grid's cells fill: whole pixels per cell when there is room.
     QRectF gridRect() const {
@@ -87,11 +93,13 @@ protected:
         const double cw = r.width() / a_.image_.width(), ch = r.height() / a_.image_.height();
         if (a_.hoverV_ >= 0) {
             p.setPen(QPen(QColor(255, 255, 255, 120), 0));
-            p.drawRect(QRectF(r.left(), r.top() + a_.hoverV_ * ch, r.width() + kStripGap + kStripWidth, ch));
+            p.drawRect(QRectF(r.left(), r.top() + a_.hoverV_ * ch,
+                              r.width() + kStripGap + kStripWidth, ch));
         }
         if (a_.selectedV_ >= 0) {
             p.setPen(QPen(Qt::white, 1.5));
-            p.drawRect(QRectF(r.left() + a_.selectedH_ * cw - 1, r.top() + a_.selectedV_ * ch - 1, cw + 2, ch + 2));
+            p.drawRect(QRectF(r.left() + a_.selectedH_ * cw - 1, r.top() + a_.selectedV_ * ch - 1,
+                              cw + 2, ch + 2));
         }
     }
     void mouseMoveEvent(QMouseEvent* e) override {
@@ -102,7 +110,8 @@ protected:
     void leaveEvent(QEvent*) override { a_.hover(-1, -1); }
     void mousePressEvent(QMouseEvent* e) override {
         int v = -1, h = -1;
-        if (e->button() == Qt::LeftButton && cellAt(e->position(), v, h)) a_.select(unsigned(v), unsigned(h));
+        if (e->button() == Qt::LeftButton && cellAt(e->position(), v, h))
+            a_.select(unsigned(v), unsigned(h));
     }
 
 private:
@@ -117,7 +126,9 @@ public:
         policy.setHeightForWidth(true);
         setSizePolicy(policy);
     }
-    QSize sizeHint() const override { return QSize(5 * kItemWidth, heightForWidth(5 * kItemWidth)); }
+    QSize sizeHint() const override {
+        return QSize(5 * kItemWidth, heightForWidth(5 * kItemWidth));
+    }
     bool hasHeightForWidth() const override { return true; }
     int heightForWidth(int w) const override {
         const int perRow = std::max(1, w / kItemWidth);
@@ -135,13 +146,16 @@ protected:
         const int perRow = std::max(1, width() / kItemWidth);
         const int rh = rowHeight();
         for (unsigned o = 0; o < kBusOwnerCount; ++o) {
-            const int x = int(o % unsigned(perRow)) * kItemWidth, y = int(o / unsigned(perRow)) * rh + 2;
-            p.fillRect(QRect(x + 2, y + 2, rh - 4, rh - 4), QColor(FrameAnalyzer::ownerColour(BusOwner(o))));
+            const int x = int(o % unsigned(perRow)) * kItemWidth,
+                      y = int(o / unsigned(perRow)) * rh + 2;
+            p.fillRect(QRect(x + 2, y + 2, rh - 4, rh - 4),
+                       QColor(FrameAnalyzer::ownerColour(BusOwner(o))));
             p.setPen(palette().color(QPalette::WindowText));
             p.drawRect(QRect(x + 2, y + 2, rh - 4, rh - 4));
             QString text = QString::fromLatin1(busOwnerName(BusOwner(o)));
             if (const OwnerGrid* g = a_.grid()) text += QStringLiteral(" %1").arg(g->counts[o]);
-            p.drawText(QRect(x + rh + 2, y, kItemWidth - rh - 4, rh), Qt::AlignVCenter | Qt::AlignLeft, text);
+            p.drawText(QRect(x + rh + 2, y, kItemWidth - rh - 4, rh),
+                       Qt::AlignVCenter | Qt::AlignLeft, text);
         }
     }
 
@@ -193,13 +207,15 @@ void FrameAnalyzer::setGrid(std::shared_ptr<const OwnerGrid> grid) {
         image_ = QImage(w, h, QImage::Format_RGB32);
         strip_ = QImage(kStripWidth, h, QImage::Format_RGB32);
         QRgb colours[kBusOwnerCount];
-        for (unsigned o = 0; o < kBusOwnerCount; ++o) colours[o] = ownerColour(BusOwner(o));
+        for (unsigned o = 0; o < kBusOwnerCount; ++o)
+            colours[o] = ownerColour(BusOwner(o));
         for (int y = 0; y < h; ++y) {
             auto* row = reinterpret_cast<QRgb*>(image_.scanLine(y));
             unsigned counts[kBusOwnerCount] = {};
             for (int x = 0; x < w; ++x) {
-                const unsigned o = std::min<unsigned>(grid_->owners[std::size_t(y) * OwnerGrid::kStride + unsigned(x)],
-                                                      kBusOwnerCount - 1);
+                const unsigned o = std::min<unsigned>(
+                    grid_->owners[std::size_t(y) * OwnerGrid::kStride + unsigned(x)],
+                    kBusOwnerCount - 1);
                 row[x] = colours[o];
                 ++counts[o];
             }
@@ -207,10 +223,13 @@ void FrameAnalyzer::setGrid(std::shared_ptr<const OwnerGrid> grid) {
             auto* s = reinterpret_cast<QRgb*>(strip_.scanLine(y));
             int x = 0;
             for (unsigned o = kBusOwnerCount; o-- > 0 && x < kStripWidth;) {
-                const int n = int((counts[o] * unsigned(kStripWidth) + unsigned(w) / 2) / unsigned(w));
-                for (int k = 0; k < n && x < kStripWidth; ++k) s[x++] = colours[o];
+                const int n =
+                    int((counts[o] * unsigned(kStripWidth) + unsigned(w) / 2) / unsigned(w));
+                for (int k = 0; k < n && x < kStripWidth; ++k)
+                    s[x++] = colours[o];
             }
-            while (x < kStripWidth) s[x++] = colours[0];
+            while (x < kStripWidth)
+                s[x++] = colours[0];
         }
     }
     if (selectedV_ >= 0) readout_->setText(describe(unsigned(selectedV_), unsigned(selectedH_)));
@@ -229,20 +248,32 @@ QString FrameAnalyzer::describe(unsigned vpos, unsigned hpos) const {
                        .arg(hex(hpos, 2))
                        .arg(QString::fromLatin1(busOwnerName(owner)));
     if (grid_->records.empty()) {
-        text += tr("\n(no full record: recording arms with this pane and covers the next whole frame)");
+        text +=
+            tr("\n(no full record: recording arms with this pane and covers the next whole frame)");
         return text;
     }
     const SlotRecord& r = grid_->records[std::size_t(vpos) * OwnerGrid::kStride + hpos];
-    text += tr("\nsubtype %1  size %2  ipl %3  %4").arg(r.subtype).arg(r.size).arg(r.ipl).arg(flagNames(r.flags));
+    text += tr("\nsubtype %1  size %2  ipl %3  %4")
+                .arg(r.subtype)
+                .arg(r.size)
+                .arg(r.ipl)
+                .arg(flagNames(r.flags));
     if (r.flags & slot_flag::Register) {
         const char* n = reg::name(r.reg);
-        text += tr("  reg %1 (%2)").arg(n ? QString::fromLatin1(n) : QStringLiteral("?")).arg(hex(r.reg, 3));
+        text += tr("  reg %1 (%2)")
+                    .arg(n ? QString::fromLatin1(n) : QStringLiteral("?"))
+                    .arg(hex(r.reg, 3));
     }
-    text += tr("\naddress %1  data %2  events %3").arg(hex(r.address, 6)).arg(hex(r.data, 4)).arg(eventNames(r.events));
+    text += tr("\naddress %1  data %2  events %3")
+                .arg(hex(r.address, 6))
+                .arg(hex(r.data, 4))
+                .arg(eventNames(r.events));
     return text;
 }
 
-QString FrameAnalyzer::readout() const { return readout_->text(); }
+QString FrameAnalyzer::readout() const {
+    return readout_->text();
+}
 
 void FrameAnalyzer::select(unsigned vpos, unsigned hpos) {
     selectedV_ = int(vpos);
@@ -256,13 +287,19 @@ void FrameAnalyzer::hover(int vpos, int hpos) {
     if (vpos == hoverV_ && hpos == hoverH_) return;
     hoverV_ = vpos;
     hoverH_ = hpos;
-    if (vpos >= 0) readout_->setText(describe(unsigned(vpos), unsigned(hpos)));
-    else if (selectedV_ >= 0) readout_->setText(describe(unsigned(selectedV_), unsigned(selectedH_)));
+    if (vpos >= 0)
+        readout_->setText(describe(unsigned(vpos), unsigned(hpos)));
+    else if (selectedV_ >= 0)
+        readout_->setText(describe(unsigned(selectedV_), unsigned(selectedH_)));
     view_->update();
 }
 
-QWidget* FrameAnalyzer::gridView() const { return view_; }
+QWidget* FrameAnalyzer::gridView() const {
+    return view_;
+}
 
-QPointF FrameAnalyzer::cellCentre(unsigned vpos, unsigned hpos) const { return view_->centre(vpos, hpos); }
+QPointF FrameAnalyzer::cellCentre(unsigned vpos, unsigned hpos) const {
+    return view_->centre(vpos, hpos);
+}
 
 } // namespace copperline

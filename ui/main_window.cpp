@@ -43,7 +43,8 @@ MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
     beamLabel_ = new QLabel(this);
     speedLabel_ = new QLabel(this);
     for (QLabel* l : {frameLabel_, beamLabel_, speedLabel_}) {
-        l->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("speed 00.00x real time")));
+        l->setMinimumWidth(
+            fontMetrics().horizontalAdvance(QStringLiteral("speed 00.00x real time")));
         statusBar()->addPermanentWidget(l);
     }
 
@@ -70,7 +71,8 @@ MainWindow::~MainWindow() {
     // The children outlive this body: no dock or timer may call back into a half-destroyed
     // window (a dock hiding as it is deleted would send frame.record).
     timer_->stop();
-    for (QDockWidget* d : findChildren<QDockWidget*>()) d->disconnect(this);
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        d->disconnect(this);
     relay_->detach();
 }
 
@@ -85,8 +87,8 @@ void MainWindow::buildActions() {
     bar->setObjectName(QStringLiteral("runToolBar"));
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
 
-    auto add = [&](const QString& name, const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key,
-                   std::function<void()> what) {
+    auto add = [&](const QString& name, const QString& text, QStyle::StandardPixmap icon,
+                   const QKeySequence& key, std::function<void()> what) {
         auto* a = new QAction(style()->standardIcon(icon), text, this);
         a->setObjectName(name);
         a->setShortcut(key);
@@ -95,16 +97,25 @@ void MainWindow::buildActions() {
         bar->addAction(a);
         return a;
     };
-    add("run", tr("&Run"), QStyle::SP_MediaPlay, Qt::Key_F5, [this] { command("continue", {{"wait", false}}); });
+    add("run", tr("&Run"), QStyle::SP_MediaPlay, Qt::Key_F5, [this] {
+        command("continue", {{"wait", false}});
+    });
     add("pause", tr("&Pause"), QStyle::SP_MediaPause, Qt::Key_F6, [this] { command("pause"); });
-    add("step", tr("&Step"), QStyle::SP_ArrowRight, Qt::Key_F7, [this] { command("step", {{"n", 1}}); });
-    add("frame", tr("&Frame step"), QStyle::SP_MediaSkipForward, Qt::Key_F8,
-        [this] { command("step_frame", {{"n", 1}}); });
+    add("step", tr("&Step"), QStyle::SP_ArrowRight, Qt::Key_F7, [this] {
+        command("step", {{"n", 1}});
+    });
+    add("frame", tr("&Frame step"), QStyle::SP_MediaSkipForward, Qt::Key_F8, [this] {
+        command("step_frame", {{"n", 1}});
+    });
     add("reset", tr("Rese&t"), QStyle::SP_BrowserReload, QKeySequence(Qt::CTRL | Qt::Key_R),
-        [this] { command("machine.reset", {{"kind", "cold"}}); });
+        [this] {
+            command("machine.reset", {{"kind", "cold"}});
+        });
     auto* warm = new QAction(tr("&Warm reset"), this);
     warm->setObjectName(QStringLiteral("warmReset"));
-    connect(warm, &QAction::triggered, this, [this] { command("machine.reset", {{"kind", "warm"}}); });
+    connect(warm, &QAction::triggered, this, [this] {
+        command("machine.reset", {{"kind", "warm"}});
+    });
     machine->addAction(warm);
 
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
@@ -115,7 +126,8 @@ void MainWindow::buildDocks() {
     auto* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
 
     cpu_ = new CpuPane(
-        [this](const std::string& method, const nlohmann::json& params, std::function<void(bool, const nlohmann::json&)> r) {
+        [this](const std::string& method, const nlohmann::json& params,
+               std::function<void(bool, const nlohmann::json&)> r) {
             command(method, params, std::move(r));
         },
         this);
@@ -132,26 +144,31 @@ void MainWindow::buildDocks() {
     addDockWidget(Qt::RightDockWidgetArea, analyzerDock);
     view->addAction(analyzerDock->toggleViewAction());
     // Full slot records cost the emulator a little: keep them only while someone looks.
-    connect(analyzerDock, &QDockWidget::visibilityChanged, this,
-            [this](bool visible) { command("frame.record", {{"on", visible}}); });
+    connect(analyzerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        command("frame.record", {{"on", visible}});
+    });
 }
 
-QAction* MainWindow::action(const QString& name) const { return findChild<QAction*>(name); }
+QAction* MainWindow::action(const QString& name) const {
+    return findChild<QAction*>(name);
+}
 
 void MainWindow::command(const std::string& method, const nlohmann::json& params, Reply reply) {
     std::weak_ptr<Relay> box = relay_;
-    emulator_.submit(method, params, [box, reply = std::move(reply), this, method](const CommandResult& r) {
-        auto relay = box.lock();
-        if (!relay) return;
-        const bool ok = r.ok;
-        nlohmann::json payload = ok ? r.result : nlohmann::json{{"code", r.errorCode}, {"message", r.errorMessage}};
-        relay->post([this, ok, payload = std::move(payload), reply, method] {
-            if (!ok && payload.value("code", 0) != errc::ShuttingDown) showError(payload);
-            if (reply) reply(ok, payload);
-            refresh();
-            emit replied(QString::fromStdString(method), ok);
+    emulator_.submit(
+        method, params, [box, reply = std::move(reply), this, method](const CommandResult& r) {
+            auto relay = box.lock();
+            if (!relay) return;
+            const bool ok = r.ok;
+            nlohmann::json payload =
+                ok ? r.result : nlohmann::json{{"code", r.errorCode}, {"message", r.errorMessage}};
+            relay->post([this, ok, payload = std::move(payload), reply, method] {
+                if (!ok && payload.value("code", 0) != errc::ShuttingDown) showError(payload);
+                if (reply) reply(ok, payload);
+                refresh();
+                emit replied(QString::fromStdString(method), ok);
+            });
         });
-    });
 }
 
 void MainWindow::refresh() {
@@ -163,15 +180,18 @@ void MainWindow::refresh() {
     cpu_->setSnapshot(*s);
     frameLabel_->setText(tr("frame %1").arg(s->frame));
     beamLabel_->setText(tr("beam %1,%2").arg(s->vpos).arg(s->hpos));
-    speedLabel_->setText(s->running ? tr("speed %1x real time").arg(s->speed, 0, 'f', 2) : tr("paused"));
+    speedLabel_->setText(s->running ? tr("speed %1x real time").arg(s->speed, 0, 'f', 2)
+                                    : tr("paused"));
 }
 
 QString MainWindow::statusText() const {
-    return frameLabel_->text() + QStringLiteral("  ") + beamLabel_->text() + QStringLiteral("  ") + speedLabel_->text();
+    return frameLabel_->text() + QStringLiteral("  ") + beamLabel_->text() + QStringLiteral("  ") +
+           speedLabel_->text();
 }
 
 void MainWindow::showError(const nlohmann::json& error) {
-    statusBar()->showMessage(QString::fromStdString(error.value("message", std::string("command failed"))), 5000);
+    statusBar()->showMessage(
+        QString::fromStdString(error.value("message", std::string("command failed"))), 5000);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -187,7 +207,8 @@ void MainWindow::showAbout() {
         const QString text = ok ? QString::fromStdString(v.value("name", std::string()) + " " +
                                                          v.value("version", std::string()))
                                 : tr("Copperline");
-        QMessageBox::about(this, tr("About Copperline"), text + tr("\nA cycle-accurate Amiga profiler and debugger."));
+        QMessageBox::about(this, tr("About Copperline"),
+                           text + tr("\nA cycle-accurate Amiga profiler and debugger."));
     });
 }
 

@@ -6,12 +6,10 @@
 // command sent to the emulator thread; it reads the machine only through the snapshots
 // that thread publishes, so it never touches chip state.
 
-#include <nlohmann/json.hpp>
-
 #include <QMainWindow>
-
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 class QLabel;
 class QTimer;

@@ -7,7 +7,6 @@
 
 #include <QMetaObject>
 #include <QObject>
-
 #include <memory>
 #include <mutex>
 

@@ -13,12 +13,15 @@ void CommandBus::add(const std::string& name, const std::string& summary, Handle
         throw std::logic_error("command registered twice: " + name);
 }
 
-bool CommandBus::has(std::string_view name) const { return commands_.find(name) != commands_.end(); }
+bool CommandBus::has(std::string_view name) const {
+    return commands_.find(name) != commands_.end();
+}
 
 std::vector<std::string> CommandBus::names() const {
     std::vector<std::string> out;
     out.reserve(commands_.size());
-    for (const auto& [name, entry] : commands_) out.push_back(name);
+    for (const auto& [name, entry] : commands_)
+        out.push_back(name);
     return out;
 }
 

@@ -5,10 +5,9 @@
 // The desktop panes, the local-socket protocol, copperline-ctl and the tests all call
 // commands through a CommandBus (DESIGN.md section 4).
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -24,14 +23,14 @@ inline constexpr int InvalidRequest = -32600;
 inline constexpr int MethodNotFound = -32601;
 inline constexpr int InvalidParams = -32602;
 inline constexpr int InternalError = -32603;
-inline constexpr int CommandFailed = -32000;   // the command ran and could not do it
-inline constexpr int ResumePending = -32002;   // a resume already waits for the machine to stop
-inline constexpr int InvalidState = -32003;    // not now: e.g. the machine must be paused first
-inline constexpr int Unsupported = -32004;     // not in this mode
-inline constexpr int HostIo = -32005;          // a host file could not be read or written
-inline constexpr int NotFound = -32007;        // no such breakpoint, register or subscription
-inline constexpr int LineTooLong = -32010;     // a protocol line passed the size limit
-inline constexpr int ShuttingDown = -32011;    // the emulator stopped before it could answer
+inline constexpr int CommandFailed = -32000; // the command ran and could not do it
+inline constexpr int ResumePending = -32002; // a resume already waits for the machine to stop
+inline constexpr int InvalidState = -32003;  // not now: e.g. the machine must be paused first
+inline constexpr int Unsupported = -32004;   // not in this mode
+inline constexpr int HostIo = -32005;        // a host file could not be read or written
+inline constexpr int NotFound = -32007;      // no such breakpoint, register or subscription
+inline constexpr int LineTooLong = -32010;   // a protocol line passed the size limit
+inline constexpr int ShuttingDown = -32011;  // the emulator stopped before it could answer
 } // namespace errc
 
 // Thrown by a command handler to fail with a specific code; the bus turns it into an
@@ -47,8 +46,8 @@ private:
 
 struct CommandResult {
     bool ok = false;
-    nlohmann::json result;  // when ok
-    int errorCode = 0;      // when !ok
+    nlohmann::json result; // when ok
+    int errorCode = 0;     // when !ok
     std::string errorMessage;
 
     // The JSON-RPC shape: {"result": ...} or {"error": {"code": ..., "message": ...}}.
@@ -69,7 +68,8 @@ public:
 
     // Runs a command. Never throws: unknown names, bad parameters and handler failures all
     // come back as errors.
-    CommandResult call(std::string_view name, const nlohmann::json& params = nlohmann::json::object()) const;
+    CommandResult call(std::string_view name,
+                       const nlohmann::json& params = nlohmann::json::object()) const;
 
 private:
     struct Entry {

@@ -7,7 +7,6 @@
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QPointer>
-
 #include <mutex>
 #include <sys/stat.h>
 
@@ -34,7 +33,8 @@ struct ControlServer::Mailbox {
     void post(F f) {
         std::lock_guard lock(mutex);
         if (server)
-            QMetaObject::invokeMethod(server, [s = server, f = std::move(f)] { f(s); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                server, [s = server, f = std::move(f)] { f(s); }, Qt::QueuedConnection);
     }
 };
 
@@ -52,7 +52,8 @@ ControlServer::ControlServer(Emulator& emulator, QObject* parent)
     mailbox_->server = this;
     std::weak_ptr<Mailbox> box = mailbox_;
     listenerId_ = emulator_.addListener([box](const std::string& method, const json& params) {
-        if (auto b = box.lock()) b->post([method, params](ControlServer* s) { s->notify(method, params); });
+        if (auto b = box.lock())
+            b->post([method, params](ControlServer* s) { s->notify(method, params); });
     });
 }
 
@@ -110,13 +111,15 @@ bool ControlServer::listen(const std::string& name, std::string* error) {
 
 void ControlServer::flush() {
     for (auto& [id, c] : connections_)
-        if (c->socket && c->socket->state() == QLocalSocket::ConnectedState) c->socket->waitForBytesWritten(1000);
+        if (c->socket && c->socket->state() == QLocalSocket::ConnectedState)
+            c->socket->waitForBytesWritten(1000);
 }
 
 void ControlServer::accept() {
     while (QLocalSocket* s = server_->nextPendingConnection()) {
         if (int(connections_.size()) >= kMaxConnections) {
-            const std::string line = rpc::errorLine(nullptr, errc::InvalidRequest, "too many connections");
+            const std::string line =
+                rpc::errorLine(nullptr, errc::InvalidRequest, "too many connections");
             s->write(line.data(), qint64(line.size()));
             s->disconnectFromServer();
             connect(s, &QLocalSocket::disconnected, s, &QObject::deleteLater);
@@ -128,7 +131,9 @@ void ControlServer::accept() {
         const std::uint64_t id = c->id;
         connect(s, &QLocalSocket::readyRead, this, [this, id] { readFrom(id); });
         // Queued: a socket may report its end from inside a write, while its connection is in use.
-        connect(s, &QLocalSocket::disconnected, this, [this, id] { dropConnection(id); }, Qt::QueuedConnection);
+        connect(
+            s, &QLocalSocket::disconnected, this, [this, id] { dropConnection(id); },
+            Qt::QueuedConnection);
         connect(
             s, &QLocalSocket::errorOccurred, this,
             [this, id](QLocalSocket::LocalSocketError e) {
@@ -164,7 +169,8 @@ void ControlServer::readFrom(std::uint64_t id) {
         const qint64 n = c.socket->read(buf, sizeof buf);
         if (n <= 0) break;
         c.framer.feed(
-            std::string_view(buf, std::size_t(n)), [&](std::string_view line) { handleLine(c, line); },
+            std::string_view(buf, std::size_t(n)),
+            [&](std::string_view line) { handleLine(c, line); },
             [&] {
                 send(c, rpc::errorLine(nullptr, errc::LineTooLong,
                                        "line longer than 4 MiB; it was dropped up to its newline"));
@@ -175,7 +181,7 @@ void ControlServer::readFrom(std::uint64_t id) {
 
 void ControlServer::handleLine(Connection& c, std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) return;  // blank lines are skipped
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return; // blank lines are skipped
     auto parsed = rpc::parseRequest(line);
     if (auto* r = std::get_if<rpc::Rejection>(&parsed)) {
         send(c, rpc::errorLine(r->id, r->code, r->message));
@@ -187,16 +193,22 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
     // The connection's own methods: its subscriptions. They take effect in the emulator's
     // order of things: a `ping` goes through the command queue first, so a subscription
     // sent after a command sees that command's events, and one sent before it sees them all.
-    if (req.method == "events.subscribe" || req.method == "events.unsubscribe" || req.method == "events.list") {
+    if (req.method == "events.subscribe" || req.method == "events.unsubscribe" ||
+        req.method == "events.list") {
         emulator_.submit("ping", json::object(), [box, id, req](const CommandResult&) {
-            if (auto b = box.lock()) b->post([id, req](ControlServer* s) { s->subscription(id, req); });
+            if (auto b = box.lock())
+                b->post([id, req](ControlServer* s) { s->subscription(id, req); });
         });
         return;
     }
-    emulator_.submit(req.method, std::move(req.params), [box, id, rid = req.id](const CommandResult& r) {
-        std::string reply = rpc::replyLine(rid, r);
-        if (auto b = box.lock()) b->post([id, reply = std::move(reply)](ControlServer* s) { s->deliver(id, reply); });
-    });
+    emulator_.submit(req.method, std::move(req.params),
+                     [box, id, rid = req.id](const CommandResult& r) {
+                         std::string reply = rpc::replyLine(rid, r);
+                         if (auto b = box.lock())
+                             b->post([id, reply = std::move(reply)](ControlServer* s) {
+                                 s->deliver(id, reply);
+                             });
+                     });
 }
 
 void ControlServer::subscription(std::uint64_t id, const rpc::Request& req) {
@@ -204,9 +216,10 @@ void ControlServer::subscription(std::uint64_t id, const rpc::Request& req) {
     if (it == connections_.end()) return;
     Connection& c = *it->second;
     try {
-        json result = req.method == "events.subscribe"     ? subscribe(c, req.params)
-                      : req.method == "events.unsubscribe" ? unsubscribe(c, req.params)
-                                                           : json{{"events", c.events}, {"frame_interval", c.frameInterval}};
+        json result = req.method == "events.subscribe" ? subscribe(c, req.params)
+                      : req.method == "events.unsubscribe"
+                          ? unsubscribe(c, req.params)
+                          : json{{"events", c.events}, {"frame_interval", c.frameInterval}};
         send(c, rpc::resultLine(req.id, result));
     } catch (const CommandError& e) {
         send(c, rpc::errorLine(req.id, e.code(), e.what()));
@@ -215,15 +228,18 @@ void ControlServer::subscription(std::uint64_t id, const rpc::Request& req) {
 
 json ControlServer::subscribe(Connection& c, const json& p) {
     auto it = p.find("events");
-    if (it == p.end() || !it->is_array()) throw CommandError(errc::InvalidParams, "events: expected an array of names");
+    if (it == p.end() || !it->is_array())
+        throw CommandError(errc::InvalidParams, "events: expected an array of names");
     std::set<std::string> names;
     for (const auto& n : *it) {
         if (!n.is_string() || !kEvents.count(n.get<std::string>()))
-            throw CommandError(errc::InvalidParams, "events: known events are event.frame, event.stopped, event.serial");
+            throw CommandError(errc::InvalidParams,
+                               "events: known events are event.frame, event.stopped, event.serial");
         names.insert(n.get<std::string>());
     }
     const auto interval = params::optionalNumber(p, "frame_interval", 1'000'000);
-    if (interval && *interval == 0) throw CommandError(errc::InvalidParams, "frame_interval: 1 to 1000000");
+    if (interval && *interval == 0)
+        throw CommandError(errc::InvalidParams, "frame_interval: 1 to 1000000");
     if (interval) c.frameInterval = *interval;
     for (const auto& n : names) {
         if (!c.events.insert(n).second) continue;
@@ -236,10 +252,12 @@ json ControlServer::subscribe(Connection& c, const json& p) {
 json ControlServer::unsubscribe(Connection& c, const json& p) {
     std::set<std::string> names = c.events;
     if (auto it = p.find("events"); it != p.end()) {
-        if (!it->is_array()) throw CommandError(errc::InvalidParams, "events: expected an array of names");
+        if (!it->is_array())
+            throw CommandError(errc::InvalidParams, "events: expected an array of names");
         names.clear();
         for (const auto& n : *it) {
-            if (!n.is_string()) throw CommandError(errc::InvalidParams, "events: expected an array of names");
+            if (!n.is_string())
+                throw CommandError(errc::InvalidParams, "events: expected an array of names");
             names.insert(n.get<std::string>());
         }
     }

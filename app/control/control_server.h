@@ -9,7 +9,6 @@
 
 #include <QObject>
 #include <QString>
-
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -1,5 +1,4 @@
 #include "app/control/emulator_impl.h"
-
 #include "profiler/capture/screenshot.h"
 
 #include <algorithm>
@@ -17,7 +16,8 @@ constexpr double kPaceSlackSeconds = 0.25;
 
 // ---- construction ----------------------------------------------------------------------------
 
-Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o) : machine(std::move(m)), options(o) {
+Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
+    : machine(std::move(m)), options(o) {
     machine->setFrameCallback([this](std::uint64_t) { frameCommitted = true; });
     machine->setSerialSink([this](std::uint8_t b) {
         if (options.serialOut) {
@@ -42,7 +42,9 @@ Emulator::Impl::~Impl() {
 Emulator::Emulator(std::unique_ptr<Machine> machine, const Options& options)
     : impl_(std::make_unique<Impl>(std::move(machine), options)) {}
 
-Emulator::~Emulator() { stop(); }
+Emulator::~Emulator() {
+    stop();
+}
 
 void Emulator::start() {
     if (impl_->thread.joinable()) return;
@@ -89,7 +91,9 @@ CommandResult Emulator::call(const std::string& method, const nlohmann::json& pa
     return future.get();
 }
 
-std::shared_ptr<const Snapshot> Emulator::snapshot() const { return impl_->published.load(std::memory_order_acquire); }
+std::shared_ptr<const Snapshot> Emulator::snapshot() const {
+    return impl_->published.load(std::memory_order_acquire);
+}
 
 int Emulator::addListener(Listener listener) {
     std::lock_guard lock(impl_->listenerMutex);
@@ -103,15 +107,21 @@ void Emulator::removeListener(int id) {
     impl_->listeners.erase(id);
 }
 
-void Emulator::wantFrameEvents(bool on) { impl_->frameInterest += on ? 1 : -1; }
-void Emulator::wantSerialEvents(bool on) { impl_->serialInterest += on ? 1 : -1; }
+void Emulator::wantFrameEvents(bool on) {
+    impl_->frameInterest += on ? 1 : -1;
+}
+void Emulator::wantSerialEvents(bool on) {
+    impl_->serialInterest += on ? 1 : -1;
+}
 
 void Emulator::setQuitHandler(std::function<void()> handler) {
     std::lock_guard lock(impl_->queueMutex);
     impl_->quitHandler = std::move(handler);
 }
 
-const CommandBus& Emulator::bus() const { return impl_->bus; }
+const CommandBus& Emulator::bus() const {
+    return impl_->bus;
+}
 
 // ---- the thread --------------------------------------------------------------------------------
 
@@ -140,7 +150,8 @@ void Emulator::Impl::threadMain() {
     gone.errorMessage = "the emulator is shutting down";
     for (auto& r : left)
         if (r.done) r.done(gone);
-    for (auto& w : stopWaiters) w(gone);
+    for (auto& w : stopWaiters)
+        w(gone);
     stopWaiters.clear();
     threadId = {};
 }
@@ -186,7 +197,8 @@ void Emulator::Impl::runSlice() {
     while (running) {
         if (pending.load(std::memory_order_relaxed)) return;
         const std::uint32_t pc = cpu.instructionAddress();
-        if (!skipBreakOnce && !pcBreaks.empty() && std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
+        if (!skipBreakOnce && !pcBreaks.empty() &&
+            std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
             int id = 0;
             for (const auto& b : breakpoints)
                 if (b.kind == Breakpoint::Kind::Pc && b.address == pc) id = b.id;
@@ -209,7 +221,9 @@ void Emulator::Impl::runSlice() {
                                      {"access", w.write ? "write" : "read"},
                                      {"instruction_pc", currentPc}};
             // A write's value is on the bus as it reaches us; a read's is not yet.
-            if (w.write) detail["value"] = w.size == 1 ? (w.address & 1 ? w.value & 0xFF : w.value >> 8) : w.value;
+            if (w.write)
+                detail["value"] =
+                    w.size == 1 ? (w.address & 1 ? w.value & 0xFF : w.value >> 8) : w.value;
             stopRun("watchpoint", std::move(detail));
             return;
         }
@@ -280,7 +294,8 @@ void Emulator::Impl::onFrame() {
     if (speedHost == Clock::time_point{}) {
         speedHost = now;
         speedEmu = emu;
-    } else if (const double dt = std::chrono::duration<double>(now - speedHost).count(); dt >= 0.5) {
+    } else if (const double dt = std::chrono::duration<double>(now - speedHost).count();
+               dt >= 0.5) {
         speed = (emu - speedEmu) / dt;
         speedHost = now;
         speedEmu = emu;
@@ -289,11 +304,14 @@ void Emulator::Impl::onFrame() {
 
     if (frameInterest.load(std::memory_order_relaxed) > 0) {
         nlohmann::json counts = nlohmann::json::object();
-        for (unsigned o = 0; o < kBusOwnerCount; ++o) counts[busOwnerName(BusOwner(o))] = grid->counts[o];
-        emit("event.frame", {{"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}});
+        for (unsigned o = 0; o < kBusOwnerCount; ++o)
+            counts[busOwnerName(BusOwner(o))] = grid->counts[o];
+        emit("event.frame",
+             {{"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}});
     }
     if (!serialBuffer.empty()) {
-        if (serialInterest.load(std::memory_order_relaxed) > 0) emit("event.serial", {{"text", serialBuffer}});
+        if (serialInterest.load(std::memory_order_relaxed) > 0)
+            emit("event.serial", {{"text", serialBuffer}});
         serialBuffer.clear();
     }
 }
@@ -307,8 +325,10 @@ void Emulator::Impl::pace() {
         paceEmu = emu;
         return;
     }
-    const auto due = paceHost + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(emu - paceEmu));
-    if (now > due + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kPaceSlackSeconds))) {
+    const auto due = paceHost + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(emu - paceEmu));
+    if (now > due + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(kPaceSlackSeconds))) {
         paceHost = now;
         paceEmu = emu;
         return;
@@ -360,7 +380,8 @@ void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
     r.result = event;
     auto waiters = std::move(stopWaiters);
     stopWaiters.clear();
-    for (auto& w : waiters) w(r);
+    for (auto& w : waiters)
+        w(r);
 }
 
 void Emulator::Impl::resume(const Target& t) {
@@ -405,15 +426,18 @@ void Emulator::Impl::publish() {
 
 void Emulator::Impl::emit(const std::string& method, const nlohmann::json& params) {
     std::lock_guard lock(listenerMutex);
-    for (auto& [id, l] : listeners) l(method, params);
+    for (auto& [id, l] : listeners)
+        l(method, params);
 }
 
 void Emulator::Impl::rebuildBreakIndex() {
     pcBreaks.clear();
     bool watches = false;
     for (const auto& b : breakpoints) {
-        if (b.kind == Breakpoint::Kind::Pc) pcBreaks.push_back(b.address);
-        else watches = true;
+        if (b.kind == Breakpoint::Kind::Pc)
+            pcBreaks.push_back(b.address);
+        else
+            watches = true;
     }
     std::sort(pcBreaks.begin(), pcBreaks.end());
     machine->setCpuAccessObserver(watches ? this : nullptr);
@@ -421,7 +445,8 @@ void Emulator::Impl::rebuildBreakIndex() {
 
 void Emulator::Impl::cpuAccess(const m68k::BusCycle& c) {
     // Watchpoints watch data; the CPU's own instruction fetches are not "reads" here.
-    if (c.fc == m68k::FunctionCode::UserProgram || c.fc == m68k::FunctionCode::SupervisorProgram) return;
+    if (c.fc == m68k::FunctionCode::UserProgram || c.fc == m68k::FunctionCode::SupervisorProgram)
+        return;
     if (watchHit) return;
     const bool write = c.op == m68k::BusOp::Write || c.op == m68k::BusOp::TestAndSet;
     const bool read = c.op != m68k::BusOp::Write;

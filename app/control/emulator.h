@@ -24,10 +24,10 @@ class Machine;
 class Emulator {
 public:
     struct Options {
-        bool paced = false;        // hold to real time (50 Hz PAL): the window; headless runs unpaced
+        bool paced = false; // hold to real time (50 Hz PAL): the window; headless runs unpaced
         bool startRunning = false; // run at start, or wait paused for a command
         bool pictures = false;     // compose the display into every frame's snapshot (the window)
-        std::FILE* serialOut = nullptr;  // where the guest's serial output goes besides event.serial
+        std::FILE* serialOut = nullptr; // where the guest's serial output goes besides event.serial
     };
 
     // Reply to one submitted command; called on the emulator thread.
@@ -38,7 +38,7 @@ public:
 
     // Takes a machine that is powered on and ready to run.
     Emulator(std::unique_ptr<Machine> machine, const Options& options);
-    ~Emulator();  // stops the thread; pending replies are answered with ShuttingDown
+    ~Emulator(); // stops the thread; pending replies are answered with ShuttingDown
     Emulator(const Emulator&) = delete;
     Emulator& operator=(const Emulator&) = delete;
 
@@ -50,7 +50,8 @@ public:
     // calls it when the machine stops.
     void submit(std::string method, nlohmann::json params, Done done);
     // Submits and waits for the reply (from any thread but the emulator's own).
-    CommandResult call(const std::string& method, const nlohmann::json& params = nlohmann::json::object());
+    CommandResult call(const std::string& method,
+                       const nlohmann::json& params = nlohmann::json::object());
 
     // The latest snapshot; never null once constructed.
     std::shared_ptr<const Snapshot> snapshot() const;

@@ -23,8 +23,8 @@ struct Breakpoint {
     enum class Kind { Pc, Watch };
     int id = 0;
     Kind kind = Kind::Pc;
-    std::uint32_t address = 0;  // pc, or the first byte watched
-    std::uint32_t length = 1;   // watch: bytes watched
+    std::uint32_t address = 0; // pc, or the first byte watched
+    std::uint32_t length = 1;  // watch: bytes watched
     bool onRead = false, onWrite = true;
 };
 
@@ -62,15 +62,15 @@ struct Emulator::Impl : CpuAccessObserver {
     bool running = false;
     // Set while a handler runs: the handler asks for its reply to wait for the next stop.
     bool deferReply = false;
-    bool quitRequested = false;  // set by `quit`: the quit handler runs after its reply
+    bool quitRequested = false; // set by `quit`: the quit handler runs after its reply
     std::vector<Done> stopWaiters;
     // What ends the current resume (besides breakpoints and pause).
     struct Target {
         enum class Kind { None, Steps, Frame, Pc, Beam } kind = Kind::None;
-        std::uint64_t count = 0;  // Steps: instructions left
-        std::uint64_t frame = 0;  // Frame: stop once machine.frame() reaches it; Beam: at this frame
+        std::uint64_t count = 0; // Steps: instructions left
+        std::uint64_t frame = 0; // Frame: stop once machine.frame() reaches it; Beam: at this frame
         std::uint32_t pc = 0;
-        unsigned beam = 0;        // Beam: vpos * 256 + hpos, reached in `frame`
+        unsigned beam = 0; // Beam: vpos * 256 + hpos, reached in `frame`
         const char* reason = "target";
     } target;
     // The first instruction after a resume runs even if a breakpoint sits on it, so that
@@ -79,7 +79,7 @@ struct Emulator::Impl : CpuAccessObserver {
 
     std::vector<Breakpoint> breakpoints;
     int nextBreakpoint = 1;
-    std::vector<std::uint32_t> pcBreaks;  // sorted pc breakpoint addresses, for the run loop
+    std::vector<std::uint32_t> pcBreaks; // sorted pc breakpoint addresses, for the run loop
     struct WatchHit {
         int id = 0;
         std::uint32_t address = 0;
@@ -88,10 +88,10 @@ struct Emulator::Impl : CpuAccessObserver {
         std::uint16_t value = 0;
     };
     std::optional<WatchHit> watchHit;
-    std::uint32_t currentPc = 0;  // the instruction being stepped, for watch reports
+    std::uint32_t currentPc = 0; // the instruction being stepped, for watch reports
 
     bool frameCommitted = false;
-    bool publishRecords = false;  // frame.record: keep full slot records in snapshots
+    bool publishRecords = false; // frame.record: keep full slot records in snapshots
     std::uint64_t snapshotSerial = 0;
     std::shared_ptr<const Image> picture;
     std::uint64_t pictureFrame = 0;
@@ -118,7 +118,7 @@ struct Emulator::Impl : CpuAccessObserver {
 
     // Stops a run: answers every waiting resume with the stop event and notifies listeners.
     void stopRun(const char* reason, nlohmann::json detail = nullptr);
-    nlohmann::json position() const;  // pc, frame, vpos, hpos, cck, seconds, instructions
+    nlohmann::json position() const; // pc, frame, vpos, hpos, cck, seconds, instructions
     nlohmann::json status() const;
     // Starts a resume: the reply waits for the stop.
     void resume(const Target& t);

@@ -13,7 +13,7 @@
 
 namespace copperline::rpc {
 
-inline constexpr std::size_t kMaxLineBytes = 4u << 20;  // 4 MiB
+inline constexpr std::size_t kMaxLineBytes = 4u << 20; // 4 MiB
 
 // Splits a byte stream into lines. A line longer than the limit is dropped whole (up to
 // its newline) and reported once, so one hostile line costs the peer an error reply and
@@ -32,9 +32,9 @@ private:
 
 // A request that passed validation.
 struct Request {
-    nlohmann::json id;       // number or string
+    nlohmann::json id; // number or string
     std::string method;
-    nlohmann::json params;   // always an object
+    nlohmann::json params; // always an object
 };
 // Or the error reply it earned (with the id when one could be read, else null).
 struct Rejection {
@@ -50,7 +50,8 @@ std::string resultLine(const nlohmann::json& id, const nlohmann::json& result);
 std::string errorLine(const nlohmann::json& id, int code, const std::string& message);
 std::string replyLine(const nlohmann::json& id, const CommandResult& result);
 std::string notificationLine(const std::string& method, const nlohmann::json& params);
-std::string requestLine(const nlohmann::json& id, const std::string& method, const nlohmann::json& params);
+std::string requestLine(const nlohmann::json& id, const std::string& method,
+                        const nlohmann::json& params);
 
 // Dumps compactly, replacing invalid UTF-8 instead of throwing.
 std::string dump(const nlohmann::json& j, int indent = -1);

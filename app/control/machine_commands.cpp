@@ -22,8 +22,8 @@ using nlohmann::json;
 namespace p = params;
 
 constexpr int kProtocolVersion = 1;
-constexpr std::uint64_t kMaxReadBytes = 1u << 20;         // mem.read: 1 MiB per call
-constexpr std::uint64_t kMaxStateBytes = 64ull << 20;     // state files are ~1.1 MiB today
+constexpr std::uint64_t kMaxReadBytes = 1u << 20;     // mem.read: 1 MiB per call
+constexpr std::uint64_t kMaxStateBytes = 64ull << 20; // state files are ~1.1 MiB today
 constexpr std::uint64_t kMaxSteps = 1'000'000;
 constexpr std::uint64_t kMaxFrames = 1'000'000;
 
@@ -33,20 +33,26 @@ std::string hex64(std::uint64_t v) {
     return buf;
 }
 
-[[noreturn]] void fail(int code, const std::string& message) { throw CommandError(code, message); }
+[[noreturn]] void fail(int code, const std::string& message) {
+    throw CommandError(code, message);
+}
 
 void requirePaused(const Emulator::Impl& e, const char* what, bool resume = true) {
     if (resume && e.running && !e.stopWaiters.empty())
-        fail(errc::ResumePending, std::string(what) + ": a resume already waits for the machine to stop");
-    if (e.running) fail(errc::InvalidState, std::string(what) + ": the machine is running; pause it first");
+        fail(errc::ResumePending,
+             std::string(what) + ": a resume already waits for the machine to stop");
+    if (e.running)
+        fail(errc::InvalidState, std::string(what) + ": the machine is running; pause it first");
 }
 
 json regsJson(const CpuRegisters& r) {
     static constexpr const char* dn[8] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
     static constexpr const char* an[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
     json out = json::object();
-    for (std::size_t i = 0; i < 8; ++i) out[dn[i]] = r.d[i];
-    for (std::size_t i = 0; i < 8; ++i) out[an[i]] = r.a[i];
+    for (std::size_t i = 0; i < 8; ++i)
+        out[dn[i]] = r.d[i];
+    for (std::size_t i = 0; i < 8; ++i)
+        out[an[i]] = r.a[i];
     out["usp"] = r.usp;
     out["ssp"] = r.ssp;
     out["pc"] = r.pc;
@@ -55,7 +61,9 @@ json regsJson(const CpuRegisters& r) {
 }
 
 json breakpointJson(const Breakpoint& b) {
-    json out = {{"id", b.id}, {"kind", b.kind == Breakpoint::Kind::Pc ? "pc" : "watch"}, {"addr", b.address}};
+    json out = {{"id", b.id},
+                {"kind", b.kind == Breakpoint::Kind::Pc ? "pc" : "watch"},
+                {"addr", b.address}};
     if (b.kind == Breakpoint::Kind::Watch) {
         out["len"] = b.length;
         out["access"] = b.onRead && b.onWrite ? "access" : b.onRead ? "read" : "write";
@@ -74,7 +82,9 @@ std::vector<std::uint8_t> readFile(const std::string& path, std::uint64_t limit)
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) fail(errc::HostIo, path + ": " + ec.message());
-    if (size > limit) fail(errc::HostIo, path + ": " + std::to_string(size) + " bytes is too large for a state file");
+    if (size > limit)
+        fail(errc::HostIo,
+             path + ": " + std::to_string(size) + " bytes is too large for a state file");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(errc::HostIo, path + ": cannot open");
     std::vector<std::uint8_t> bytes(size);
@@ -110,7 +120,8 @@ constexpr std::size_t kStateHeaderBytes = 4 + 4 + 1 + 4 + 4 + 8 + 8;
 
 std::uint64_t le(const std::vector<std::uint8_t>& b, std::size_t at, unsigned n) {
     std::uint64_t v = 0;
-    for (unsigned i = 0; i < n; ++i) v |= std::uint64_t(b[at + i]) << (8 * i);
+    for (unsigned i = 0; i < n; ++i)
+        v |= std::uint64_t(b[at + i]) << (8 * i);
     return v;
 }
 
@@ -128,10 +139,12 @@ void registerMachineCommands(Emulator::Impl& e) {
     });
     bus.add("methods", "Every method with its one-line summary.", [&bus](const json&) {
         json out = json::array();
-        for (const auto& n : bus.names()) out.push_back({{"name", n}, {"summary", bus.summary(n)}});
+        for (const auto& n : bus.names())
+            out.push_back({{"name", n}, {"summary", bus.summary(n)}});
         return json{{"methods", out}};
     });
-    bus.add("ping", "Answers {} once the commands sent before it have run.", [](const json&) { return json::object(); });
+    bus.add("ping", "Answers {} once the commands sent before it have run.",
+            [](const json&) { return json::object(); });
     bus.add("status", "Running or paused, where the beam and the CPU are, and the speed.",
             [&e](const json&) { return e.status(); });
     bus.add("quit", "Ends the emulator after this reply.", [&e](const json&) {
@@ -145,29 +158,32 @@ void registerMachineCommands(Emulator::Impl& e) {
     });
 
     // ---- execution -----------------------------------------------------------------------
-    bus.add("pause", "Stops the machine; replies with the stop event (reason \"pause\").", [&e](const json&) {
-        if (!e.running) {
-            json s = e.position();
-            s["reason"] = "pause";
-            s["detail"] = {{"already_paused", true}};
-            return s;
-        }
-        e.stopRun("pause");
-        json s = e.position();
-        s["reason"] = "pause";
-        return s;
-    });
+    bus.add("pause", "Stops the machine; replies with the stop event (reason \"pause\").",
+            [&e](const json&) {
+                if (!e.running) {
+                    json s = e.position();
+                    s["reason"] = "pause";
+                    s["detail"] = {{"already_paused", true}};
+                    return s;
+                }
+                e.stopRun("pause");
+                json s = e.position();
+                s["reason"] = "pause";
+                return s;
+            });
     bus.add("continue", "Runs until a breakpoint, a pause or a quit; {wait:false} replies at once.",
             [&e](const json& p) {
                 const bool wait = p::boolean(p, "wait", true);
-                if (e.machine->halted()) fail(errc::InvalidState, "continue: the CPU has halted; reset the machine");
+                if (e.machine->halted())
+                    fail(errc::InvalidState, "continue: the CPU has halted; reset the machine");
                 if (!e.running) {
                     e.resume({});
                 } else if (wait) {
                     // One resume at a time: joining a step's or a run_until's stop would
                     // answer this continue with somebody else's target.
                     if (!e.stopWaiters.empty())
-                        fail(errc::ResumePending, "continue: a resume already waits for the machine to stop");
+                        fail(errc::ResumePending,
+                             "continue: a resume already waits for the machine to stop");
                     e.deferReply = true;
                 }
                 if (!wait) {
@@ -189,7 +205,8 @@ void registerMachineCommands(Emulator::Impl& e) {
                 e.resume(t);
                 return json();
             });
-    bus.add("step_frame", "Runs n frames (default 1); stops at the first instruction of the next frame.",
+    bus.add("step_frame",
+            "Runs n frames (default 1); stops at the first instruction of the next frame.",
             [&e](const json& p) {
                 const auto n = p::optionalNumber(p, "n", kMaxFrames).value_or(1);
                 if (n == 0) fail(errc::InvalidParams, "n: must be at least 1");
@@ -201,16 +218,19 @@ void registerMachineCommands(Emulator::Impl& e) {
                 e.resume(t);
                 return json();
             });
-    bus.add("run_until", "Runs until the pc, the frame, or the beam position {vpos, hpos}; exactly one.",
+    bus.add("run_until",
+            "Runs until the pc, the frame, or the beam position {vpos, hpos}; exactly one.",
             [&e](const json& p) {
                 const auto pc = p::optionalNumber(p, "pc", 0xFFFFFF);
                 const auto frame = p::optionalNumber(p, "frame", ~0ull);
                 const auto vpos = p::optionalNumber(p, "vpos", 313);
                 const auto hpos = p::optionalNumber(p, "hpos", 227);
                 if (int(pc.has_value()) + int(frame.has_value()) + int(vpos.has_value()) != 1)
-                    fail(errc::InvalidParams, "run_until: give exactly one of pc, frame, or vpos (with hpos)");
+                    fail(errc::InvalidParams,
+                         "run_until: give exactly one of pc, frame, or vpos (with hpos)");
                 if (hpos && !vpos) fail(errc::InvalidParams, "run_until: hpos needs vpos");
-                if (pc && (*pc & 1)) fail(errc::InvalidParams, "pc: instructions sit at even addresses");
+                if (pc && (*pc & 1))
+                    fail(errc::InvalidParams, "pc: instructions sit at even addresses");
                 requirePaused(e, "run_until");
                 using K = Emulator::Impl::Target::Kind;
                 Emulator::Impl::Target t;
@@ -232,52 +252,66 @@ void registerMachineCommands(Emulator::Impl& e) {
                     t.beam = unsigned(*vpos) * 256 + unsigned(hpos.value_or(0));
                     const auto& a = e.machine->agnus();
                     const unsigned here = unsigned(a.vpos()) * 256 + a.hpos();
-                    // The next time the beam gets there: this frame if it has not yet, else the next.
+                    // The next time the beam gets there: this frame if it has not yet, else the
+                    // next.
                     t.frame = e.machine->frame() + (here < t.beam ? 0 : 1);
                 }
                 e.resume(t);
                 return json();
             });
-    bus.add("machine.reset", "Resets the machine: {kind: \"warm\"} (the RESET line) or \"cold\" (power).",
+    bus.add("machine.reset",
+            "Resets the machine: {kind: \"warm\"} (the RESET line) or \"cold\" (power).",
             [&e](const json& p) {
                 const std::string kind = p::optionalString(p, "kind").value_or("warm");
-                if (kind == "warm") e.machine->reset();
-                else if (kind == "cold") e.machine->powerOn();
-                else fail(errc::InvalidParams, "kind: expected \"warm\" or \"cold\"");
+                if (kind == "warm")
+                    e.machine->reset();
+                else if (kind == "cold")
+                    e.machine->powerOn();
+                else
+                    fail(errc::InvalidParams, "kind: expected \"warm\" or \"cold\"");
                 json s = e.status();
                 s["reset"] = kind;
                 return s;
             });
 
     // ---- breakpoints ---------------------------------------------------------------------
-    bus.add("break.add", "Adds a breakpoint: {kind:\"pc\", addr} or {kind:\"watch\", addr, len, access}.",
-            [&e](const json& p) {
-                const std::string kind = p::string(p, "kind");
-                Breakpoint b;
-                b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
-                if (kind == "pc") {
-                    if (b.address & 1) fail(errc::InvalidParams, "addr: instructions sit at even addresses");
-                    b.kind = Breakpoint::Kind::Pc;
-                } else if (kind == "watch") {
-                    b.kind = Breakpoint::Kind::Watch;
-                    b.length = std::uint32_t(p::optionalNumber(p, "len", 0x1000000 - b.address).value_or(1));
-                    if (b.length == 0) fail(errc::InvalidParams, "len: must be at least 1");
-                    const std::string access = p::optionalString(p, "access").value_or("write");
-                    if (access == "write") b.onRead = false, b.onWrite = true;
-                    else if (access == "read") b.onRead = true, b.onWrite = false;
-                    else if (access == "access") b.onRead = b.onWrite = true;
-                    else fail(errc::InvalidParams, "access: expected \"write\", \"read\" or \"access\"");
-                } else {
-                    fail(errc::InvalidParams, "kind: expected \"pc\" or \"watch\"");
-                }
-                b.id = e.nextBreakpoint++;
-                e.breakpoints.push_back(b);
-                e.rebuildBreakIndex();
-                return breakpointJson(b);
-            });
+    bus.add(
+        "break.add",
+        "Adds a breakpoint: {kind:\"pc\", addr} or {kind:\"watch\", addr, len, access}.",
+        [&e](const json& p) {
+            const std::string kind = p::string(p, "kind");
+            Breakpoint b;
+            b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
+            if (kind == "pc") {
+                if (b.address & 1)
+                    fail(errc::InvalidParams, "addr: instructions sit at even addresses");
+                b.kind = Breakpoint::Kind::Pc;
+            } else if (kind == "watch") {
+                b.kind = Breakpoint::Kind::Watch;
+                b.length =
+                    std::uint32_t(p::optionalNumber(p, "len", 0x1000000 - b.address).value_or(1));
+                if (b.length == 0) fail(errc::InvalidParams, "len: must be at least 1");
+                const std::string access = p::optionalString(p, "access").value_or("write");
+                if (access == "write")
+                    b.onRead = false, b.onWrite = true;
+                else if (access == "read")
+                    b.onRead = true, b.onWrite = false;
+                else if (access == "access")
+                    b.onRead = b.onWrite = true;
+                else
+                    fail(errc::InvalidParams, "access: expected \"write\", \"read\" or \"access\"");
+            } else {
+                fail(errc::InvalidParams, "kind: expected \"pc\" or \"watch\"");
+            }
+            b.id = e.nextBreakpoint++;
+            e.breakpoints.push_back(b);
+            e.rebuildBreakIndex();
+            return breakpointJson(b);
+        });
     bus.add("break.remove", "Removes the breakpoint {id}.", [&e](const json& p) {
         const auto id = p::number(p, "id", 0x7FFFFFFF);
-        auto it = std::find_if(e.breakpoints.begin(), e.breakpoints.end(), [&](auto& b) { return b.id == int(id); });
+        auto it = std::find_if(e.breakpoints.begin(), e.breakpoints.end(),
+                               [&](auto& b) { return b.id == int(id); });
         if (it == e.breakpoints.end()) fail(errc::NotFound, "no breakpoint " + std::to_string(id));
         e.breakpoints.erase(it);
         e.rebuildBreakIndex();
@@ -285,7 +319,8 @@ void registerMachineCommands(Emulator::Impl& e) {
     });
     bus.add("break.list", "Every breakpoint.", [&e](const json&) {
         json out = json::array();
-        for (const auto& b : e.breakpoints) out.push_back(breakpointJson(b));
+        for (const auto& b : e.breakpoints)
+            out.push_back(breakpointJson(b));
         return json{{"breakpoints", out}};
     });
     bus.add("break.clear", "Removes every breakpoint.", [&e](const json&) {
@@ -298,7 +333,9 @@ void registerMachineCommands(Emulator::Impl& e) {
     // ---- inspection ----------------------------------------------------------------------
     bus.add("regs.get", "The CPU's registers; pc is the address of the next instruction.",
             [&e](const json&) { return regsJson(e.registers()); });
-    bus.add("regs.set", "Sets one register: {reg: \"d0\"..\"a7\", \"sp\", \"usp\", \"ssp\", \"pc\", \"sr\", \"ccr\", value}.",
+    bus.add("regs.set",
+            "Sets one register: {reg: \"d0\"..\"a7\", \"sp\", \"usp\", \"ssp\", \"pc\", \"sr\", "
+            "\"ccr\", value}.",
             [&e](const json& p) {
                 const std::string reg = p::string(p, "reg");
                 const auto value = std::uint32_t(p::number(p, "value"));
@@ -309,11 +346,15 @@ void registerMachineCommands(Emulator::Impl& e) {
                 std::uint32_t ssp = super ? r.a[7] : r.ssp;
                 std::uint32_t pc = cpu.instructionAddress();
                 std::uint16_t sr = r.sr;
-                if (reg.size() == 2 && (reg[0] == 'd' || reg[0] == 'a') && reg[1] >= '0' && reg[1] <= '7') {
+                if (reg.size() == 2 && (reg[0] == 'd' || reg[0] == 'a') && reg[1] >= '0' &&
+                    reg[1] <= '7') {
                     const unsigned i = unsigned(reg[1] - '0');
-                    if (reg[0] == 'd') r.d[i] = value;
-                    else if (i < 7) r.a[i] = value;
-                    else (super ? ssp : usp) = value;
+                    if (reg[0] == 'd')
+                        r.d[i] = value;
+                    else if (i < 7)
+                        r.a[i] = value;
+                    else
+                        (super ? ssp : usp) = value;
                 } else if (reg == "sp") {
                     (super ? ssp : usp) = value;
                 } else if (reg == "usp") {
@@ -325,7 +366,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                     pc = value & 0xFFFFFF;
                 } else if (reg == "sr") {
                     if (value > 0xFFFF) fail(errc::InvalidParams, "value: sr is 16 bits");
-                    sr = std::uint16_t(value & 0xA71F);  // the 68000's implemented bits
+                    sr = std::uint16_t(value & 0xA71F); // the 68000's implemented bits
                 } else if (reg == "ccr") {
                     if (value > 0xFF) fail(errc::InvalidParams, "value: ccr is 8 bits");
                     sr = std::uint16_t((sr & 0xFF00) | (value & 0x1F));
@@ -344,7 +385,8 @@ void registerMachineCommands(Emulator::Impl& e) {
                 cpu.setRegisters(r);
                 return regsJson(e.registers());
             });
-    bus.add("mem.read", "Reads {addr, len <= 1 MiB} without side effects, as hex (default) or base64.",
+    bus.add("mem.read",
+            "Reads {addr, len <= 1 MiB} without side effects, as hex (default) or base64.",
             [&e](const json& p) {
                 const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
                 const auto len = p::optionalNumber(p, "len", kMaxReadBytes).value_or(1);
@@ -361,42 +403,53 @@ void registerMachineCommands(Emulator::Impl& e) {
                     bytes[i + 1] = std::uint8_t(w);
                 }
                 if (i < len) bytes[i] = m.spyByte((addr + std::uint32_t(i)) & 0xFFFFFF);
-                return json{{"addr", addr}, {"len", len}, {"encoding", encoding}, {"data", p::encode(bytes, encoding)}};
+                return json{{"addr", addr},
+                            {"len", len},
+                            {"encoding", encoding},
+                            {"data", p::encode(bytes, encoding)}};
             });
-    bus.add("mem.write", "Writes {addr, data, encoding} to chip or slow RAM; all or nothing.", [&e](const json& p) {
-        const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
-        const std::string encoding = p::optionalString(p, "encoding").value_or("hex");
-        const auto bytes = p::decode(p::string(p, "data"), encoding);
-        if (bytes.size() > kMaxReadBytes) fail(errc::InvalidParams, "data: at most 1 MiB per write");
-        for (std::size_t i = 0; i < bytes.size(); ++i)
-            if (!writableRam(*e.machine, addr + std::uint32_t(i))) {
-                char buf[64];
-                std::snprintf(buf, sizeof buf, "$%06X is not RAM; nothing was written", (addr + unsigned(i)) & 0xFFFFFF);
-                fail(errc::InvalidParams, buf);
-            }
-        for (std::size_t i = 0; i < bytes.size(); ++i) e.machine->pokeByte(addr + std::uint32_t(i), bytes[i]);
-        return json{{"addr", addr}, {"written", bytes.size()}};
-    });
-    bus.add("custom.dump", "The custom registers the chips can be read back from, by name.", [&e](const json&) {
-        json regs = json::object();
-        for (unsigned o = 0; o < 2 * reg::kCount; o += 2) {
-            const char* n = reg::name(std::uint16_t(o));
-            if (!n || reg::writable(std::uint16_t(o))) continue;
-            regs[n] = e.machine->spyWord(0xDFF000 + o);
-        }
-        return json{{"registers", regs}};
-    });
+    bus.add("mem.write", "Writes {addr, data, encoding} to chip or slow RAM; all or nothing.",
+            [&e](const json& p) {
+                const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
+                const std::string encoding = p::optionalString(p, "encoding").value_or("hex");
+                const auto bytes = p::decode(p::string(p, "data"), encoding);
+                if (bytes.size() > kMaxReadBytes)
+                    fail(errc::InvalidParams, "data: at most 1 MiB per write");
+                for (std::size_t i = 0; i < bytes.size(); ++i)
+                    if (!writableRam(*e.machine, addr + std::uint32_t(i))) {
+                        char buf[64];
+                        std::snprintf(buf, sizeof buf, "$%06X is not RAM; nothing was written",
+                                      (addr + unsigned(i)) & 0xFFFFFF);
+                        fail(errc::InvalidParams, buf);
+                    }
+                for (std::size_t i = 0; i < bytes.size(); ++i)
+                    e.machine->pokeByte(addr + std::uint32_t(i), bytes[i]);
+                return json{{"addr", addr}, {"written", bytes.size()}};
+            });
+    bus.add("custom.dump", "The custom registers the chips can be read back from, by name.",
+            [&e](const json&) {
+                json regs = json::object();
+                for (unsigned o = 0; o < 2 * reg::kCount; o += 2) {
+                    const char* n = reg::name(std::uint16_t(o));
+                    if (!n || reg::writable(std::uint16_t(o))) continue;
+                    regs[n] = e.machine->spyWord(0xDFF000 + o);
+                }
+                return json{{"registers", regs}};
+            });
     bus.add("disasm", "Disassembles {addr (default pc), count <= 256 (default 16)} instructions.",
             [&e](const json& p) {
-                const auto addr = std::uint32_t(p::optionalNumber(p, "addr", 0xFFFFFF).value_or(e.registers().pc));
+                const auto addr = std::uint32_t(
+                    p::optionalNumber(p, "addr", 0xFFFFFF).value_or(e.registers().pc));
                 const auto count = std::uint32_t(p::optionalNumber(p, "count", 256).value_or(16));
                 if (addr & 1) fail(errc::InvalidParams, "addr: instructions sit at even addresses");
                 const Machine& m = *e.machine;
-                const auto lines = disassembleRange(addr, count, [&m](std::uint32_t a) { return m.spyWord(a & 0xFFFFFF); });
+                const auto lines = disassembleRange(
+                    addr, count, [&m](std::uint32_t a) { return m.spyWord(a & 0xFFFFFF); });
                 json out = json::array();
                 for (const auto& l : lines) {
                     std::vector<std::uint8_t> raw;
-                    for (std::uint32_t i = 0; i < l.length; ++i) raw.push_back(m.spyByte((l.address + i) & 0xFFFFFF));
+                    for (std::uint32_t i = 0; i < l.length; ++i)
+                        raw.push_back(m.spyByte((l.address + i) & 0xFFFFFF));
                     json line = {{"addr", l.address},
                                  {"text", l.text},
                                  {"length", l.length},
@@ -407,7 +460,8 @@ void registerMachineCommands(Emulator::Impl& e) {
                 }
                 return json{{"instructions", out}};
             });
-    bus.add("frame.record", "Arms {on: true} or disarms full slot recording for the Frame Analyzer.",
+    bus.add("frame.record",
+            "Arms {on: true} or disarms full slot recording for the Frame Analyzer.",
             [&e](const json& p) {
                 const bool on = p::boolean(p, "on", true);
                 auto& a = e.machine->agnus();
@@ -415,13 +469,15 @@ void registerMachineCommands(Emulator::Impl& e) {
                 e.publishRecords = on;
                 return json{{"recording", a.recordingSlots()}};
             });
-    bus.add("frame.slots", "The slots of {row} of the last committed frame; arms recording for the next.",
+    bus.add("frame.slots",
+            "The slots of {row} of the last committed frame; arms recording for the next.",
             [&e](const json& p) {
                 auto& a = e.machine->agnus();
                 const auto row = p::number(p, "row", 0x7FF);
                 const unsigned lines = a.committedLines();
                 if (row >= lines)
-                    fail(errc::InvalidParams, "row: the committed frame has " + std::to_string(lines) + " rows");
+                    fail(errc::InvalidParams,
+                         "row: the committed frame has " + std::to_string(lines) + " rows");
                 const bool wasRecording = a.recordingSlots();
                 a.setRecordSlots(true);
                 const auto& records = a.committedRecords();
@@ -463,39 +519,50 @@ void registerMachineCommands(Emulator::Impl& e) {
                 } catch (const std::exception& ex) {
                     fail(errc::HostIo, ex.what());
                 }
-                return json{{"path", path}, {"width", img.width}, {"height", img.height}, {"frame", e.machine->lastField().frame}};
+                return json{{"path", path},
+                            {"width", img.width},
+                            {"height", img.height},
+                            {"frame", e.machine->lastField().frame}};
             });
 
     // ---- state ---------------------------------------------------------------------------
-    bus.add("state.hash", "The hash of the whole machine state (equal hashes: equal machines).", [&e](const json&) {
-        return json{{"hash", hex64(e.machine->stateHash())}, {"frame", e.machine->frame()}};
-    });
+    bus.add("state.hash", "The hash of the whole machine state (equal hashes: equal machines).",
+            [&e](const json&) {
+                return json{{"hash", hex64(e.machine->stateHash())}, {"frame", e.machine->frame()}};
+            });
     bus.add("state.save", "Saves the machine to {path}.", [&e](const json& p) {
         const std::string path = p::string(p, "path");
         const auto bytes = e.machine->saveState();
         writeFileAtomically(path, bytes);
-        return json{{"path", path}, {"bytes", bytes.size()}, {"frame", e.machine->frame()},
+        return json{{"path", path},
+                    {"bytes", bytes.size()},
+                    {"frame", e.machine->frame()},
                     {"hash", hex64(e.machine->stateHash())}};
     });
-    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.", [&e](const json& p) {
-        const std::string path = p::string(p, "path");
-        requirePaused(e, "state.load", false);
-        const auto bytes = readFile(path, kMaxStateBytes);
-        try {
-            e.machine->loadState(bytes);
-        } catch (const std::exception& ex) {
-            fail(errc::CommandFailed, path + ": " + ex.what());
-        }
-        return json{{"path", path}, {"frame", e.machine->frame()}, {"hash", hex64(e.machine->stateHash())}};
-    });
+    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.",
+            [&e](const json& p) {
+                const std::string path = p::string(p, "path");
+                requirePaused(e, "state.load", false);
+                const auto bytes = readFile(path, kMaxStateBytes);
+                try {
+                    e.machine->loadState(bytes);
+                } catch (const std::exception& ex) {
+                    fail(errc::CommandFailed, path + ": " + ex.what());
+                }
+                return json{{"path", path},
+                            {"frame", e.machine->frame()},
+                            {"hash", hex64(e.machine->stateHash())}};
+            });
     bus.add("state.info", "Describes the state file {path} and whether this machine can load it.",
             [&e](const json& p) {
                 const std::string path = p::string(p, "path");
                 const auto bytes = readFile(path, kMaxStateBytes);
-                if (bytes.size() < kStateHeaderBytes || std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
+                if (bytes.size() < kStateHeaderBytes ||
+                    std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
                     fail(errc::CommandFailed, path + ": not a Copperline state file");
                 const auto mine = e.machine->saveState();
-                const bool compatible = std::equal(bytes.begin() + 4, bytes.begin() + kStateHeaderBytes, mine.begin() + 4);
+                const bool compatible = std::equal(
+                    bytes.begin() + 4, bytes.begin() + kStateHeaderBytes, mine.begin() + 4);
                 return json{{"path", path},
                             {"bytes", bytes.size()},
                             {"version", le(bytes, 4, 4)},

@@ -6,7 +6,9 @@ namespace copperline::params {
 
 namespace {
 
-[[noreturn]] void invalid(const std::string& message) { throw CommandError(errc::InvalidParams, message); }
+[[noreturn]] void invalid(const std::string& message) {
+    throw CommandError(errc::InvalidParams, message);
+}
 
 std::uint64_t parseText(const std::string& text, const char* key, std::uint64_t max) {
     std::string digits = text;
@@ -18,15 +20,20 @@ std::uint64_t parseText(const std::string& text, const char* key, std::uint64_t 
         digits.erase(0, 2);
         base = 16;
     }
-    if (digits.empty() || digits.size() > 20) invalid(std::string(key) + ": '" + text + "' is not a number");
+    if (digits.empty() || digits.size() > 20)
+        invalid(std::string(key) + ": '" + text + "' is not a number");
     std::uint64_t v = 0;
     for (const char c : digits) {
         unsigned d = 99;
-        if (c >= '0' && c <= '9') d = unsigned(c - '0');
-        else if (c >= 'a' && c <= 'f') d = unsigned(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') d = unsigned(c - 'A' + 10);
+        if (c >= '0' && c <= '9')
+            d = unsigned(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = unsigned(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = unsigned(c - 'A' + 10);
         if (d >= base) invalid(std::string(key) + ": '" + text + "' is not a number");
-        if (v > (max - d) / base) invalid(std::string(key) + ": " + text + " is above the limit " + std::to_string(max));
+        if (v > (max - d) / base)
+            invalid(std::string(key) + ": " + text + " is above the limit " + std::to_string(max));
         v = v * base + d;
     }
     return v;
@@ -36,18 +43,24 @@ constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 } // namespace
 
-std::optional<std::uint64_t> optionalNumber(const nlohmann::json& p, const char* key, std::uint64_t max) {
+std::optional<std::uint64_t> optionalNumber(const nlohmann::json& p, const char* key,
+                                            std::uint64_t max) {
     auto it = p.find(key);
     if (it == p.end() || it->is_null()) return std::nullopt;
     std::uint64_t v = 0;
-    if (it->is_number_unsigned()) v = it->get<std::uint64_t>();
+    if (it->is_number_unsigned())
+        v = it->get<std::uint64_t>();
     else if (it->is_number_integer()) {
         const auto s = it->get<std::int64_t>();
         if (s < 0) invalid(std::string(key) + ": must not be negative");
         v = std::uint64_t(s);
-    } else if (it->is_string()) return parseText(it->get<std::string>(), key, max);
-    else invalid(std::string(key) + ": expected a number or a \"0x\"/\"$\" hex string");
-    if (v > max) invalid(std::string(key) + ": " + std::to_string(v) + " is above the limit " + std::to_string(max));
+    } else if (it->is_string())
+        return parseText(it->get<std::string>(), key, max);
+    else
+        invalid(std::string(key) + ": expected a number or a \"0x\"/\"$\" hex string");
+    if (v > max)
+        invalid(std::string(key) + ": " + std::to_string(v) + " is above the limit " +
+                std::to_string(max));
     return v;
 }
 
@@ -92,7 +105,8 @@ std::string toBase64(const std::uint8_t* data, std::size_t size) {
     out.reserve((size + 2) / 3 * 4);
     std::size_t i = 0;
     for (; i + 3 <= size; i += 3) {
-        const std::uint32_t v = std::uint32_t(data[i]) << 16 | std::uint32_t(data[i + 1]) << 8 | data[i + 2];
+        const std::uint32_t v =
+            std::uint32_t(data[i]) << 16 | std::uint32_t(data[i + 1]) << 8 | data[i + 2];
         out += kBase64[v >> 18];
         out += kBase64[(v >> 12) & 63];
         out += kBase64[(v >> 6) & 63];
@@ -136,7 +150,8 @@ std::vector<std::uint8_t> decode(const std::string& text, const std::string& enc
     if (encoding == "base64") {
         std::array<int, 256> value;
         value.fill(-1);
-        for (int i = 0; i < 64; ++i) value[std::uint8_t(kBase64[i])] = i;
+        for (int i = 0; i < 64; ++i)
+            value[std::uint8_t(kBase64[i])] = i;
         if (text.size() % 4) invalid("data: base64 length must be a multiple of 4");
         out.reserve(text.size() / 4 * 3);
         for (std::size_t i = 0; i < text.size(); i += 4) {

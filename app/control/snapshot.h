@@ -18,13 +18,13 @@ namespace copperline {
 // The chip bus owners of one committed frame, and its full slot records when recording
 // was armed.
 struct OwnerGrid {
-    static constexpr unsigned kStride = 228;  // records per row in memory (Agnus::kMaxLineCck)
-    std::uint64_t frame = 0;                  // the committed frame's number
-    unsigned lines = 0;                       // rows in use (313 or 312 PAL)
-    unsigned lineCck = 227;                   // colour clocks of a PAL line
-    std::vector<std::uint8_t> owners;         // BusOwner per clock, row-major, kStride per row
+    static constexpr unsigned kStride = 228; // records per row in memory (Agnus::kMaxLineCck)
+    std::uint64_t frame = 0;                 // the committed frame's number
+    unsigned lines = 0;                      // rows in use (313 or 312 PAL)
+    unsigned lineCck = 227;                  // colour clocks of a PAL line
+    std::vector<std::uint8_t> owners;        // BusOwner per clock, row-major, kStride per row
     std::array<std::uint32_t, kBusOwnerCount> counts{};
-    std::vector<SlotRecord> records;          // empty unless recording was armed for the whole frame
+    std::vector<SlotRecord> records; // empty unless recording was armed for the whole frame
     BusOwner owner(unsigned vpos, unsigned hpos) const {
         return BusOwner(owners[std::size_t(vpos) * kStride + hpos]);
     }
@@ -35,20 +35,20 @@ struct OwnerGrid {
 struct CpuRegisters {
     std::array<std::uint32_t, 8> d{}, a{};
     std::uint32_t usp = 0, ssp = 0;
-    std::uint32_t pc = 0;  // the address of the instruction that runs next
+    std::uint32_t pc = 0; // the address of the instruction that runs next
     std::uint16_t sr = 0;
     bool operator==(const CpuRegisters&) const = default;
 };
 
 struct Snapshot {
-    std::uint64_t serial = 0;  // increases with every publication
+    std::uint64_t serial = 0; // increases with every publication
     bool running = false;
     bool halted = false;
-    std::uint64_t frame = 0;   // the frame in progress
+    std::uint64_t frame = 0; // the frame in progress
     unsigned vpos = 0, hpos = 0;
     std::uint64_t cck = 0;
-    double seconds = 0;        // emulated seconds since power-on
-    double speed = 0;          // emulated seconds per host second, over the last half second
+    double seconds = 0; // emulated seconds since power-on
+    double speed = 0;   // emulated seconds per host second, over the last half second
     std::uint64_t instructions = 0;
     CpuRegisters regs;
     std::shared_ptr<const Image> picture;  // composeDisplay of the last committed frame

@@ -1,7 +1,5 @@
 #include "app/control/socket_path.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +7,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,7 +29,8 @@ void ensureOwnFolder(const std::string& path) {
         throw ControlPathError(path + ": " + std::strerror(errno));
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) throw ControlPathError(path + ": " + std::strerror(errno));
-    if (!S_ISDIR(st.st_mode)) throw ControlPathError(path + ": not a directory (refusing a symlink or a file)");
+    if (!S_ISDIR(st.st_mode))
+        throw ControlPathError(path + ": not a directory (refusing a symlink or a file)");
     if (st.st_uid != ::geteuid()) throw ControlPathError(path + ": belongs to another user");
     if ((st.st_mode & 0777) != 0700 && ::chmod(path.c_str(), 0700) != 0)
         throw ControlPathError(path + ": " + std::strerror(errno));
@@ -41,8 +41,10 @@ void ensureOwnFolder(const std::string& path) {
 std::string controlDirectory() {
     const char* xdg = std::getenv("XDG_RUNTIME_DIR");
     std::string dir;
-    if (xdg && xdg[0] == '/' && privateDirectory(xdg)) dir = std::string(xdg) + "/copperline";
-    else dir = "/tmp/copperline-" + std::to_string(::geteuid());
+    if (xdg && xdg[0] == '/' && privateDirectory(xdg))
+        dir = std::string(xdg) + "/copperline";
+    else
+        dir = "/tmp/copperline-" + std::to_string(::geteuid());
     ensureOwnFolder(dir);
     return dir;
 }
@@ -52,12 +54,15 @@ std::string controlSocketPath(const std::string& name) {
         throw ControlPathError("control socket name must have 1 to 64 characters");
     for (const char c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
-            throw ControlPathError("control socket name '" + name + "': use letters, digits, '.', '_' and '-'");
-    if (name == "." || name == "..") throw ControlPathError("control socket name '" + name + "' is not a name");
+            throw ControlPathError("control socket name '" + name +
+                                   "': use letters, digits, '.', '_' and '-'");
+    if (name == "." || name == "..")
+        throw ControlPathError("control socket name '" + name + "' is not a name");
     return controlDirectory() + "/" + name;
 }
 
-void writeControlInfo(const std::string& file, const std::string& socketPath, const std::string& name) {
+void writeControlInfo(const std::string& file, const std::string& socketPath,
+                      const std::string& name) {
     const std::string text = nlohmann::json{{"socket", socketPath},
                                             {"name", name},
                                             {"proto", kControlProtocolVersion},
@@ -69,7 +74,8 @@ void writeControlInfo(const std::string& file, const std::string& socketPath, co
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) throw ControlPathError(file + ": " + std::strerror(errno));
     // The umask may only take bits away; say 0600 explicitly all the same.
-    bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+    bool ok =
+        ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == ssize_t(text.size());
     ok = ::close(fd) == 0 && ok;
     if (!ok || ::rename(tmp.c_str(), file.c_str()) != 0) {
         const std::string why = std::strerror(errno);

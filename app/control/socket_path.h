@@ -27,7 +27,8 @@ std::string controlSocketPath(const std::string& name);
 
 // Writes {"socket", "name", "proto", "pid"} to FILE, readable by its owner only (0600),
 // replacing any file there. Throws ControlPathError.
-void writeControlInfo(const std::string& file, const std::string& socketPath, const std::string& name);
+void writeControlInfo(const std::string& file, const std::string& socketPath,
+                      const std::string& name);
 // The socket path an info file names. Throws ControlPathError.
 std::string readControlInfo(const std::string& file);
 

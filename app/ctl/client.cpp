@@ -8,7 +8,6 @@
 #include <QElapsedTimer>
 #include <QLocalSocket>
 #include <QSocketNotifier>
-
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -27,7 +26,7 @@ constexpr int kExitUnreachable = 3;
 struct ClientOptions {
     std::string socketPath;
     bool repl = false;
-    double timeout = 0;  // seconds; 0 waits as long as the call takes (a continue may take long)
+    double timeout = 0; // seconds; 0 waits as long as the call takes (a continue may take long)
     std::string method;
     json params = json::object();
 };
@@ -42,16 +41,22 @@ ClientOptions parse(int argc, char** argv) {
             if (i + 1 >= argc) throw UsageError{std::string(what) + " needs a value"};
             return argv[++i];
         };
-        if (a == "--info") info = value("--info");
-        else if (a == "--socket") name = value("--socket");
-        else if (a == "--repl") o.repl = true;
+        if (a == "--info")
+            info = value("--info");
+        else if (a == "--socket")
+            name = value("--socket");
+        else if (a == "--repl")
+            o.repl = true;
         else if (a == "--timeout") {
             const std::string t = value("--timeout");
             char* end = nullptr;
             o.timeout = std::strtod(t.c_str(), &end);
-            if (!end || *end || o.timeout <= 0) throw UsageError{"--timeout wants seconds, not '" + t + "'"};
-        } else if (a.starts_with("--")) throw UsageError{"unknown option " + a};
-        else break;
+            if (!end || *end || o.timeout <= 0)
+                throw UsageError{"--timeout wants seconds, not '" + t + "'"};
+        } else if (a.starts_with("--"))
+            throw UsageError{"unknown option " + a};
+        else
+            break;
     }
     if (!info.empty() && !name.empty()) throw UsageError{"give --info or --socket, not both"};
     if (!o.repl) {
@@ -60,7 +65,8 @@ ClientOptions parse(int argc, char** argv) {
         if (i < argc) {
             o.params = json::parse(argv[i], nullptr, false);
             if (o.params.is_discarded() || !o.params.is_object())
-                throw UsageError{std::string("parameters must be a JSON object, not '") + argv[i] + "'"};
+                throw UsageError{std::string("parameters must be a JSON object, not '") + argv[i] +
+                                 "'"};
             ++i;
         }
         if (i < argc) throw UsageError{std::string("unexpected argument '") + argv[i] + "'"};
@@ -68,8 +74,10 @@ ClientOptions parse(int argc, char** argv) {
         throw UsageError{"--repl takes no METHOD"};
     }
     try {
-        if (!info.empty()) o.socketPath = readControlInfo(info);
-        else o.socketPath = controlSocketPath(name.empty() ? "copperline" : name);
+        if (!info.empty())
+            o.socketPath = readControlInfo(info);
+        else
+            o.socketPath = controlSocketPath(name.empty() ? "copperline" : name);
     } catch (const ControlPathError& e) {
         throw UsageError{e.what()};
     }
@@ -92,14 +100,15 @@ int oneCall(const ClientOptions& o) {
     socket.flush();
     QElapsedTimer clock;
     clock.start();
-    rpc::LineFramer framer(256u << 20);  // replies (mem.read of 1 MiB) can be long
+    rpc::LineFramer framer(256u << 20); // replies (mem.read of 1 MiB) can be long
     int rc = -1;
     while (rc < 0) {
         int wait = 1000;
         if (o.timeout > 0) {
             const qint64 left = qint64(o.timeout * 1000) - clock.elapsed();
             if (left <= 0) {
-                std::fprintf(stderr, "copperline-ctl: no reply to %s within %g s\n", o.method.c_str(), o.timeout);
+                std::fprintf(stderr, "copperline-ctl: no reply to %s within %g s\n",
+                             o.method.c_str(), o.timeout);
                 return kExitUnreachable;
             }
             wait = int(std::min<qint64>(left, 1000));
@@ -117,7 +126,8 @@ int oneCall(const ClientOptions& o) {
             [&](std::string_view text) {
                 if (rc >= 0) return;
                 const json msg = json::parse(text, nullptr, false);
-                if (msg.is_discarded() || !msg.is_object() || !msg.contains("id")) return;  // notifications
+                if (msg.is_discarded() || !msg.is_object() || !msg.contains("id"))
+                    return; // notifications
                 if (msg.contains("error")) {
                     std::fprintf(stderr, "%s\n", rpc::dump(msg["error"], 2).c_str());
                     rc = kExitRpcError;
@@ -152,7 +162,8 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
                 std::printf("%.*s\n", int(text.size()), text.data());
                 std::fflush(stdout);
                 const json msg = json::parse(text, nullptr, false);
-                if (!msg.is_discarded() && msg.is_object() && msg.contains("id") && outstanding > 0) {
+                if (!msg.is_discarded() && msg.is_object() && msg.contains("id") &&
+                    outstanding > 0) {
                     --outstanding;
                     if (msg.contains("error")) rc = kExitRpcError;
                 }
@@ -190,7 +201,9 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
                     if (rest.find_first_not_of(" \t\r") != std::string::npos) {
                         params = json::parse(rest, nullptr, false);
                         if (params.is_discarded() || !params.is_object()) {
-                            std::fprintf(stderr, "copperline-ctl: parameters must be a JSON object: %s\n", rest.c_str());
+                            std::fprintf(stderr,
+                                         "copperline-ctl: parameters must be a JSON object: %s\n",
+                                         rest.c_str());
                             return;
                         }
                     }
@@ -210,8 +223,8 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
 } // namespace
 
 bool isClientOption(const char* arg) {
-    return !std::strcmp(arg, "--info") || !std::strcmp(arg, "--socket") || !std::strcmp(arg, "--repl") ||
-           !std::strcmp(arg, "--timeout");
+    return !std::strcmp(arg, "--info") || !std::strcmp(arg, "--socket") ||
+           !std::strcmp(arg, "--repl") || !std::strcmp(arg, "--timeout");
 }
 
 int controlClient(int argc, char** argv) {

@@ -1,9 +1,8 @@
 // A headless `copperline --control`, driven through copperline-ctl the way a script drives
 // it: pause, step, registers, memory, breakpoints, a slot row, state, a screenshot, quit.
 
-#include "test_control_fixture.h"
-
 #include "profiler/capture/png.h"
+#include "test_control_fixture.h"
 
 #include <sys/stat.h>
 
@@ -27,7 +26,7 @@ private slots:
         QVERIFY(!socket.empty());
         QCOMPARE(::lstat(socket.c_str(), &st), 0);
         QVERIFY(S_ISSOCK(st.st_mode));
-        QCOMPARE(int(st.st_mode & 077), 0);  // nobody but the owner
+        QCOMPARE(int(st.st_mode & 077), 0); // nobody but the owner
         QCOMPARE(st.st_uid, ::geteuid());
         const std::string folder = socket.substr(0, socket.rfind('/'));
         QCOMPARE(::lstat(folder.c_str(), &st), 0);
@@ -52,14 +51,16 @@ private slots:
         QCOMPARE(stop.value("instructions", 0ull), before.value("instructions", 0ull) + 25);
         const json regs = emu.ok("regs.get");
         QCOMPARE(regs.value("pc", 0u), stop.value("pc", 1u));
-        QVERIFY(regs.value("sr", 0u) & 0x2000);       // the reset left it in supervisor mode
-        QVERIFY(regs.value("pc", 0u) >= 0xF80000u);   // still in the ROM
+        QVERIFY(regs.value("sr", 0u) & 0x2000);     // the reset left it in supervisor mode
+        QVERIFY(regs.value("pc", 0u) >= 0xF80000u); // still in the ROM
 
         // A register written is a register read back; a wrong name or type is refused.
-        QCOMPARE(emu.ok("regs.set", {{"reg", "d3"}, {"value", "0x12345678"}}).value("d3", 0u), 0x12345678u);
+        QCOMPARE(emu.ok("regs.set", {{"reg", "d3"}, {"value", "0x12345678"}}).value("d3", 0u),
+                 0x12345678u);
         QCOMPARE(emu.ok("regs.get").value("d3", 0u), 0x12345678u);
         QCOMPARE(emu.ctl("regs.set", {{"reg", "d9"}, {"value", 1}}).exitCode, 1);
-        QCOMPARE(emu.ctl("regs.set", {{"reg", "d1"}, {"value", true}}).json.value("code", 0), -32602);
+        QCOMPARE(emu.ctl("regs.set", {{"reg", "d1"}, {"value", true}}).json.value("code", 0),
+                 -32602);
     }
 
     void runsFramesWritesAndReadsMemory() {
@@ -73,8 +74,12 @@ private slots:
         QCOMPARE(r.value("data", ""), std::string("0123456789abcdef"));
         const json b = emu.ok("mem.read", {{"addr", 0x7F002}, {"len", 4}, {"encoding", "base64"}});
         QCOMPARE(b.value("data", ""), std::string("RWeJqw=="));
-        QCOMPARE(emu.ok("mem.write", {{"addr", 0x7F010}, {"data", "3q2+7w=="}, {"encoding", "base64"}}).value("written", 0), 4);
-        QCOMPARE(emu.ok("mem.read", {{"addr", 0x7F010}, {"len", 4}}).value("data", ""), std::string("deadbeef"));
+        QCOMPARE(
+            emu.ok("mem.write", {{"addr", 0x7F010}, {"data", "3q2+7w=="}, {"encoding", "base64"}})
+                .value("written", 0),
+            4);
+        QCOMPARE(emu.ok("mem.read", {{"addr", 0x7F010}, {"len", 4}}).value("data", ""),
+                 std::string("deadbeef"));
         // The ROM is not RAM: nothing is written, and the error says so.
         const auto rom = emu.ctl("mem.write", {{"addr", 0xF80000}, {"data", "00"}});
         QCOMPARE(rom.exitCode, 1);
@@ -117,7 +122,8 @@ private slots:
         QCOMPARE(emu.ctl("break.remove", {{"id", id}}).json.value("code", 0), -32007);
 
         // A watchpoint: AROS reads SysBase from $4 all the time.
-        const json wp = emu.ok("break.add", {{"kind", "watch"}, {"addr", 4}, {"len", 4}, {"access", "read"}});
+        const json wp =
+            emu.ok("break.add", {{"kind", "watch"}, {"addr", 4}, {"len", 4}, {"access", "read"}});
         const json watch = emu.ok("continue");
         QCOMPARE(watch.value("reason", ""), std::string("watchpoint"));
         QCOMPARE(watch["detail"].value("access", ""), std::string("read"));
@@ -126,7 +132,7 @@ private slots:
     }
 
     void readsASlotRow() {
-        emu.ok("frame.slots", {{"row", 100}});  // arms recording from here on
+        emu.ok("frame.slots", {{"row", 100}}); // arms recording from here on
         emu.ok("step_frame", {{"n", 1}});
         const json row = emu.ok("frame.slots", {{"row", 100}});
         QVERIFY(row.value("recorded", false));
@@ -136,7 +142,8 @@ private slots:
         QCOMPARE(cells.size(), std::size_t(227));
         // Memory refresh takes the line's odd clocks $01, $03 and $05 (ocs-timing-facts 2).
         constexpr std::size_t kRefresh[] = {1, 3, 5};
-        for (const std::size_t h : kRefresh) QCOMPARE(cells[h].value("owner", ""), std::string("refresh"));
+        for (const std::size_t h : kRefresh)
+            QCOMPARE(cells[h].value("owner", ""), std::string("refresh"));
         QCOMPARE(cells[1].value("hpos", 0), 1);
         QVERIFY(cells[1].contains("events") && cells[1].contains("flags"));
         QCOMPARE(emu.ctl("frame.slots", {{"row", 400}}).json.value("code", 0), -32602);
@@ -159,7 +166,8 @@ private slots:
         repl.start(COPPERLINE_CTL_EXE, {"--info", emu.infoFile(), "--repl"});
         QVERIFY(repl.waitForStarted());
         repl.write("# frames and stops arrive as notifications\n"
-                   "events.subscribe {\"events\": [\"event.frame\", \"event.stopped\", \"event.serial\"]}\n"
+                   "events.subscribe {\"events\": [\"event.frame\", \"event.stopped\", "
+                   "\"event.serial\"]}\n"
                    "step_frame {\"n\": 3}\n"
                    "status\n");
         repl.closeWriteChannel();

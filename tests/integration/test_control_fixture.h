@@ -2,20 +2,18 @@
 
 // A headless `copperline --control` for the control tests, and copperline-ctl calls to it.
 
-#include <nlohmann/json.hpp>
-
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
-
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace copperline::testing {
 
 struct CtlReply {
     int exitCode = -1;
-    nlohmann::json json;  // the printed result, or the error object
+    nlohmann::json json; // the printed result, or the error object
     QByteArray out, err;
 };
 
@@ -29,9 +27,11 @@ public:
         process_.setEnvironment(env);
         process_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         process_.setStandardOutputFile(dir_.filePath("serial.txt"));
-        process_.start(COPPERLINE_EXE, {"--factory", "--noaudio", "--control", name, "--control-info", info_});
+        process_.start(COPPERLINE_EXE,
+                       {"--factory", "--noaudio", "--control", name, "--control-info", info_});
         if (!process_.waitForStarted(10000)) return false;
-        for (int i = 0; i < 200 && !QFile::exists(info_); ++i) QTest::qWait(50);
+        for (int i = 0; i < 200 && !QFile::exists(info_); ++i)
+            QTest::qWait(50);
         return QFile::exists(info_);
     }
 
@@ -57,7 +57,8 @@ public:
     nlohmann::json ok(const QString& method, const nlohmann::json& params = nullptr) {
         const CtlReply r = ctl(method, params);
         if (r.exitCode != 0 || r.json.is_discarded()) {
-            qWarning("%s failed (exit %d): %s %s", qPrintable(method), r.exitCode, r.out.constData(), r.err.constData());
+            qWarning("%s failed (exit %d): %s %s", qPrintable(method), r.exitCode,
+                     r.out.constData(), r.err.constData());
             return nlohmann::json();
         }
         return r.json;

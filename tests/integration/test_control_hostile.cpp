@@ -6,7 +6,6 @@
 #include "test_control_fixture.h"
 
 #include <QLocalSocket>
-
 #include <random>
 
 using namespace copperline;
@@ -19,7 +18,9 @@ namespace {
 class Raw {
 public:
     explicit Raw(const std::string& path) { socket_.connectToServer(QString::fromStdString(path)); }
-    bool connected() { return socket_.state() == QLocalSocket::ConnectedState || socket_.waitForConnected(5000); }
+    bool connected() {
+        return socket_.state() == QLocalSocket::ConnectedState || socket_.waitForConnected(5000);
+    }
     void send(const QByteArray& bytes) {
         socket_.write(bytes);
         socket_.flush();
@@ -83,7 +84,7 @@ private slots:
     void malformedJson() {
         Raw c(path);
         QVERIFY(c.connected());
-        c.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\"\n");  // unterminated object
+        c.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\"\n"); // unterminated object
         json r = c.next();
         QCOMPARE(errorCode(r), -32700);
         QVERIFY(r.at("id").is_null());
@@ -91,7 +92,7 @@ private slots:
         QCOMPARE(errorCode(c.next()), -32600);
         c.send("42\n");
         QCOMPARE(errorCode(c.next()), -32600);
-        c.send("{\"method\":\"status\"}\n");  // no id
+        c.send("{\"method\":\"status\"}\n"); // no id
         QCOMPARE(errorCode(c.next()), -32600);
         c.send("{\"id\":{\"x\":1},\"method\":\"status\"}\n");
         QCOMPARE(errorCode(c.next()), -32600);
@@ -131,7 +132,8 @@ private slots:
             {"mem.read", {{"addr", 0}, {"len", 1 << 30}}},
             {"mem.write", {{"addr", 0x1000}, {"data", "12zz"}}},
             {"mem.write", {{"addr", 0x1000}, {"data", "AAAA"}, {"encoding", "rot13"}}},
-            {"mem.write", {{"addr", 0x1FFFFE}, {"data", "0102030405"}}},  // runs off chip RAM partway
+            {"mem.write",
+             {{"addr", 0x1FFFFE}, {"data", "0102030405"}}}, // runs off chip RAM partway
             {"regs.set", {{"reg", "pc"}, {"value", 0x1001}}},
             {"regs.set", {{"reg", 7}, {"value", 0}}},
             {"break.add", {{"kind", "pc"}, {"addr", "zz"}}},
@@ -145,9 +147,13 @@ private slots:
         };
         int id = 100;
         for (const auto& [method, params] : cases) {
-            c.send(QByteArray::fromStdString(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump()) + "\n");
+            c.send(QByteArray::fromStdString(
+                       json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}
+                           .dump()) +
+                   "\n");
             const json r = c.replyTo(id);
-            if (errorCode(r) != -32602) qWarning("%s %s -> %s", method, params.dump().c_str(), r.dump().c_str());
+            if (errorCode(r) != -32602)
+                qWarning("%s %s -> %s", method, params.dump().c_str(), r.dump().c_str());
             QCOMPARE(errorCode(r), -32602);
             ++id;
         }
@@ -155,7 +161,8 @@ private slots:
         c.send("{\"id\":9,\"method\":\"status\",\"params\":[1]}\n");
         QCOMPARE(errorCode(c.replyTo(9)), -32602);
         // A missing file is a host I/O error, not a crash.
-        c.send("{\"id\":10,\"method\":\"state.load\",\"params\":{\"path\":\"/nonexistent/state\"}}\n");
+        c.send(
+            "{\"id\":10,\"method\":\"state.load\",\"params\":{\"path\":\"/nonexistent/state\"}}\n");
         QCOMPARE(errorCode(c.replyTo(10)), -32005);
     }
 
@@ -178,7 +185,8 @@ private slots:
         QVERIFY(c.connected());
         std::mt19937 rng(1985);
         QByteArray junk(1 << 20, '\0');
-        for (auto& b : junk) b = char(rng());
+        for (auto& b : junk)
+            b = char(rng());
         c.send(junk);
         c.send("\n{\"id\":\"after\",\"method\":\"status\"}\n");
         int errors = 0;
@@ -203,10 +211,13 @@ private slots:
             s.connectToServer(QString::fromStdString(path));
             QVERIFY(s.waitForConnected(5000));
             switch (i % 4) {
-            case 0: break;                                         // connect and leave
-            case 1: s.write("{\"id\":1,\"meth"); break;            // half a request
-            case 2: s.write("{\"id\":1,\"method\":\"status\"}\n"); break;  // leave before the reply
-            case 3: s.write("{\"id\":1,\"method\":\"events.subscribe\",\"params\":{\"events\":[\"event.frame\"]}}\n"); break;
+            case 0: break;                                                // connect and leave
+            case 1: s.write("{\"id\":1,\"meth"); break;                   // half a request
+            case 2: s.write("{\"id\":1,\"method\":\"status\"}\n"); break; // leave before the reply
+            case 3:
+                s.write("{\"id\":1,\"method\":\"events.subscribe\",\"params\":{\"events\":[\"event."
+                        "frame\"]}}\n");
+                break;
             }
             s.flush();
             s.disconnectFromServer();

@@ -15,13 +15,12 @@
 
 #include <QDockWidget>
 #include <QLocalSocket>
+#include <QMenuBar>
 #include <QSettings>
 #include <QStandardPaths>
-#include <QMenuBar>
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
-
 #include <cstring>
 #include <set>
 
@@ -30,7 +29,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::uint64_t kFrames = 600;  // AROS shows its pointer on the grey screen by then
+constexpr std::uint64_t kFrames = 600; // AROS shows its pointer on the grey screen by then
 
 std::unique_ptr<Machine> aros() {
     auto m = std::make_unique<Machine>();
@@ -42,15 +41,16 @@ std::unique_ptr<Machine> aros() {
 
 Emulator::Options windowOptions() {
     Emulator::Options o;
-    o.pictures = true;       // as the window runs it
-    o.paced = false;         // but as fast as the host goes, for the test's sake
+    o.pictures = true; // as the window runs it
+    o.paced = false;   // but as fast as the host goes, for the test's sake
     o.startRunning = false;
     return o;
 }
 
 // One JSON-RPC call over the socket, served by this thread's own event loop.
 json socketCall(QLocalSocket& s, int id, const std::string& method, const json& params) {
-    const std::string line = json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
+    const std::string line =
+        json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
     s.write(line.data(), qint64(line.size()));
     s.flush();
     QElapsedTimer t;
@@ -96,18 +96,20 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QCOMPARE(w.windowTitle(), QStringLiteral("Copperline"));
         QStringList menus;
-        for (QAction* a : w.menuBar()->actions()) menus << a->text();
+        for (QAction* a : w.menuBar()->actions())
+            menus << a->text();
         QVERIFY(menus.contains("&File"));
         QVERIFY(menus.contains("&Machine"));
         QVERIFY(menus.contains("&Help"));
-        for (const char* name : {"run", "pause", "step", "frame", "reset"}) QVERIFY(w.action(name));
+        for (const char* name : {"run", "pause", "step", "frame", "reset"})
+            QVERIFY(w.action(name));
         QVERIFY(w.findChild<QToolBar*>("runToolBar"));
         QVERIFY(w.analyzer()->isVisible());
         QVERIFY(w.cpuPane()->isVisible());
     }
 
     void restoresLayoutUnlessFactory() {
-        QStandardPaths::setTestModeEnabled(true);  // settings go to a test location, not the user's
+        QStandardPaths::setTestModeEnabled(true); // settings go to a test location, not the user's
         QSettings().clear();
         Emulator emu(aros(), windowOptions());
         emu.start();
@@ -117,7 +119,7 @@ private slots:
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             w.findChild<QDockWidget*>("analyzerDock")->hide();
             w.resize(1300, 860);
-            w.close();  // saves the layout
+            w.close(); // saves the layout
         }
         {
             MainWindow w(emu, false);
@@ -149,7 +151,8 @@ private slots:
 
         // The same frame, headless: a machine of its own, run frame by frame.
         auto ref = aros();
-        for (std::uint64_t f = 0; f < kFrames; ++f) ref->runFrame();
+        for (std::uint64_t f = 0; f < kFrames; ++f)
+            ref->runFrame();
         const Image shot = composeDisplay(*ref);
 
         const QImage& shown = w.display()->image();
@@ -158,7 +161,8 @@ private slots:
         long differ = 0;
         for (unsigned y = 0; y < shot.height; ++y) {
             const auto* row = reinterpret_cast<const QRgb*>(shown.constScanLine(int(y)));
-            for (unsigned x = 0; x < shot.width; ++x) differ += (row[x] & 0xFFFFFF) != (shot.at(x, y) & 0xFFFFFF);
+            for (unsigned x = 0; x < shot.width; ++x)
+                differ += (row[x] & 0xFFFFFF) != (shot.at(x, y) & 0xFFFFFF);
         }
         QCOMPARE(differ, 0L);
         // Not a blank picture: AROS's grey screen, the black border and the red pointer.
@@ -175,9 +179,12 @@ private slots:
         int matched = 0, sampled = 0;
         for (int i = 1; i < 20; ++i)
             for (int j = 1; j < 20; ++j) {
-                const int wx = target.left() + target.width() * i / 20, wy = target.top() + target.height() * j / 20;
-                const unsigned sx = unsigned((wx - target.left() + 0.5) * shot.width / target.width());
-                const unsigned sy = unsigned((wy - target.top() + 0.5) * shot.height / target.height());
+                const int wx = target.left() + target.width() * i / 20,
+                          wy = target.top() + target.height() * j / 20;
+                const unsigned sx =
+                    unsigned((wx - target.left() + 0.5) * shot.width / target.width());
+                const unsigned sy =
+                    unsigned((wy - target.top() + 0.5) * shot.height / target.height());
                 const QRgb got = painted.pixel(int(wx * dpr), int(wy * dpr)) & 0xFFFFFF;
                 bool near = false;
                 for (int dy = -1; dy <= 1 && !near; ++dy)
@@ -203,17 +210,21 @@ private slots:
         for (unsigned v = 0; v < grid->lines; ++v)
             for (unsigned h = 0; h < 227; ++h) {
                 const auto o = BusOwner(owners[std::size_t(v) * Agnus::kMaxLineCck + h]);
-                if (grid->owner(v, h) != o || cells.pixel(int(h), int(v)) != FrameAnalyzer::ownerColour(o))
+                if (grid->owner(v, h) != o ||
+                    cells.pixel(int(h), int(v)) != FrameAnalyzer::ownerColour(o))
                     QFAIL(qPrintable(QString("owner differs at line %1 clock %2").arg(v).arg(h)));
             }
         const auto& counts = ref->agnus().committedOwnerCounts();
-        for (unsigned o = 0; o < kBusOwnerCount; ++o) QCOMPARE(grid->counts[o], counts[o]);
-        QVERIFY(!grid->records.empty());  // the pane armed full records before the run
+        for (unsigned o = 0; o < kBusOwnerCount; ++o)
+            QCOMPARE(grid->counts[o], counts[o]);
+        QVERIFY(!grid->records.empty()); // the pane armed full records before the run
 
         // Hover reads a slot; a click keeps one.
         QWidget* view = w.analyzer()->gridView();
         mouse(view, QEvent::MouseMove, w.analyzer()->cellCentre(100, 1));
-        QTRY_VERIFY2(w.analyzer()->readout().contains("line 100 ($064)  clock 1 ($01)  owner refresh"), qPrintable(w.analyzer()->readout()));
+        QTRY_VERIFY2(
+            w.analyzer()->readout().contains("line 100 ($064)  clock 1 ($01)  owner refresh"),
+            qPrintable(w.analyzer()->readout()));
         QVERIFY(w.analyzer()->readout().contains("address $"));
         mouse(view, QEvent::MouseButtonPress, w.analyzer()->cellCentre(50, 3));
         mouse(view, QEvent::MouseButtonRelease, w.analyzer()->cellCentre(50, 3));
@@ -233,7 +244,9 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         ControlServer server(emu);
         std::string error;
-        QVERIFY2(server.listen("test-ui-" + std::to_string(QCoreApplication::applicationPid()), &error), error.c_str());
+        QVERIFY2(
+            server.listen("test-ui-" + std::to_string(QCoreApplication::applicationPid()), &error),
+            error.c_str());
         QLocalSocket socket;
         socket.connectToServer(QString::fromStdString(server.socketPath()));
         QVERIFY(socket.waitForConnected(5000));

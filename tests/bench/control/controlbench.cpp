@@ -14,7 +14,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QThread>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -65,22 +64,27 @@ int main(int argc, char** argv) {
     int calls = 5000, reads = 400;
     QString exe = QStringLiteral(COPPERLINE_EXE);
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--calls")) calls = std::max(10, std::atoi(argv[i + 1]));
-        else if (!std::strcmp(argv[i], "--reads")) reads = std::max(1, std::atoi(argv[i + 1]));
-        else if (!std::strcmp(argv[i], "--exe")) exe = QString::fromLocal8Bit(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--calls"))
+            calls = std::max(10, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--reads"))
+            reads = std::max(1, std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--exe"))
+            exe = QString::fromLocal8Bit(argv[i + 1]);
     }
 
     QTemporaryDir dir;
     const QString info = dir.filePath("control.json");
     QProcess emulator;
     QStringList env = QProcess::systemEnvironment();
-    if (!qEnvironmentVariableIsSet("COPPERLINE_ROM_DIR")) env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+    if (!qEnvironmentVariableIsSet("COPPERLINE_ROM_DIR"))
+        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
     emulator.setEnvironment(env);
     emulator.setStandardOutputFile(QProcess::nullDevice());
     emulator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     const QString name = QStringLiteral("controlbench-%1").arg(QCoreApplication::applicationPid());
     emulator.start(exe, {"--factory", "--noaudio", "--control", name, "--control-info", info});
-    for (int i = 0; i < 200 && !QFile::exists(info); ++i) QThread::msleep(25);
+    for (int i = 0; i < 200 && !QFile::exists(info); ++i)
+        QThread::msleep(25);
     if (!QFile::exists(info)) {
         std::fprintf(stderr, "controlbench: %s did not start\n", qPrintable(exe));
         return 1;
@@ -97,7 +101,8 @@ int main(int argc, char** argv) {
     // A booted machine, so that memory holds something.
     c.call("step_frame", {{"n", 100}});
 
-    for (int i = 0; i < 200; ++i) c.call("status", json::object());  // warm up
+    for (int i = 0; i < 200; ++i)
+        c.call("status", json::object()); // warm up
     std::vector<double> us;
     us.reserve(std::size_t(calls));
     for (int i = 0; i < calls; ++i) {
@@ -113,14 +118,18 @@ int main(int argc, char** argv) {
         const auto t0 = Clock::now();
         std::size_t wire = 0;
         for (int i = 0; i < reads; ++i) {
-            const std::uint32_t addr = std::uint32_t(i % 8) * kBlock;  // across the 512 KiB of chip RAM
-            const std::size_t n = c.call("mem.read", {{"addr", addr}, {"len", kBlock}, {"encoding", encoding}});
+            const std::uint32_t addr =
+                std::uint32_t(i % 8) * kBlock; // across the 512 KiB of chip RAM
+            const std::size_t n =
+                c.call("mem.read", {{"addr", addr}, {"len", kBlock}, {"encoding", encoding}});
             if (!n) return 1;
             wire += n;
         }
         const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-        std::printf("mem.read 64 KiB (%s): %.1f MiB/s of memory, %.0f calls/s, %.1f MiB/s on the wire\n", encoding,
-                    double(reads) * kBlock / s / (1 << 20), reads / s, double(wire) / s / (1 << 20));
+        std::printf(
+            "mem.read 64 KiB (%s): %.1f MiB/s of memory, %.0f calls/s, %.1f MiB/s on the wire\n",
+            encoding, double(reads) * kBlock / s / (1 << 20), reads / s,
+            double(wire) / s / (1 << 20));
     }
 
     c.call("quit", json::object());
