@@ -78,11 +78,15 @@ void Emulator::submit(std::string method, nlohmann::json params, Done done) {
 }
 
 CommandResult Emulator::call(const std::string& method, const nlohmann::json& params) {
-    if (std::this_thread::get_id() == impl_->threadId) {
-        // From inside a handler or listener: a nested wait would never end.
+    // The thread object changes only in start and stop, which its owner does not run
+    // while it calls.
+    const std::thread::id worker = impl_->thread.get_id();
+    if (worker == std::thread::id() || std::this_thread::get_id() == worker) {
+        // Not started, or from inside a handler or listener: the wait would never end.
         CommandResult r;
-        r.errorCode = errc::InternalError;
-        r.errorMessage = "Emulator::call from the emulator thread";
+        r.errorCode = worker == std::thread::id() ? errc::ShuttingDown : errc::InternalError;
+        r.errorMessage = worker == std::thread::id() ? "the emulator thread is not running"
+                                                     : "Emulator::call from the emulator thread";
         return r;
     }
     auto promise = std::make_shared<std::promise<CommandResult>>();
@@ -126,7 +130,6 @@ const CommandBus& Emulator::bus() const {
 // ---- the thread --------------------------------------------------------------------------------
 
 void Emulator::Impl::threadMain() {
-    threadId = std::this_thread::get_id();
     std::unique_lock lock(queueMutex);
     while (!exit) {
         if (!running && queue.empty()) {
@@ -153,7 +156,6 @@ void Emulator::Impl::threadMain() {
     for (auto& w : stopWaiters)
         w(gone);
     stopWaiters.clear();
-    threadId = {};
 }
 
 void Emulator::Impl::drain(std::unique_lock<std::mutex>& lock) {

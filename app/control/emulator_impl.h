@@ -44,7 +44,6 @@ struct Emulator::Impl : CpuAccessObserver {
     std::atomic<bool> pending{false};
     bool exit = false;
     std::thread thread;
-    std::thread::id threadId;
 
     std::mutex listenerMutex;
     std::map<int, Listener> listeners;
