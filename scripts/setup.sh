@@ -66,7 +66,12 @@ if [ ${#npm_missing[@]} -gt 0 ]; then
     echo "setup: installing ${npm_missing[*]} into $npm_dir"
     mkdir -p "$npm_dir"
     [ -f "$npm_dir/package.json" ] || echo '{"name": "copperline-test-viewers", "private": true}' >"$npm_dir/package.json"
-    npm install --prefix "$npm_dir" --no-audit --no-fund --save-exact "${npm_missing[@]}"
+    # npm keeps its own list of certificate authorities; point it at the system's, so a
+    # machine whose network goes through a proxy with its own CA (installed in the system
+    # store) reaches the registry too.
+    cafile=()
+    [ -f /etc/ssl/certs/ca-certificates.crt ] && cafile=(--cafile /etc/ssl/certs/ca-certificates.crt)
+    npm install --prefix "$npm_dir" --no-audit --no-fund --save-exact "${cafile[@]}" "${npm_missing[@]}"
 else
     echo "setup: npm packages ${npm_packages[*]} are installed"
 fi
