@@ -1,0 +1,126 @@
+// The emulator thread on an AROS boot, through Emulator::call as the window and the server
+// use it: beam targets, write watchpoints, all-or-nothing memory writes, the pc, resets,
+// and snapshots that follow the machine.
+
+#include "app/control/emulator.h"
+#include "emu/machine.h"
+
+#include <QtTest>
+
+using namespace copperline;
+using nlohmann::json;
+
+namespace {
+
+std::unique_ptr<Emulator> aros() {
+    auto m = std::make_unique<Machine>();
+    m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+    m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+    m->powerOn();
+    auto e = std::make_unique<Emulator>(std::move(m), Emulator::Options{});
+    e->start();
+    return e;
+}
+
+} // namespace
+
+class TestEmulator : public QObject {
+    Q_OBJECT
+private slots:
+    void notStartedRefusesToWait() {
+        auto m = std::make_unique<Machine>();
+        Emulator e(std::move(m), {});
+        QCOMPARE(e.call("status").errorCode, errc::ShuttingDown);
+    }
+
+    void runsToABeamPosition() {
+        auto e = aros();
+        QVERIFY(e->call("step_frame", {{"n", 5}}).ok);
+        const auto r = e->call("run_until", {{"vpos", 100}, {"hpos", 50}});
+        QVERIFY(r.ok);
+        QCOMPARE(r.result.value("reason", ""), std::string("target"));
+        QCOMPARE(r.result.value("frame", 0), 5);
+        QCOMPARE(r.result.value("vpos", 0), 100);
+        // The first instruction boundary at or after the position: within one instruction.
+        const int h = r.result.value("hpos", 0);
+        QVERIFY(h >= 50 && h < 50 + 40);
+        // Already past it: the next frame.
+        QCOMPARE(e->call("run_until", {{"vpos", 10}}).result.value("frame", 0), 6);
+        const auto s = e->snapshot();
+        QCOMPARE(s->frame, 6ull);
+        QCOMPARE(s->vpos, 10u);
+        QVERIFY(!s->running);
+    }
+
+    void stopsOnAWriteWithItsValue() {
+        auto e = aros();
+        // AROS stores SysBase at $4 early in its boot.
+        const auto bp = e->call("break.add", {{"kind", "watch"}, {"addr", 4}, {"len", 4}});
+        QVERIFY(bp.ok);
+        const auto r = e->call("continue");
+        QVERIFY(r.ok);
+        QCOMPARE(r.result.value("reason", ""), std::string("watchpoint"));
+        const json d = r.result["detail"];
+        QCOMPARE(d.value("access", ""), std::string("write"));
+        QVERIFY(d.contains("value"));
+        const auto mem =
+            e->call("mem.read", {{"addr", d.value("address", 0u)}, {"len", d.value("size", 0u)}});
+        char expect[8];
+        std::snprintf(expect, sizeof expect, d.value("size", 0) == 2 ? "%04x" : "%02x",
+                      d.value("value", 0u));
+        QCOMPARE(mem.result.value("data", ""), std::string(expect));
+    }
+
+    void memoryWritesAreAllOrNothing() {
+        auto e = aros();
+        const auto before =
+            e->call("mem.read", {{"addr", 0x1FFFFC}, {"len", 4}}).result.value("data", "");
+        const auto r = e->call("mem.write", {{"addr", 0x1FFFFC}, {"data", "0102030405060708"}});
+        QCOMPARE(r.errorCode, errc::InvalidParams);
+        QVERIFY(QString::fromStdString(r.errorMessage).contains("$200000"));
+        QCOMPARE(e->call("mem.read", {{"addr", 0x1FFFFC}, {"len", 4}}).result.value("data", ""),
+                 before);
+        // Slow RAM is writable.
+        QVERIFY(e->call("mem.write", {{"addr", 0xC00010}, {"data", "cafe"}}).ok);
+        QCOMPARE(e->call("mem.read", {{"addr", 0xC00010}, {"len", 2}}).result.value("data", ""),
+                 std::string("cafe"));
+    }
+
+    void setsThePcAndResets() {
+        auto e = aros();
+        QVERIFY(e->call("step_frame", {{"n", 20}}).ok);
+        const std::uint32_t entry = e->call("regs.get").result.value("pc", 0u);
+        QVERIFY(e->call("regs.set", {{"reg", "pc"}, {"value", 0xF80010}}).ok);
+        QCOMPARE(e->call("regs.get").result.value("pc", 0u), 0xF80010u);
+        const auto d = e->call("disasm", {{"count", 1}}).result["instructions"][0];
+        QCOMPARE(d.value("addr", 0u), 0xF80010u);
+        QVERIFY(entry != 0xF80010u);
+        QCOMPARE(e->call("regs.set", {{"reg", "pc"}, {"value", 0xF80011}}).errorCode,
+                 errc::InvalidParams);
+
+        const auto cold = e->call("machine.reset", {{"kind", "cold"}});
+        QVERIFY(cold.ok);
+        QCOMPARE(cold.result.value("cck", 1), 10); // the clocks start again, as at power-on
+        QCOMPARE(cold.result.value("frame", 1), 0);
+        QCOMPARE(e->snapshot()->regs.pc, cold.result.value("pc", 0u));
+    }
+
+    void snapshotsCarryTheOwnerGrid() {
+        auto e = aros();
+        QVERIFY(e->call("frame.record", {{"on", true}}).ok);
+        QVERIFY(e->call("step_frame", {{"n", 3}}).ok);
+        const auto s = e->snapshot();
+        QVERIFY(s->grid);
+        QCOMPARE(s->grid->frame, 2ull);
+        QCOMPARE(s->grid->lines, 313u);
+        QCOMPARE(s->grid->records.size(), s->grid->owners.size());
+        std::uint64_t total = 0;
+        for (auto c : s->grid->counts)
+            total += c;
+        QCOMPARE(total, std::uint64_t(313 * 227));
+        QVERIFY(!s->picture); // pictures are for the window; this emulator composes none
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEmulator)
+#include "test_emulator.moc"
