@@ -195,9 +195,20 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
     // sent after a command sees that command's events, and one sent before it sees them all.
     if (req.method == "events.subscribe" || req.method == "events.unsubscribe" ||
         req.method == "events.list") {
-        emulator_.submit("ping", json::object(), [box, id, req](const CommandResult&) {
+        // Events made between the ping and the subscription's arrival here must exist to be
+        // delivered: hold the emulator's interest until then.
+        Holds holds;
+        if (req.method == "events.subscribe")
+            if (auto e = req.params.find("events"); e != req.params.end() && e->is_array())
+                for (const auto& n : *e) {
+                    holds.frame = holds.frame || n == "event.frame";
+                    holds.serial = holds.serial || n == "event.serial";
+                }
+        if (holds.frame) emulator_.wantFrameEvents(true);
+        if (holds.serial) emulator_.wantSerialEvents(true);
+        emulator_.submit("ping", json::object(), [box, id, req, holds](const CommandResult&) {
             if (auto b = box.lock())
-                b->post([id, req](ControlServer* s) { s->subscription(id, req); });
+                b->post([id, req, holds](ControlServer* s) { s->subscription(id, req, holds); });
         });
         return;
     }
@@ -211,7 +222,16 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
                      });
 }
 
-void ControlServer::subscription(std::uint64_t id, const rpc::Request& req) {
+void ControlServer::subscription(std::uint64_t id, const rpc::Request& req, Holds holds) {
+    // The subscription (if any) now holds its own interest.
+    struct Release {
+        Emulator& e;
+        Holds h;
+        ~Release() {
+            if (h.frame) e.wantFrameEvents(false);
+            if (h.serial) e.wantSerialEvents(false);
+        }
+    } release{emulator_, holds};
     auto it = connections_.find(id);
     if (it == connections_.end()) return;
     Connection& c = *it->second;

@@ -53,7 +53,10 @@ private:
     void send(Connection& c, const std::string& line);
     void deliver(std::uint64_t id, const std::string& line);
     void notify(const std::string& method, const nlohmann::json& params);
-    void subscription(std::uint64_t id, const rpc::Request& request);
+    struct Holds {
+        bool frame = false, serial = false;
+    };
+    void subscription(std::uint64_t id, const rpc::Request& request, Holds holds);
     nlohmann::json subscribe(Connection& c, const nlohmann::json& params);
     nlohmann::json unsubscribe(Connection& c, const nlohmann::json& params);
     void dropConnection(std::uint64_t id);
