@@ -168,14 +168,13 @@ void Emulator::Impl::drain(std::unique_lock<std::mutex>& lock) {
         lock.lock();
     }
     pending.store(!queue.empty() || exit, std::memory_order_relaxed);
-    lock.unlock();
-    publish();
-    lock.lock();
 }
 
 void Emulator::Impl::execute(Request& request) {
     deferReply = false;
     CommandResult result = bus.call(request.method, request.params);
+    // Whoever gets the reply may look at the snapshot next: it must show the command done.
+    publish();
     if (result.ok && deferReply) {
         if (request.done) stopWaiters.push_back(std::move(request.done));
     } else if (request.done) {
