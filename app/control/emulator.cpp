@@ -311,8 +311,21 @@ void Emulator::Impl::onFrame() {
              {{"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}});
     }
     if (!serialBuffer.empty()) {
-        if (serialInterest.load(std::memory_order_relaxed) > 0)
-            emit("event.serial", {{"text", serialBuffer}});
+        if (serialInterest.load(std::memory_order_relaxed) > 0) {
+            // The Amiga's character set is ISO 8859-1; JSON text is UTF-8.
+            std::string text;
+            text.reserve(serialBuffer.size());
+            for (const char ch : serialBuffer) {
+                const auto c = static_cast<unsigned char>(ch);
+                if (c < 0x80) {
+                    text += char(c);
+                } else {
+                    text += char(0xC0 | (c >> 6));
+                    text += char(0x80 | (c & 0x3F));
+                }
+            }
+            emit("event.serial", {{"text", text}});
+        }
         serialBuffer.clear();
     }
 }

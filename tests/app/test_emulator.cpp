@@ -6,6 +6,7 @@
 #include "emu/machine.h"
 
 #include <QtTest>
+#include <mutex>
 
 using namespace copperline;
 using nlohmann::json;
@@ -103,6 +104,24 @@ private slots:
         QCOMPARE(cold.result.value("cck", 1), 10); // the clocks start again, as at power-on
         QCOMPARE(cold.result.value("frame", 1), 0);
         QCOMPARE(e->snapshot()->regs.pc, cold.result.value("pc", 0u));
+    }
+
+    void serialOutputIsAnEvent() {
+        auto e = aros();
+        std::mutex m;
+        std::string text;
+        const int id = e->addListener([&](const std::string& method, const json& params) {
+            if (method != "event.serial") return;
+            std::lock_guard lock(m);
+            text += params.value("text", "");
+        });
+        e->wantSerialEvents(true);
+        QVERIFY(e->call("step_frame", {{"n", 100}}).ok);
+        e->removeListener(id);
+        std::lock_guard lock(m);
+        QVERIFY2(text.starts_with("[reset]\r\nROM Location: 00f80000"), text.c_str());
+        // AROS's banner has a Latin-1 copyright sign; it arrives as UTF-8.
+        QVERIFY(text.find("Copyright \u00a9 1995") != std::string::npos);
     }
 
     void snapshotsCarryTheOwnerGrid() {
