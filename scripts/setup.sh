@@ -10,7 +10,7 @@ packages=(
     # build
     cmake ninja-build pkg-config g++ git
     # libraries
-    qt6-base-dev qt6-base-dev-tools qt6-charts-dev
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqt6opengl6-dev
     nlohmann-json3-dev libpng-dev libdw-dev libelf-dev zlib1g-dev
     # 68000 guest toolchain
     gcc-m68k-linux-gnu binutils-m68k-linux-gnu
