@@ -48,7 +48,7 @@ double Machine::emulatedSeconds() const {
     return double(cpu_.cycles()) / (config_.ntsc ? kNtscCpuHz : kPalCpuHz);
 }
 
-void Machine::powerOn() {
+void Machine::coldStart() {
     std::fill(chip_.data(), chip_.data() + chip_.size(), 0);
     std::fill(slow_.begin(), slow_.end(), 0);
     agnus_.reset();
@@ -58,6 +58,10 @@ void Machine::powerOn() {
     floppy_.powerOn();
     guestApi_.reset();
     keyboard_.reset(0);
+}
+
+void Machine::powerOn() {
+    coldStart();
     reset();
 }
 
@@ -107,14 +111,8 @@ void Machine::reset() {
 }
 
 void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t loadAddress, std::uint32_t stack) {
-    std::fill(chip_.data(), chip_.data() + chip_.size(), 0);
-    std::fill(slow_.begin(), slow_.end(), 0);
-    agnus_.reset();
-    cpu_.setCycles(0);
-    lastIpl_ = 0;
-    lastIplAt_ = 0;
+    coldStart();
     resetLine();
-    keyboard_.reset(0);
     ciaA_.poke(Cia::PRA, 0x00);
     ciaA_.poke(Cia::DDRA, 0x03);  // PA0 (OVL) and PA1 (LED) outputs, both low
     for (std::size_t i = 0; i < program.size(); ++i) chip_.writeByte(std::uint32_t(loadAddress + i), program[i]);

@@ -176,6 +176,8 @@ private:
     enum class Region : std::uint8_t { Unmapped, Chip, Cia, Slow, Custom, ExtRom, Rom };
 
     unsigned cpuAccess(m68k::BusCycle& c);
+    // Power-on state of memory, beam, clock and the devices outside the chips.
+    void coldStart();
     void resetLine();
     void syncTo(MasterClock t);
     void syncCias(MasterClock t);

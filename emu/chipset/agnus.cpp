@@ -542,8 +542,35 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     }
 }
 
+namespace {
+// Which chip answers a read of a readable register Agnus does not hold itself.
+enum class Reader { Agnus, Paula, Denise };
+Reader readerOf(std::uint16_t r) {
+    switch (r) {
+    case reg::INTENAR:
+    case reg::INTREQR:
+    case reg::ADKCONR:
+    case reg::SERDATR:
+    case reg::DSKBYTR:
+    case reg::DSKDATR:
+    case reg::POTGOR:
+    case reg::POT0DAT:
+    case reg::POT1DAT: return Reader::Paula;
+    case reg::CLXDAT:
+    case reg::JOY0DAT:
+    case reg::JOY1DAT: return Reader::Denise;
+    default: return Reader::Agnus;
+    }
+}
+} // namespace
+
 std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
     r &= 0x1FE;
+    switch (readerOf(r)) {
+    case Reader::Paula: return paula_.spy(r);
+    case Reader::Denise: return denise_.spy(r);
+    case Reader::Agnus: break;
+    }
     switch (r) {
     case reg::DMACONR:
         return std::uint16_t(dmacon_ | (blitter_.busy() ? dmacon::BBUSY : 0) | (blitter_.zero() ? dmacon::BZERO : 0));
@@ -552,44 +579,23 @@ std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
         return std::uint16_t((lof_ ? 0x8000 : 0) | (config_.ntsc ? 0x1000 : 0) | ((vpos_ >> 8) & 1));
     case reg::VHPOSR: return std::uint16_t((vpos_ & 0xFF) << 8 | (hpos_ & 0xFF));
     case reg::BLTDDAT: return blitter_.bltddat();
-    case reg::INTENAR:
-    case reg::INTREQR:
-    case reg::ADKCONR:
-    case reg::SERDATR:
-    case reg::DSKBYTR:
-    case reg::DSKDATR:
-    case reg::POTGOR:
-    case reg::POT0DAT:
-    case reg::POT1DAT: return paula_.spy(r);
-    case reg::CLXDAT:
-    case reg::JOY0DAT:
-    case reg::JOY1DAT: return denise_.spy(r);
     default: return 0xFFFF;
     }
 }
 
 std::uint16_t Agnus::readCustom(std::uint16_t r) {
     r &= 0x1FE;
-    switch (r) {
-    case reg::COPJMP1:
-    case reg::COPJMP2:
+    if (r == reg::COPJMP1 || r == reg::COPJMP2) {
         // A read strobes the jump too (ocs-timing-facts section 3).
         copper_.poke(r, 0);
         return 0xFFFF;
-    case reg::CLXDAT:
-    case reg::JOY0DAT:
-    case reg::JOY1DAT: return denise_.peek(r);
-    case reg::INTENAR:
-    case reg::INTREQR:
-    case reg::ADKCONR:
-    case reg::SERDATR:
-    case reg::DSKBYTR:
-    case reg::DSKDATR:
-    case reg::POTGOR:
-    case reg::POT0DAT:
-    case reg::POT1DAT: return paula_.peek(r, cck_);
-    default: return spyCustom(r);
     }
+    switch (readerOf(r)) {
+    case Reader::Paula: return paula_.peek(r, cck_);
+    case Reader::Denise: return denise_.peek(r);
+    case Reader::Agnus: return spyCustom(r);
+    }
+    return 0xFFFF;
 }
 
 void Agnus::serialize(Archive& ar) {
