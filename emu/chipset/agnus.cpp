@@ -338,26 +338,7 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
     if (recordSlots_) {
         rec.owner = owner;
         rec.ipl = std::uint8_t(paula_.iplAt(cck_));
-        std::uint32_t ev = 0;
-        if (h == kRefresh[0]) {
-            if (verticalBlank()) ev |= slot_event::VB;
-            if (vpos_ >= 2 && vpos_ < 5) ev |= slot_event::VS;
-            if (vdiw_) ev |= slot_event::VDIW;
-        }
-        if (h == kRefresh[1]) {
-            if (lof_) ev |= slot_event::LOF;
-            if (lol_) ev |= slot_event::LOL;
-        }
-        if (h == kHblankStart) ev |= slot_event::HBS;
-        if (h == kHblankEnd) ev |= slot_event::HBE;
-        if (h == kHsyncStart) ev |= slot_event::HSS;
-        if (h == kHsyncEnd) ev |= slot_event::HSE;
-        // DIWSTRT/DIWSTOP H are lores pixels, two per colour clock; DIWSTOP's H8 is 1.
-        if (h == (diwstrt_ & 0xFFu) / 2) ev |= slot_event::HDIWS;
-        if (h == ((diwstop_ & 0xFFu) | 0x100u) / 2) ev |= slot_event::HDIWE;
-        if (h == (ddfstrt_ & 0xFCu)) ev |= slot_event::DDFS;
-        if (h == (ddfstop_ & 0xFCu)) ev |= slot_event::DDFE;
-        rec.events = ev;
+        rec.events = slotEvents(h);
         records_[index] = rec;
     }
 
@@ -365,10 +346,40 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
     if (++hpos_ >= lineLength_) endLine();
 }
 
+std::uint32_t Agnus::slotEvents(unsigned h) const {
+    std::uint32_t ev = 0;
+    if (h == kRefresh[0]) {
+        if (lineBlank_) ev |= slot_event::VB;
+        if (vpos_ >= 2 && vpos_ < 5) ev |= slot_event::VS;
+        if (vdiw_) ev |= slot_event::VDIW;
+    }
+    if (h == kRefresh[1]) {
+        if (lof_) ev |= slot_event::LOF;
+        if (lol_) ev |= slot_event::LOL;
+    }
+    if (h == kHblankStart) ev |= slot_event::HBS;
+    if (h == kHblankEnd) ev |= slot_event::HBE;
+    if (h == kHsyncStart) ev |= slot_event::HSS;
+    if (h == kHsyncEnd) ev |= slot_event::HSE;
+    // DIWSTRT/DIWSTOP H are lores pixels, two per colour clock; DIWSTOP's H8 is 1.
+    if (h == (diwstrt_ & 0xFFu) / 2) ev |= slot_event::HDIWS;
+    if (h == ((diwstop_ & 0xFFu) | 0x100u) / 2) ev |= slot_event::HDIWE;
+    if (h == (ddfstrt_ & 0xFCu)) ev |= slot_event::DDFS;
+    if (h == (ddfstop_ & 0xFCu)) ev |= slot_event::DDFE;
+    return ev;
+}
+
 void Agnus::idleClock() {
     const unsigned h = hpos_;
     denise_.clock(vpos_, std::uint16_t(h), lineBlank_ || (h >= kHblankStart && h < kHblankEnd));
     if (recordOwners_) owners_[std::size_t(vpos_) * kMaxLineCck + h] = std::uint8_t(BusOwner::Idle);
+    if (recordSlots_) {
+        // The frame's records start zeroed (an idle clock with no transfer); only the
+        // interrupt level and the events need writing.
+        SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
+        r.ipl = std::uint8_t(paula_.iplAt(cck_));
+        r.events = slotEvents(h);
+    }
     ++counts_[unsigned(BusOwner::Idle)];
     ++cck_;
     if (++hpos_ >= lineLength_) endLine();

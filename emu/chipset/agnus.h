@@ -124,13 +124,14 @@ private:
     };
 
     void executeClock(bool cpuWants, bool& cpuGranted);
-    // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit, no
-    // CPU request and no full records. Then only Denise runs and the clock is idle.
+    // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit and no
+    // CPU request. Then only Denise runs and the clock is idle.
     bool quietClock() const {
-        return plan_[hpos_] == PlanNone && !recordSlots_ && !blitter_.running() &&
+        return plan_[hpos_] == PlanNone && !blitter_.running() &&
                ((hpos_ & 1) || copper_.dormant(vpos_, hpos_, false));
     }
     void idleClock();
+    std::uint32_t slotEvents(unsigned h) const;
     void startLine();
     void endLine();
     void startFrame();

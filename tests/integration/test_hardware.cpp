@@ -298,6 +298,37 @@ private slots:
         QVERIFY2(audio >= perFrame - 1 && audio <= perFrame + 1, qPrintable(QString::number(audio)));
     }
 
+    void slotEventsMarkTheBeam() {
+        // docs/formats/slots.md: VB/VS/VDIW on the first refresh slot, LOF/LOL on the
+        // second, comparator edges where they match.
+        auto m = boot(HW_DMA_SLOTS);
+        const std::uint32_t p = 0x7F000;
+        pokeWord(*m, p + 0, 0x2200);
+        pokeWord(*m, p + 2, 0x38);
+        pokeWord(*m, p + 4, 0xD0);
+        pokeWord(*m, p + 6, 0x2C81);
+        pokeWord(*m, p + 8, 0x2CC1);
+        pokeWord(*m, p + 10, 0x0200 | 0x0100 | 0x0080);
+        m->agnus().setRecordSlots(true);
+        for (int f = 0; f < 3; ++f) m->runFrame();
+        const auto& rec = m->agnus().committedRecords();
+        auto events = [&](unsigned v, unsigned h) { return rec[std::size_t(v) * Agnus::kMaxLineCck + h].events; };
+        using namespace slot_event;
+        QCOMPARE(events(0x10, 0x01), VB);          // vertical blank, window shut
+        QCOMPARE(events(3, 0x01), VB | VS);        // vertical sync lines 2-4
+        QCOMPARE(events(0x50, 0x01), VDIW);        // inside the window
+        QCOMPARE(events(0x50, 0x03), LOF);         // PAL progressive: long frames
+        QCOMPARE(events(0x50, 0x12), HSS);
+        QCOMPARE(events(0x50, 0x23), HSE);
+        QCOMPARE(events(0x50, 0x0F), HBS);
+        QCOMPARE(events(0x50, 0x35), HBE);
+        QCOMPARE(events(0x50, 0x38), DDFS);
+        QCOMPARE(events(0x50, 0x40), HDIWS);       // DIWSTRT H $81 / 2
+        QCOMPARE(events(0x50, 0xD0), DDFE);
+        QCOMPARE(events(0x50, 0xE0), HDIWE);       // DIWSTOP H $1C1 / 2
+        QCOMPARE(events(0x50, 0x60), 0u);
+    }
+
     void copperWaitMoveAndSkipTiming() {
         auto m = boot(HW_COPPER_TIMING);
         m->agnus().setRecordSlots(true);
