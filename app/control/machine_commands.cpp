@@ -426,15 +426,18 @@ void registerMachineCommands(Emulator::Impl& e) {
                     e.machine->pokeByte(addr + std::uint32_t(i), bytes[i]);
                 return json{{"addr", addr}, {"written", bytes.size()}};
             });
-    bus.add("custom.dump", "The custom registers the chips can be read back from, by name.",
+    bus.add("custom.dump",
+            "The custom registers by name: those the chips can be read back from, and the last "
+            "value written to each write-only one.",
             [&e](const json&) {
-                json regs = json::object();
+                json regs = json::object(), written = json::object();
                 for (unsigned o = 0; o < 2 * reg::kCount; o += 2) {
                     const char* n = reg::name(std::uint16_t(o));
-                    if (!n || reg::writable(std::uint16_t(o))) continue;
-                    regs[n] = e.machine->spyWord(0xDFF000 + o);
+                    if (!n) continue;
+                    if (!reg::writable(std::uint16_t(o))) regs[n] = e.machine->spyWord(0xDFF000 + o);
+                    else if (auto v = e.machine->agnus().lastWritten(std::uint16_t(o))) written[n] = *v;
                 }
-                return json{{"registers", regs}};
+                return json{{"registers", regs}, {"written", written}};
             });
     bus.add("disasm", "Disassembles {addr (default pc), count <= 256 (default 16)} instructions.",
             [&e](const json& p) {

@@ -52,6 +52,8 @@ void Agnus::reset() {
     lof_ = true;
     lol_ = false;
     lineLength_ = 227;
+    written_.fill(0);
+    writtenMask_.fill(0);
     dmacon_ = 0;
     bplcon0_ = 0;
     diwstrt_ = diwstop_ = ddfstrt_ = ddfstop_ = 0;
@@ -474,6 +476,8 @@ void Agnus::writeRegisterAgnus(std::uint16_t r, std::uint16_t v) {
 
 void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     r &= 0x1FE;
+    written_[r >> 1] = v;
+    writtenMask_[r >> 6] |= 1u << ((r >> 1) & 31);
     if (r >= reg::BLTCON0 && r <= reg::BLTADAT) {
         blitter_.poke(r, v);
         return;
@@ -613,7 +617,7 @@ void Agnus::serialize(Archive& ar) {
     ar(cck_, frame_, vpos_, hpos_, lineLength_, lof_, lol_, dmacon_, bplcon0_, diwstrt_, diwstop_, ddfstrt_,
        ddfstop_, bpl1mod_, bpl2mod_, bplpt_, sprpt_, vdiw_);
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
-    ar(plan_, bitplaneLine_, cpuRefused_, cpuWaitCck_);
+    ar(plan_, bitplaneLine_, cpuRefused_, cpuWaitCck_, written_, writtenMask_);
 }
 
 } // namespace copperline

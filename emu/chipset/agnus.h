@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace copperline {
@@ -91,6 +92,14 @@ public:
     std::uint16_t spyCustom(std::uint16_t reg) const;
     void writeCustom(std::uint16_t reg, std::uint16_t value);
     std::uint16_t dmacon() const { return dmacon_; }
+    // The last value the CPU or the Copper wrote to a register, for debuggers: most
+    // custom registers cannot be read back. nullopt if it has not been written since
+    // power-on.
+    std::optional<std::uint16_t> lastWritten(std::uint16_t reg) const {
+        reg &= 0x1FE;
+        if (!(writtenMask_[reg >> 6] >> ((reg >> 1) & 31) & 1)) return std::nullopt;
+        return written_[reg >> 1];
+    }
 
     // ---- recording -----------------------------------------------------------------------
     // Owners of the last committed frame, one byte (BusOwner) per clock, row-major with a
@@ -159,6 +168,8 @@ private:
     bool lof_ = true;   // long frame
     bool lol_ = false;  // NTSC long line
 
+    std::array<std::uint16_t, 256> written_{};
+    std::array<std::uint32_t, 8> writtenMask_{};
     std::uint16_t dmacon_ = 0;
     std::uint16_t bplcon0_ = 0;
     std::uint16_t diwstrt_ = 0, diwstop_ = 0, ddfstrt_ = 0, ddfstop_ = 0;

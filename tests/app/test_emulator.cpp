@@ -53,6 +53,21 @@ private slots:
         QVERIFY(!s->running);
     }
 
+    void customDumpShowsWriteOnlyRegisters() {
+        // After 100 frames AROS has set up its display: BPLCON0 and the bitplane pointers
+        // are write-only, so custom.dump gives the values last written.
+        auto e = aros();
+        QVERIFY(e->call("step_frame", {{"n", 100}}).ok);
+        const auto r = e->call("custom.dump");
+        QVERIFY(r.ok);
+        QVERIFY(r.result["registers"].contains("VPOSR"));
+        QVERIFY(!r.result["registers"].contains("BPLCON0"));
+        const auto& written = r.result["written"];
+        QVERIFY(written.contains("DMACON"));
+        QVERIFY(written.contains("BPLCON0"));
+        QVERIFY(!written.contains("VPOSR"));
+    }
+
     void stopsOnAWriteWithItsValue() {
         auto e = aros();
         // AROS stores SysBase at $4 early in its boot.

@@ -30,6 +30,19 @@ private slots:
         QCOMPARE(m.agnus().lineLength(), 227u);
     }
 
+    void lastWrittenValuesForDebuggers() {
+        // move.w #$4200,$dff100 (BPLCON0); move.w #$0F0F,$dff180 (COLOR00); stop
+        const std::vector<std::uint8_t> program = {0x33, 0xFC, 0x42, 0x00, 0x00, 0xDF, 0xF1, 0x00,
+                                                   0x33, 0xFC, 0x0F, 0x0F, 0x00, 0xDF, 0xF1, 0x80,
+                                                   0x4E, 0x72, 0x27, 0x00};
+        Machine m;
+        m.bootBareMetal(program);
+        m.runFrame();
+        QCOMPARE(m.agnus().lastWritten(reg::BPLCON0).value_or(0), std::uint16_t(0x4200));
+        QCOMPARE(m.agnus().lastWritten(reg::COLOR00).value_or(0), std::uint16_t(0x0F0F));
+        QVERIFY(!m.agnus().lastWritten(reg::DIWSTRT).has_value());
+    }
+
     void ntscFramesAndLongLines() {
         Machine::Config config;
         config.ntsc = true;
