@@ -1,4 +1,5 @@
 #include "app/elf2hunk/elf_to_hunk.h"
+#include "emu/hex.h"
 
 #include "emu/media/byte_reader.h"
 
@@ -19,12 +20,6 @@
 namespace copperline {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
-}
 
 struct ElfFile {
     int fd = -1;

@@ -1,4 +1,5 @@
 #include "emu/media/hunk.h"
+#include "emu/hex.h"
 
 #include "emu/media/byte_reader.h"
 #include "emu/media/file_bytes.h"
@@ -9,12 +10,6 @@
 namespace copperline {
 
 namespace {
-
-std::string hex(std::uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "$%08X", v);
-    return buf;
-}
 
 std::string hunkLabel(std::size_t index) { return "hunk " + std::to_string(index); }
 
@@ -115,7 +110,7 @@ void readSymbols(ByteReader& r, HunkSection& section, std::size_t index) {
         const std::uint32_t longs = r.u32("symbol name length");
         if (longs == 0) break;
         // The top byte is a type in HUNK_EXT; in HUNK_SYMBOL it must be zero.
-        if (longs > 0xFFFFFF) r.fail("symbol name length " + hex(longs) + " is not valid");
+        if (longs > 0xFFFFFF) r.fail("symbol name length " + amigaHex(longs) + " is not valid");
         std::string name = readPaddedName(r, longs, "symbol name");
         const std::uint32_t value = r.u32("symbol value");
         if (value > section.allocSize)
@@ -141,7 +136,7 @@ HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& na
     if (bytes.size() < 4) r.failAt(0, "not a hunk executable: too short (" + std::to_string(bytes.size()) + " bytes)");
     const std::uint32_t magic = r.u32("magic");
     if (magic != hunk_id::Header)
-        r.failAt(0, "not a hunk executable: bad magic " + hex(magic) + " (HUNK_HEADER is $000003F3)");
+        r.failAt(0, "not a hunk executable: bad magic " + amigaHex(magic) + " (HUNK_HEADER is $000003F3)");
     if (bytes.size() % 4)
         r.failAt(bytes.size(), "size " + std::to_string(bytes.size()) + " is not a whole number of longwords");
 
@@ -250,9 +245,9 @@ HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& na
             case hunk_id::Reloc8:
             case hunk_id::RelReloc32:
             case hunk_id::AbsReloc16:
-                r.failAt(at, "relocation block " + hex(id) + " is not supported in an executable");
+                r.failAt(at, "relocation block " + amigaHex(id) + " is not supported in an executable");
             default:
-                r.failAt(at, "unknown block type " + hex(id) + " in " + hunkLabel(i));
+                r.failAt(at, "unknown block type " + amigaHex(id) + " in " + hunkLabel(i));
             }
         }
         std::sort(s.relocs.begin(), s.relocs.end(), [](const HunkReloc& a, const HunkReloc& b) {

@@ -3,6 +3,7 @@
 // through elfutils libelf and libdw.
 
 #include "profiler/debuginfo/builder.h"
+#include "emu/hex.h"
 
 #include <algorithm>
 #include <array>
@@ -17,12 +18,6 @@
 namespace copperline {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
-}
 
 std::string ordinal(std::size_t n) {
     const char* suffix = (n % 100 >= 11 && n % 100 <= 13) ? "th"

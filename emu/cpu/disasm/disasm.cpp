@@ -1,4 +1,5 @@
 #include "emu/cpu/disasm/disasm.h"
+#include "emu/hex.h"
 
 #include <array>
 #include <cstdio>
@@ -81,12 +82,6 @@ std::string cat(std::initializer_list<std::string_view> parts) {
     for (const std::string_view part : parts)
         text.append(part);
     return text;
-}
-
-std::string hex(std::uint32_t value) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%x", static_cast<unsigned>(value));
-    return buf;
 }
 
 std::string dataReg(unsigned reg) {
