@@ -29,6 +29,10 @@ bool wantsHeadless(int argc, char** argv) {
         if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--screenshot-after") || !std::strcmp(a, "--seconds") ||
             !std::strcmp(a, "--control"))
             return true;
+        // Help and version need no window either, and must work where there is no display.
+        if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h") || !std::strcmp(a, "--help-all") ||
+            !std::strcmp(a, "--version") || !std::strcmp(a, "-v"))
+            return true;
     }
     return false;
 }
