@@ -53,6 +53,8 @@ void Machine::coldStart() {
     std::fill(slow_.begin(), slow_.end(), 0);
     agnus_.reset();
     cpu_.setCycles(0);
+    ciaA_.powerOn();
+    ciaB_.powerOn();
     lastIpl_ = 0;
     lastIplAt_ = 0;
     floppy_.powerOn();

@@ -144,7 +144,7 @@ void Agnus::buildBitplanePlan() {
     for (unsigned ch = 0; ch < 4; ++ch)
         if (dmacon_ & (dmacon::AUD0EN << ch)) plan_[0x0D + 2 * ch] = std::uint8_t(PlanAudio0 + ch);
     for (unsigned n = 0; n < 8; ++n)
-        if (sprites_[n].line != SpriteDma::Off) {
+        if ((dmacon_ & dmacon::SPREN) && sprites_[n].line != SpriteDma::Off) {
             plan_[0x15 + 4 * n] = std::uint8_t(PlanSprite + 2 * n);
             plan_[0x17 + 4 * n] = std::uint8_t(PlanSprite + 2 * n + 1);
         }
@@ -159,6 +159,7 @@ void Agnus::buildBitplanePlan() {
     if (!planes) return;
     // OCS compares DDF bits 7-2 only, within the hardware limits $18-$D8.
     const unsigned start = std::max(ddfstrt_ & 0xFCu, 0x18u);
+    if (start > 0xD8) return;  // past the last position the comparator can start at
     unsigned stop = std::min(ddfstop_ & 0xFCu, 0xD8u);
     if (stop < start) stop = 0xD8;
     // The unit running when DDFSTOP matches finishes, then exactly one more is fetched,
@@ -449,7 +450,8 @@ void Agnus::startFrame() {
     ++frame_;
     // LOF toggles each frame only in interlace (BPLCON0 LACE); otherwise it holds.
     if (bplcon0_ & 4) lof_ = !lof_;
-    lol_ = false;
+    // NTSC lines keep alternating across the frame boundary (263 lines: the long line
+    // count alternates 131/132), so LOL is not reset here.
     vdiw_ = false;
     for (auto& s : sprites_) s.state = SpriteDma::Off;
     copper_.startOfFrame();
@@ -509,10 +511,9 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
         dmacon_ = std::uint16_t(setClear(dmacon_, v) & 0x07FF);
         for (unsigned ch = 0; ch < 4; ++ch)
             paula_.setAudioDmaEnabled(ch, (dmacon_ & dmacon::DMAEN) && (dmacon_ & (dmacon::AUD0EN << ch)), cck_);
-        if (old != dmacon_) {
-            planSprites();
-            buildBitplanePlan();
-        }
+        // The sprites' state moves on at the start of a line only; a DMACON change re-plans
+        // the rest of this line's slots.
+        if (old != dmacon_) buildBitplanePlan();
         break;
     }
     case reg::BPLCON0:
@@ -617,7 +618,7 @@ void Agnus::serialize(Archive& ar) {
     ar(cck_, frame_, vpos_, hpos_, lineLength_, lof_, lol_, dmacon_, bplcon0_, diwstrt_, diwstop_, ddfstrt_,
        ddfstop_, bpl1mod_, bpl2mod_, bplpt_, sprpt_, vdiw_);
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
-    ar(plan_, bitplaneLine_, cpuRefused_, cpuWaitCck_, written_, writtenMask_);
+    ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_);
 }
 
 } // namespace copperline

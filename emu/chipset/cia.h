@@ -38,6 +38,11 @@ public:
 
     // Power-on / RESET line: all registers to their reset values (HRM appendix F).
     void reset();
+    // Power-on: reset, and the E clock starts again from master-clock time 0.
+    void powerOn() {
+        now_ = lazyNow_ = wakeAt_ = 0;
+        reset();
+    }
 
     // Runs the E clock up to master-clock time `now` (68000 cycles). E cycles end when the
     // master clock passes a multiple of ten. While nothing but running timers' counts can

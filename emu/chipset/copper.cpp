@@ -17,6 +17,7 @@ void Copper::poke(std::uint16_t r, std::uint16_t v) {
     case reg::COPJMP2:
         jumpTarget_ = r == reg::COPJMP1 ? cop1lc_ : cop2lc_;
         state_ = State::Jump1;
+        skipNext_ = false;
         break;
     case reg::COPCON: cdang_ = (v & 2) != 0; break;
     default: break;
@@ -26,6 +27,7 @@ void Copper::poke(std::uint16_t r, std::uint16_t v) {
 void Copper::startOfFrame() {
     pc_ = cop1lc_;
     state_ = State::Fetch1;
+    skipNext_ = false;  // a SKIP does not reach into a restarted list
 }
 
 Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree, bool blitterBusy,

@@ -329,6 +329,28 @@ private slots:
         QCOMPARE(events(0x50, 0x60), 0u);
     }
 
+    void dmaconWriteOnTheSpriteControlLine() {
+        // A DMACON write on line $19, after the sprites fetched their control words, must
+        // not send them back to fetch control words from their data.
+        auto m = boot(HW_DMA_SLOTS);
+        const std::uint32_t p = 0x7F000;
+        pokeWord(*m, p + 0, 0x1200);
+        pokeWord(*m, p + 2, 0x38);
+        pokeWord(*m, p + 4, 0xD0);
+        pokeWord(*m, p + 6, 0x2C81);
+        pokeWord(*m, p + 8, 0x2CC1);
+        pokeWord(*m, p + 10, 0x0200 | 0x0100 | 0x0080 | 0x0020);
+        pokeWord(*m, p + 12, 0x48);
+        pokeWord(*m, p + 14, 0x58);
+        for (int f = 0; f < 2; ++f) m->runFrame();
+        while (!(m->agnus().vpos() == 0x19 && m->agnus().hpos() > 0x40)) m->stepInstruction();
+        m->agnus().writeCustom(reg::DMACON, 0x8002);  // AUD1EN: any change will do
+        m->runFrame();
+        QCOMPARE(ownerAt(*m, 0x50, 0x15), BusOwner::Sprite);
+        QCOMPARE(ownerAt(*m, 0x50, 0x17), BusOwner::Sprite);
+        QCOMPARE(ownerAt(*m, 0x60, 0x15), BusOwner::Idle);
+    }
+
     void copperWaitMoveAndSkipTiming() {
         auto m = boot(HW_COPPER_TIMING);
         m->agnus().setRecordSlots(true);

@@ -43,6 +43,46 @@ private slots:
         QVERIFY(!m.agnus().lastWritten(reg::DIWSTRT).has_value());
     }
 
+    void ddfBeyondItsLimitFetchesNothing() {
+        // DDFSTRT past $D8 (the last position the comparator can start at): no bitplane
+        // fetches, and the refresh slots stay where they are.
+        Machine m;
+        m.bootBareMetal(kStop);
+        Agnus& a = m.agnus();
+        a.writeCustom(reg::DIWSTRT, 0x2C81);
+        a.writeCustom(reg::DIWSTOP, 0x2CC1);
+        a.writeCustom(reg::BPLCON0, 0x4200);
+        a.writeCustom(reg::DDFSTOP, 0xD0);
+        a.writeCustom(reg::DMACON, 0x8300);
+        for (std::uint16_t ddf : {0xDCu, 0xE0u, 0xFCu}) {
+            a.writeCustom(reg::DDFSTRT, ddf);
+            m.runFrame();
+            m.runFrame();
+            const auto& o = a.committedOwners();
+            for (unsigned h = 0; h < 227; ++h) {
+                const auto owner = BusOwner(o[0x50 * Agnus::kMaxLineCck + h]);
+                QVERIFY(owner != BusOwner::Bitplane);
+                const bool refresh = h == 1 || h == 3 || h == 5 || h == 0xE2;
+                QCOMPARE(owner == BusOwner::Refresh, refresh);
+            }
+        }
+    }
+
+    void coldStartRestartsTheCias() {
+        // A machine that has run, started again from cold: the CIAs' clocks start again
+        // too, so their timers run at once.
+        Machine m;
+        m.bootBareMetal(kStop);
+        for (int f = 0; f < 50; ++f) m.runFrame();
+        m.bootBareMetal(kStop);
+        Cia& cia = m.ciaA();
+        cia.poke(Cia::TALO, 100);
+        cia.poke(Cia::TAHI, 0);
+        cia.poke(Cia::CRA, Cia::CrSTART | Cia::CrLOAD);
+        m.runFrame();
+        QVERIFY(cia.spy(Cia::ICR) & Cia::IcrTA);
+    }
+
     void ntscFramesAndLongLines() {
         Machine::Config config;
         config.ntsc = true;
