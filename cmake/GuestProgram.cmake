@@ -52,13 +52,22 @@ function(_copperline_guest_objects OUT_VAR NAME)
         get_filename_component(abs "${src}" ABSOLUTE)
         get_filename_component(base "${src}" NAME)
         set(obj "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.objs/${base}.o")
-        set(dep "${obj}.d")
+        # Plain assembly (.s) skips the preprocessor and so writes no dependency file; a
+        # DEPFILE that never appears would rebuild it every time.
+        get_filename_component(ext "${src}" LAST_EXT)
+        set(depArgs)
+        set(depFile)
+        if(NOT ext STREQUAL ".s")
+            set(dep "${obj}.d")
+            set(depArgs -MD -MF "${dep}")
+            set(depFile DEPFILE "${dep}")
+        endif()
         add_custom_command(
             OUTPUT "${obj}"
             COMMAND ${CMAKE_COMMAND} -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.objs"
-            COMMAND ${M68K_GCC} ${flags} -MD -MF "${dep}" -c "${abs}" -o "${obj}"
+            COMMAND ${M68K_GCC} ${flags} ${depArgs} -c "${abs}" -o "${obj}"
             DEPENDS "${abs}"
-            DEPFILE "${dep}"
+            ${depFile}
             COMMENT "68000 ${NAME}: ${base}"
             COMMAND_EXPAND_LISTS VERBATIM)
         list(APPEND objects "${obj}")
