@@ -369,6 +369,12 @@ private:
     }
 
     // ---- ALU ----------------------------------------------------------------------
+    // Z for a result: the X-extended forms (ADDX, SUBX, NEGX) only ever clear it, so a
+    // multi-precision chain reports zero only when every part was zero.
+    void setZ(std::uint32_t r, bool extended) {
+        if (!extended) z_ = !r;
+        else if (r) z_ = false;
+    }
     template <int S>
     std::uint32_t add(std::uint32_t d, std::uint32_t s, bool withX = false) {
         std::uint64_t r64 = std::uint64_t(d & mask<S>()) + (s & mask<S>()) + (withX && x_);
@@ -376,11 +382,7 @@ private:
         c_ = x_ = (r64 >> (S * 8)) & 1;
         v_ = ((s ^ r) & (d ^ r)) & msb<S>();
         n_ = r & msb<S>();
-        if (withX) {
-            if (r) z_ = false;
-        } else {
-            z_ = !r;
-        }
+        setZ(r, withX);
         return r;
     }
     template <int S>
@@ -392,11 +394,7 @@ private:
         if (setX) x_ = c_;
         v_ = ((s ^ d) & (r ^ d)) & msb<S>();
         n_ = r & msb<S>();
-        if (withX) {
-            if (r) z_ = false;
-        } else {
-            z_ = !r;
-        }
+        setZ(r, withX);
         return r;
     }
 

@@ -34,6 +34,19 @@ void pokeLong(Machine& m, std::uint32_t a, std::uint32_t v) {
     pokeWord(m, a + 2, std::uint16_t(v));
 }
 
+// The parameter block dma_slots.c reads at $7F000 (its struct Params), with the PAL
+// standard window ($2C81/$2CC1: lines $2C..$12C) unless told otherwise.
+struct SlotParams {
+    std::uint16_t bplcon0 = 0, ddfstrt = 0x38, ddfstop = 0xD0, diwstrt = 0x2C81, diwstop = 0x2CC1, dmacon = 0;
+    std::uint16_t spriteStart = 0, spriteStop = 0, audioPeriod = 0, audioLength = 0;
+};
+
+void writeSlotParams(Machine& m, const SlotParams& s) {
+    const std::uint16_t words[] = {s.bplcon0,     s.ddfstrt,    s.ddfstop,     s.diwstrt,    s.diwstop,
+                                   s.dmacon,      s.spriteStart, s.spriteStop, s.audioPeriod, s.audioLength};
+    for (std::size_t i = 0; i < std::size(words); ++i) pokeWord(m, 0x7F000 + 2 * std::uint32_t(i), words[i]);
+}
+
 BusOwner ownerAt(const Machine& m, unsigned v, unsigned h) {
     return BusOwner(const_cast<Machine&>(m).agnus().committedOwners()[std::size_t(v) * Agnus::kMaxLineCck + h]);
 }
@@ -260,17 +273,16 @@ private slots:
         QFETCH(int, index);
         const SlotCase c = cases_[index];
         auto m = boot(HW_DMA_SLOTS);
-        const std::uint32_t p = 0x7F000;
-        pokeWord(*m, p + 0, c.bplcon0);
-        pokeWord(*m, p + 2, c.ddfstrt);
-        pokeWord(*m, p + 4, c.ddfstop);
-        pokeWord(*m, p + 6, 0x2C81);  // DIWSTRT, PAL standard: lines $2C..$12C
-        pokeWord(*m, p + 8, 0x2CC1);
-        pokeWord(*m, p + 10, 0x0200 | 0x0100 | 0x0080 | 0x0020 | 0x0001);  // DMAEN BPLEN COPEN SPREN AUD0EN
-        pokeWord(*m, p + 12, c.sprite ? 0x48 : 0);
-        pokeWord(*m, p + 14, c.sprite ? 0x58 : 0);
-        pokeWord(*m, p + 16, 200);  // audio period: a word every 400 colour clocks
-        pokeWord(*m, p + 18, 100);
+        SlotParams params;
+        params.bplcon0 = c.bplcon0;
+        params.ddfstrt = c.ddfstrt;
+        params.ddfstop = c.ddfstop;
+        params.dmacon = 0x0200 | 0x0100 | 0x0080 | 0x0020 | 0x0001;  // DMAEN BPLEN COPEN SPREN AUD0EN
+        params.spriteStart = c.sprite ? 0x48 : 0;
+        params.spriteStop = c.sprite ? 0x58 : 0;
+        params.audioPeriod = 200;  // a word every 400 colour clocks
+        params.audioLength = 100;
+        writeSlotParams(*m, params);
         for (int f = 0; f < 3; ++f) m->runFrame();
 
         // Inside the window, with and without the sprite; above the window.
@@ -302,13 +314,10 @@ private slots:
         // docs/formats/slots.md: VB/VS/VDIW on the first refresh slot, LOF/LOL on the
         // second, comparator edges where they match.
         auto m = boot(HW_DMA_SLOTS);
-        const std::uint32_t p = 0x7F000;
-        pokeWord(*m, p + 0, 0x2200);
-        pokeWord(*m, p + 2, 0x38);
-        pokeWord(*m, p + 4, 0xD0);
-        pokeWord(*m, p + 6, 0x2C81);
-        pokeWord(*m, p + 8, 0x2CC1);
-        pokeWord(*m, p + 10, 0x0200 | 0x0100 | 0x0080);
+        SlotParams params;
+        params.bplcon0 = 0x2200;
+        params.dmacon = 0x0200 | 0x0100 | 0x0080;
+        writeSlotParams(*m, params);
         m->agnus().setRecordSlots(true);
         for (int f = 0; f < 3; ++f) m->runFrame();
         const auto& rec = m->agnus().committedRecords();
@@ -333,15 +342,12 @@ private slots:
         // A DMACON write on line $19, after the sprites fetched their control words, must
         // not send them back to fetch control words from their data.
         auto m = boot(HW_DMA_SLOTS);
-        const std::uint32_t p = 0x7F000;
-        pokeWord(*m, p + 0, 0x1200);
-        pokeWord(*m, p + 2, 0x38);
-        pokeWord(*m, p + 4, 0xD0);
-        pokeWord(*m, p + 6, 0x2C81);
-        pokeWord(*m, p + 8, 0x2CC1);
-        pokeWord(*m, p + 10, 0x0200 | 0x0100 | 0x0080 | 0x0020);
-        pokeWord(*m, p + 12, 0x48);
-        pokeWord(*m, p + 14, 0x58);
+        SlotParams params;
+        params.bplcon0 = 0x1200;
+        params.dmacon = 0x0200 | 0x0100 | 0x0080 | 0x0020;
+        params.spriteStart = 0x48;
+        params.spriteStop = 0x58;
+        writeSlotParams(*m, params);
         for (int f = 0; f < 2; ++f) m->runFrame();
         while (!(m->agnus().vpos() == 0x19 && m->agnus().hpos() > 0x40)) m->stepInstruction();
         m->agnus().writeCustom(reg::DMACON, 0x8002);  // AUD1EN: any change will do
