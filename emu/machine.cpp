@@ -60,6 +60,8 @@ void Machine::coldStart() {
     floppy_.powerOn();
     guestApi_.reset();
     keyboard_.reset(0);
+    statsFrameEnded_ = false;
+    beginFrameStats(agnus_.frame(), agnus_.cck(), true);
 }
 
 void Machine::powerOn() {
@@ -146,17 +148,95 @@ void Machine::syncTo(MasterClock t) {
     updateIpl();
 }
 
+namespace {
+// What a step of the CPU was, for the per-frame accounting.
+enum StepKind : unsigned { StepInstruction = 0, StepIrq = 1, StepStopped = 2 };
+} // namespace
+
 void Machine::stepInstruction() {
+    const MasterClock t0 = cpu_.cycles();
+    const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
+    unsigned kind;
     if (cpu_.stopped() || cpu_.halted()) {
         // Nothing runs on the CPU: let the chipset move a colour clock at a time until an
         // interrupt can wake it.
+        const bool wasStopped = cpu_.stopped();
         const MasterClock next = (agnus_.cck() + 1) * kCyclesPerCck;
         syncTo(next);
         cpu_.runUntil(std::max<MasterClock>(next, cpu_.cycles()));
+        // A step that woke the CPU is its interrupt entry: the core takes the interrupt in
+        // the same step that sees it, with no STOP clocks before it.
+        kind = wasStopped && !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped;
+    } else {
+        kind = cpu_.interruptNext() ? StepIrq : StepInstruction;
+        cpu_.step();
+        syncTo(cpu_.cycles());
+    }
+    accountStep(t0, denied0, kind);
+}
+
+// ---- per-frame accounting (frame_stats.h) -------------------------------------------------
+
+void Machine::beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool partial) {
+    FrameStats& f = frameStats_[0];
+    f.frame = frame;
+    f.firstCck = firstCck;
+    f.lengthCck = 0;
+    f.lines = 0;
+    f.lineCck = agnus_.lineLength();
+    f.partial = partial;
+    f.cpuInstructionCycles = f.cpuWaitCycles = f.cpuIrqCycles = f.cpuStoppedCycles = 0;
+    f.cpuWaitByOwner.fill(0);
+    f.cpuWaitByKind.fill(0);
+    f.stallPcs.clear();
+    f.cpuWaitGrid.assign(std::size_t(Agnus::kMaxLineCck) * Agnus::kMaxLines, 0);
+    f.blits.clear();
+    f.customAtStart = agnus_.writtenValues();
+    f.customWrittenAtStart = agnus_.writtenBits();
+    statsDeniedAtStart_ = agnus_.cpuDeniedTotal();
+}
+
+void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind) {
+    const auto add = [kind](FrameStats& f, std::uint64_t span, std::uint64_t waits) {
+        f.cpuWaitCycles += waits;
+        const std::uint64_t rest = span - waits;
+        if (kind == StepInstruction) f.cpuInstructionCycles += rest;
+        else if (kind == StepIrq) f.cpuIrqCycles += rest;
+        else f.cpuStoppedCycles += rest;
+    };
+    const MasterClock t1 = cpu_.cycles();
+    const std::uint64_t denied1 = agnus_.cpuDeniedTotal();
+    if (!statsFrameEnded_) {
+        add(frameStats_[0], t1 - t0, kCyclesPerCck * (denied1 - denied0));
         return;
     }
-    cpu_.step();
-    syncTo(cpu_.cycles());
+    // A frame ended inside this step: the part before its last clock belongs to it. The
+    // boundary lies inside the step (the CPU never trails Agnus at a step's start, and
+    // Agnus never passes the CPU's clock by more than the step).
+    statsFrameEnded_ = false;
+    FrameStats& done = frameStats_[1];
+    const MasterClock boundary = std::clamp<MasterClock>((done.firstCck + done.lengthCck) * kCyclesPerCck, t0, t1);
+    add(done, boundary - t0, kCyclesPerCck * (statsBoundaryDenied_ - denied0));
+    add(frameStats_[0], t1 - boundary, kCyclesPerCck * (denied1 - statsBoundaryDenied_));
+    if (muted_) return;
+    for (FrameObserver* o : frameObservers_) o->frameCompleted(done);
+}
+
+void Machine::attachFrameObserver(FrameObserver* observer) {
+    if (std::find(frameObservers_.begin(), frameObservers_.end(), observer) == frameObservers_.end())
+        frameObservers_.push_back(observer);
+}
+
+void Machine::detachFrameObserver(FrameObserver* observer) {
+    frameObservers_.erase(std::remove(frameObservers_.begin(), frameObservers_.end(), observer),
+                          frameObservers_.end());
+}
+
+void Machine::setObserversMuted(bool muted) {
+    if (muted == muted_) return;
+    muted_ = muted;
+    if (muted) cpu_.setObserver(nullptr, 0);
+    else cpu_.setObserver(cpuObservers_.empty() ? nullptr : &cpuObservers_, cpuObservers_.hooks());
 }
 
 void Machine::runFrame() {
@@ -192,6 +272,17 @@ void Machine::frameCommitted(std::uint64_t frame) {
         else std::fill(out, out + f.width, 0xFF000000u);
     }
     lastFieldIndex_ = index;
+    // Close the frame's accounting (its CPU counters are completed at the end of the step
+    // in progress, accountStep) and open the next frame's.
+    {
+        FrameStats& stats = frameStats_[0];
+        stats.lengthCck = std::uint32_t(agnus_.cck() - stats.firstCck);
+        stats.lines = agnus_.committedLines();
+        std::swap(frameStats_[0], frameStats_[1]);
+        statsBoundaryDenied_ = agnus_.cpuDeniedTotal();
+        statsFrameEnded_ = true;
+        beginFrameStats(agnus_.frame() + 1, agnus_.cck(), false);
+    }
     guestApi_.frameCommitted(frame, agnus_.cck());
     if (onFrame_) onFrame_(frame);
 }
@@ -235,7 +326,7 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     }
 
     if (accessObserver_) [[unlikely]]
-        accessObserver_->cpuAccess(c);
+        if (!muted_) accessObserver_->cpuAccess(c);
     const Region r = region(a);
     switch (r) {
     case Region::Chip:
@@ -420,6 +511,9 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
     }
     lastIpl_ = paula_.ipl();
     lastIplAt_ = paula_.iplChangedAt();
+    // The frame in progress was not watched from its start on this timeline.
+    statsFrameEnded_ = false;
+    beginFrameStats(agnus_.frame(), agnus_.cck(), true);
 }
 
 } // namespace copperline

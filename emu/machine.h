@@ -21,6 +21,7 @@
 #include "emu/chipset/denise.h"
 #include "emu/chipset/keyboard.h"
 #include "emu/chipset/floppy.h"
+#include "emu/chipset/frame_stats.h"
 #include "emu/chipset/paula.h"
 #include "emu/clock.h"
 #include "emu/cpu/m68k.h"
@@ -53,6 +54,15 @@ class CpuAccessObserver {
 public:
     virtual ~CpuAccessObserver() = default;
     virtual void cpuAccess(const m68k::BusCycle& cycle) = 0;
+};
+
+// Told of each frame when it is complete: at the first instruction boundary after Agnus
+// committed it, when its CPU accounting (FrameStats) is final. The profiler's observers
+// attach here; the frame-committed callback below fires earlier, mid-instruction.
+class FrameObserver {
+public:
+    virtual ~FrameObserver() = default;
+    virtual void frameCompleted(const FrameStats& stats) = 0;
 };
 
 // One field of the display as Denise drew it: a row per beam line, four pixels per
@@ -137,12 +147,28 @@ public:
     // hooks; the CPU arms the union. Attaching again changes an observer's hooks.
     void attachCpuObserver(m68k::Observer* observer, unsigned hooks) {
         cpuObservers_.add(observer, hooks);
-        cpu_.setObserver(&cpuObservers_, cpuObservers_.hooks());
+        if (!muted_) cpu_.setObserver(&cpuObservers_, cpuObservers_.hooks());
     }
     void detachCpuObserver(m68k::Observer* observer) {
         cpuObservers_.remove(observer);
-        cpu_.setObserver(cpuObservers_.empty() ? nullptr : &cpuObservers_, cpuObservers_.hooks());
+        if (!muted_) cpu_.setObserver(cpuObservers_.empty() ? nullptr : &cpuObservers_, cpuObservers_.hooks());
     }
+
+    // Frame observers (see FrameObserver); any number, told in the order they attached.
+    void attachFrameObserver(FrameObserver* observer);
+    void detachFrameObserver(FrameObserver* observer);
+    // The accounting of the last completed frame (frame_stats.h). `partial` frames were not
+    // watched from their first clock (the first after power-on or a state load).
+    const FrameStats& lastFrameStats() const { return frameStats_[1]; }
+    // The frame in progress, for the chips that fill in its wait and blit details.
+    FrameStats& frameStatsInProgress() { return frameStats_[0]; }
+
+    // Muted observers are not told anything: CPU observers, frame observers and the
+    // access observer stay attached but silent, so that replaying part of the timeline
+    // (standing the machine on an earlier instruction) feeds no capture, count or
+    // breakpoint twice. The emulated timeline is the same either way.
+    void setObserversMuted(bool muted);
+    bool observersMuted() const { return muted_; }
 
     // Side-effect-free reads for debuggers (no custom or CIA side effects, no time).
     std::uint8_t spyByte(std::uint32_t address) const;
@@ -210,6 +236,15 @@ private:
     m68k::ObserverSet cpuObservers_;
     Cpu cpu_;
     Region map_[256];
+    // Per-frame accounting (frame_stats.h): [0] the frame in progress, [1] the last one.
+    FrameStats frameStats_[2];
+    std::uint64_t statsDeniedAtStart_ = 0; // Agnus::cpuDeniedTotal() at the frame's first clock
+    bool statsFrameEnded_ = false;         // a frame committed during the current step
+    std::uint64_t statsBoundaryDenied_ = 0;
+    std::vector<FrameObserver*> frameObservers_;
+    bool muted_ = false;
+    void beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool partial);
+    void accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind);
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;
     std::function<void(std::uint64_t)> onFrame_;

@@ -444,6 +444,10 @@ void Emulator::Impl::emit(const std::string& method, const nlohmann::json& param
         l(method, params);
 }
 
+void Emulator::Impl::timelineMoved() {
+    // The capture (profile.start) hooks in here.
+}
+
 void Emulator::Impl::rebuildBreakIndex() {
     pcBreaks.clear();
     bool watches = false;

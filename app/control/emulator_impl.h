@@ -124,6 +124,9 @@ struct Emulator::Impl : CpuAccessObserver {
     void publish();
     void emit(const std::string& method, const nlohmann::json& params);
     void rebuildBreakIndex();
+    // The timeline moved backward (a state load, a reverse step, a seek): the capture in
+    // progress writes its reposition marker. Every verb that moves it back calls this.
+    void timelineMoved();
 
     // CpuAccessObserver: watchpoints.
     void cpuAccess(const m68k::BusCycle& cycle) override;

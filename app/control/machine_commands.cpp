@@ -552,6 +552,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 } catch (const std::exception& ex) {
                     fail(errc::CommandFailed, path + ": " + ex.what());
                 }
+                e.timelineMoved();
                 return json{{"path", path},
                             {"frame", e.machine->frame()},
                             {"hash", hex64(e.machine->stateHash())}};

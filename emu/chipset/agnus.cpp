@@ -327,7 +327,11 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
             cpuRefused_ = 0;
             rec = pendingCpu_;
         } else {
+            // Counted here, before the clock can end the frame, so that a denied last clock
+            // of a frame belongs to that frame.
             ++cpuRefused_;
+            ++cpuWaitCck_;
+            ++cpuDeniedTotal_;
             rec.flags |= slot_flag::CpuWaited;
         }
     }
@@ -412,7 +416,6 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
         bool granted = false;
         executeClock(true, granted);
         if (granted) return cck_ - 1;
-        ++cpuWaitCck_;
     }
 }
 

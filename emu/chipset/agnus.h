@@ -117,6 +117,12 @@ public:
     const std::array<std::uint32_t, kBusOwnerCount>& committedOwnerCounts() const { return committedCounts_; }
     // Colour clocks the CPU waited for the bus during the current frame, so far.
     std::uint64_t cpuWaitCck() const { return cpuWaitCck_; }
+    // Colour clocks the CPU has been denied since power-on (never reset by a frame), for
+    // the per-frame CPU accounting (emu/chipset/frame_stats.h).
+    std::uint64_t cpuDeniedTotal() const { return cpuDeniedTotal_; }
+    // Every register's last written value and the bits of the ones written (lastWritten).
+    const std::array<std::uint16_t, 256>& writtenValues() const { return written_; }
+    const std::array<std::uint32_t, 8>& writtenBits() const { return writtenMask_; }
 
     void serialize(Archive& ar);
 
@@ -200,6 +206,7 @@ private:
     std::vector<SlotRecord> records_, committedRecords_;
     std::array<std::uint32_t, kBusOwnerCount> counts_{}, committedCounts_{};
     std::uint64_t cpuWaitCck_ = 0;
+    std::uint64_t cpuDeniedTotal_ = 0;
     // The record being filled for the clock in progress (CPU fields are set by cpuAcquire).
     SlotRecord pendingCpu_{};
 };

@@ -64,6 +64,9 @@ struct FrameStats {
     std::uint64_t firstCck = 0; // its first colour clock (since power-on)
     std::uint32_t lengthCck = 0;
     std::uint32_t lines = 0, lineCck = 227; // PAL: 313 or 312 lines of 227
+    // Not watched from its first clock (the first frame after power-on or a state load):
+    // its CPU counters cover only the part that was.
+    bool partial = false;
 
     // The CPU, in 68000 cycles; the four add up to 2 * lengthCck.
     std::uint64_t cpuInstructionCycles = 0; // executing, bus accesses that were not refused included

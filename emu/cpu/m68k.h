@@ -72,6 +72,8 @@ public:
     void setCycles(std::uint64_t c) { cycles_ = c; }
 
     bool stopped() const { return stopped_; }
+    // Whether the next step() is interrupt entry rather than an instruction (or STOP).
+    bool interruptNext() const { return !halted_ && !tracePending_ && interruptPending_; }
     bool halted() const { return halted_; }
     std::uint64_t resetInstructions() const { return resetCount_; }
     std::uint64_t instructions() const { return instructions_; }
