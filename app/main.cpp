@@ -4,6 +4,7 @@
 #include "app/control/emulator.h"
 #include "app/control/socket_path.h"
 #include "app/headless.h"
+#include "app/profile_run.h"
 #include "app/run_program.h"
 #include "app/version.h"
 #include "emu/machine.h"
@@ -42,7 +43,8 @@ FILE* serialFile = nullptr;
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool headless = wantsHeadless(argc, argv) || copperline::wantsRun(argc, argv);
+    const bool headless =
+        wantsHeadless(argc, argv) || copperline::wantsRun(argc, argv) || copperline::wantsProfile(argc, argv);
     std::unique_ptr<QCoreApplication> app =
         headless ? std::make_unique<QCoreApplication>(argc, argv) : std::make_unique<QApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("Copperline"));
@@ -80,6 +82,7 @@ int main(int argc, char** argv) {
     parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt, secondsOpt, serialOpt,
                        speedOpt, controlOpt, controlGuiOpt, controlInfoOpt});
     copperline::addRunOptions(parser);
+    copperline::addProfileOptions(parser);
     parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
     parser.process(*app);
 
@@ -121,6 +124,7 @@ int main(int argc, char** argv) {
                 if (b == '\n') std::fflush(serialFile);
             });
         if (parser.isSet("run")) return copperline::runFromCommandLine(parser, *machine, media, parser.isSet(speedOpt));
+        if (parser.isSet("profile")) return copperline::runProfileFromCommandLine(parser, *machine);
         copperline::HeadlessOptions opts;
         const QStringList times = parser.values(shotOpt);
         const QStringList files = parser.positionalArguments();
@@ -151,6 +155,7 @@ int main(int argc, char** argv) {
     eo.startRunning = !headless;
     eo.pictures = !headless;
     eo.serialOut = serialFile;
+    eo.tracesDir = parser.value("traces").toStdString();
     copperline::Emulator emulator(std::move(machine), eo);
     emulator.setQuitHandler([] { QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit, Qt::QueuedConnection); });
 

@@ -218,8 +218,10 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind) 
     const MasterClock boundary = std::clamp<MasterClock>((done.firstCck + done.lengthCck) * kCyclesPerCck, t0, t1);
     add(done, boundary - t0, kCyclesPerCck * (statsBoundaryDenied_ - denied0));
     add(frameStats_[0], t1 - boundary, kCyclesPerCck * (denied1 - statsBoundaryDenied_));
-    if (muted_) return;
-    for (FrameObserver* o : frameObservers_) o->frameCompleted(done);
+    if (muted_ || frameObservers_.empty()) return;
+    // A copy: an observer may detach itself when told (a capture that reached its budget).
+    const std::vector<FrameObserver*> observers = frameObservers_;
+    for (FrameObserver* o : observers) o->frameCompleted(done);
 }
 
 void Machine::attachFrameObserver(FrameObserver* observer) {

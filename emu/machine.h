@@ -133,6 +133,8 @@ public:
     Cia& ciaB() { return ciaB_; }
     Keyboard& keyboard() { return keyboard_; }
     ChipRam& chipRam() { return chip_; }
+    const ChipRam& chipRam() const { return chip_; }
+    std::span<const std::uint8_t> slowRam() const { return slow_; }
     FloppyController& floppy() { return floppy_; }
     GuestApi& guestApi() { return guestApi_; }
 

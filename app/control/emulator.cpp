@@ -30,10 +30,13 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     });
     running = options.startRunning;
     registerMachineCommands(*this);
+    registerProfileCommands(*this);
     publish();
 }
 
 Emulator::Impl::~Impl() {
+    // A capture still running is finished (its profile.json written) before the machine goes.
+    capture.reset();
     machine->setFrameCallback(nullptr);
     machine->setSerialSink(nullptr);
     machine->setCpuAccessObserver(nullptr);
@@ -445,7 +448,7 @@ void Emulator::Impl::emit(const std::string& method, const nlohmann::json& param
 }
 
 void Emulator::Impl::timelineMoved() {
-    // The capture (profile.start) hooks in here.
+    if (capture) capture->reposition();
 }
 
 void Emulator::Impl::rebuildBreakIndex() {

@@ -28,6 +28,7 @@ public:
         bool startRunning = false; // run at start, or wait paused for a command
         bool pictures = false;     // compose the display into every frame's snapshot (the window)
         std::FILE* serialOut = nullptr; // where the guest's serial output goes besides event.serial
+        std::string tracesDir; // where captures go by default (--traces); empty: the XDG data folder
     };
 
     // Reply to one submitted command; called on the emulator thread.

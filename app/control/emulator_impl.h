@@ -6,6 +6,7 @@
 
 #include "app/control/emulator.h"
 #include "emu/machine.h"
+#include "profiler/capture/frame_capture.h"
 
 #include <atomic>
 #include <chrono>
@@ -98,6 +99,12 @@ struct Emulator::Impl : CpuAccessObserver {
 
     std::string serialBuffer;
 
+    // The per-frame capture (profile.start); kept after it ends so profile.status can
+    // report how it ended, replaced by the next.
+    std::unique_ptr<FrameCapture> capture;
+    // Full slot records are armed while the Frame Analyzer wants them or a capture does.
+    void updateSlotRecording();
+
     // Pacing and speed.
     using Clock = std::chrono::steady_clock;
     bool paceValid = false;
@@ -136,5 +143,7 @@ struct Emulator::Impl : CpuAccessObserver {
 
 // Registers every machine command on impl.bus (machine_commands.cpp).
 void registerMachineCommands(Emulator::Impl& impl);
+// The profile family (profile_commands.cpp).
+void registerProfileCommands(Emulator::Impl& impl);
 
 } // namespace copperline

@@ -467,10 +467,9 @@ void registerMachineCommands(Emulator::Impl& e) {
             "Arms {on: true} or disarms full slot recording for the Frame Analyzer.",
             [&e](const json& p) {
                 const bool on = p::boolean(p, "on", true);
-                auto& a = e.machine->agnus();
-                a.setRecordSlots(on);
                 e.publishRecords = on;
-                return json{{"recording", a.recordingSlots()}};
+                e.updateSlotRecording(); // a capture with slots keeps them armed
+                return json{{"recording", e.machine->agnus().recordingSlots()}};
             });
     bus.add("frame.slots",
             "The slots of {row} of the last committed frame; arms recording for the next.",

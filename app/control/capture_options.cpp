@@ -1,0 +1,165 @@
+#include "app/control/capture_options.h"
+
+#include "app/control/params.h"
+#include "emu/machine.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <set>
+
+namespace copperline {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void invalid(const std::string& message) {
+    throw CommandError(errc::InvalidParams, message);
+}
+
+// The keys profile.start knows (source document 000); any other is refused by name.
+const std::set<std::string>& knownKeys() {
+    static const std::set<std::string> keys = {
+        "path",        "frames",   "slots",     "memory", "screenshots",
+        "trigger",     "samples",  "registers", "unwind", "relocation_bases",
+        "code_ranges", "coverage", "pc_samples"};
+    return keys;
+}
+
+std::string keyList() {
+    std::string out;
+    for (const auto& k : knownKeys())
+        out += (out.empty() ? "" : ", ") + k;
+    return out;
+}
+
+bool flag(const json& p, const char* key) {
+    if (!p.contains(key)) return false;
+    if (!p[key].is_boolean()) invalid(std::string(key) + ": wants true or false");
+    return p[key].get<bool>();
+}
+
+std::string timestamp() {
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
+}
+
+} // namespace
+
+std::string tracesFolder(const std::string& override) {
+    if (!override.empty()) return fs::absolute(override).lexically_normal().string();
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+        return (fs::path(x) / "copperline" / "traces").string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home && *home ? home : ".") / ".local" / "share" / "copperline" / "traces")
+        .string();
+}
+
+CaptureOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
+                                   const std::string& baseDir) {
+    if (!p.is_object()) invalid("profile.start takes an object of options");
+    for (const auto& [key, value] : p.items())
+        if (!knownKeys().count(key))
+            invalid(key + ": not an option of profile.start (it takes " + keyList() + ")");
+
+    CaptureOptions o;
+    const bool samples = flag(p, "samples"), coverage = flag(p, "coverage");
+    // The combinations source document 000 refuses, before anything else.
+    if (p.contains("registers") && !samples) invalid("registers requires \"samples\": true");
+    if (p.contains("unwind") && !samples) invalid("unwind requires \"samples\": true");
+    for (const char* key : {"relocation_bases", "code_ranges"})
+        if (p.contains(key) && !samples && !coverage)
+            invalid(std::string(key) + " requires \"samples\": true or \"coverage\": true");
+    if (flag(p, "memory") && p.contains("trigger"))
+        invalid("memory cannot be combined with trigger: a deferred capture has no RAM baseline "
+                "aligned with its "
+                "first recorded frame");
+    if (samples || p.contains("registers") || p.contains("unwind"))
+        throw CommandError(errc::Unsupported,
+                           "samples: precise CPU samples are not built into this version of "
+                           "Copperline yet; capture without \"samples\"");
+    if (coverage)
+        throw CommandError(
+            errc::Unsupported,
+            "coverage: guest code coverage is not built into this version of Copperline yet");
+    if (flag(p, "pc_samples"))
+        throw CommandError(errc::Unsupported, "pc_samples: frame-boundary PC samples are not built "
+                                              "into this version of Copperline yet");
+
+    if (p.contains("frames")) {
+        const std::uint64_t f = params::number(p, "frames", ~0ull);
+        if (f == 0 || f > CaptureOptions::kMaxFrames)
+            invalid("frames: " + std::to_string(f) + " is outside 1.." +
+                    std::to_string(CaptureOptions::kMaxFrames));
+        o.frames = unsigned(f);
+    }
+    o.slots = flag(p, "slots");
+    o.memory = flag(p, "memory");
+    if (p.contains("screenshots")) {
+        if (!p["screenshots"].is_string())
+            invalid("screenshots: wants \"none\", \"last\" or \"every\"");
+        const std::string s = p["screenshots"].get<std::string>();
+        if (s == "none")
+            o.screenshots = CaptureOptions::Screenshots::None;
+        else if (s == "last")
+            o.screenshots = CaptureOptions::Screenshots::Last;
+        else if (s == "every")
+            o.screenshots = CaptureOptions::Screenshots::Every;
+        else
+            invalid("screenshots: '" + s + "' is not none, last or every");
+    }
+    if (p.contains("trigger")) {
+        const json& t = p["trigger"];
+        if (!t.is_object() || t.size() != 1 ||
+            !(t.contains("frame") || t.contains("busy_cck_over")))
+            invalid("trigger: wants an object with exactly one of \"frame\" or \"busy_cck_over\"");
+        if (t.contains("frame")) {
+            o.trigger.kind = CaptureOptions::Trigger::Kind::Frame;
+            o.trigger.value = params::number(t, "frame", ~0ull);
+        } else {
+            o.trigger.kind = CaptureOptions::Trigger::Kind::BusyCckOver;
+            o.trigger.value = params::number(t, "busy_cck_over", ~0ull);
+        }
+    }
+    if (p.contains("path")) {
+        if (!p["path"].is_string() || p["path"].get<std::string>().empty())
+            invalid("path: wants the capture folder's name");
+        fs::path path = p["path"].get<std::string>();
+        if (path.is_relative())
+            path = fs::path(baseDir.empty() ? fs::current_path().string() : baseDir) / path;
+        o.path = path.lexically_normal().string();
+    } else {
+        const fs::path base = fs::path(tracesDir) / ("copperline-profile-" + timestamp());
+        fs::path path = base;
+        std::error_code ec;
+        for (unsigned n = 2; fs::exists(path, ec); ++n)
+            path = base.string() + "-" + std::to_string(n);
+        o.path = path.string();
+    }
+    o.given = p;
+    o.given["path"] = o.path;
+    return o;
+}
+
+json machineConfigJson(const Machine& m) {
+    const auto& c = m.config();
+    return json{{"model", "A500"},
+                {"agnus", "8371"},
+                {"video", c.ntsc ? "NTSC" : "PAL"},
+                {"chip_ram", c.chipRamBytes},
+                {"slow_ram", c.slowRamBytes},
+                {"ext_rom", m.hasExtRom()},
+                {"cpu", "68000"},
+                {"cpu_hz", c.ntsc ? kNtscCpuHz : kPalCpuHz},
+                {"cck_hz", c.ntsc ? kNtscCckHz : kPalCckHz},
+                {"cck_per_cpu_cycle", 1.0 / kCyclesPerCck}};
+}
+
+} // namespace copperline

@@ -1,0 +1,96 @@
+// The profile family: profile.start, profile.stop, profile.status (source document 000,
+// "Per-frame profiling"; docs/control-protocol.md). The capture itself is
+// profiler/capture/frame_capture; these handlers check parameters, own the one capture
+// and share slot recording with the Frame Analyzer.
+
+#include "app/control/capture_options.h"
+#include "app/control/emulator_impl.h"
+
+namespace copperline {
+
+namespace {
+
+using nlohmann::json;
+
+json resourcesJson(const GuestApi& guest) {
+    json out = json::array();
+    for (const auto& r : guest.resources()) {
+        const char* kind = r.kind == GuestApi::ResourceKind::Bitmap    ? "bitmap"
+                           : r.kind == GuestApi::ResourceKind::Palette ? "palette"
+                           : r.kind == GuestApi::ResourceKind::Copper  ? "copperlist"
+                                                                       : "unknown";
+        out.push_back(json{{"name", r.name},
+                           {"type", kind},
+                           {"address", r.address},
+                           {"size", r.size},
+                           {"width", r.width},
+                           {"height", r.height},
+                           {"depth", r.depth},
+                           {"bytes_per_row", r.bytesPerRow},
+                           {"frame", r.frame}});
+    }
+    return out;
+}
+
+} // namespace
+
+void Emulator::Impl::updateSlotRecording() {
+    machine->agnus().setRecordSlots(publishRecords || (capture && capture->wantsSlots()));
+}
+
+std::unique_ptr<FrameCapture> startCapture(Machine& machine, const CaptureOptions& options,
+                                           std::function<void()> releaseSlots) {
+    FrameCapture::Context context;
+    context.machineConfig = machineConfigJson(machine);
+    context.releaseSlots = std::move(releaseSlots);
+    context.summaryExtras = [&machine](json& summary) {
+        summary["resources"] = resourcesJson(machine.guestApi());
+    };
+    return std::make_unique<FrameCapture>(machine, options, std::move(context));
+}
+
+void registerProfileCommands(Emulator::Impl& e) {
+    CommandBus& bus = e.bus;
+    bus.add("profile.start",
+            "Starts a per-frame capture {path, frames, slots, memory, screenshots, trigger} into a "
+            "new folder.",
+            [&e](const json& p) {
+                if (e.capture && e.capture->status().active())
+                    throw CommandError(errc::InvalidState,
+                                       "a capture is already running into " +
+                                           e.capture->status().path +
+                                           "; call profile.stop before starting another");
+                const CaptureOptions options =
+                    parseCaptureOptions(p, tracesFolder(e.options.tracesDir), "");
+                std::unique_ptr<FrameCapture> capture;
+                try {
+                    capture = startCapture(*e.machine, options, [&e] {
+                        // Called from inside the capture as it finishes: it is no longer active.
+                        e.machine->agnus().setRecordSlots(e.publishRecords);
+                    });
+                } catch (const CaptureError& ex) {
+                    throw CommandError(errc::HostIo, ex.what());
+                }
+                capture->setOnFinished(
+                    [&e](const CaptureStatus& s) { e.emit("event.profile", toJson(s)); });
+                e.capture = std::move(capture);
+                json out = toJson(e.capture->status());
+                out["frames_limit"] = options.frames;
+                return out;
+            });
+    bus.add("profile.stop",
+            "Stops the capture and writes its profile.json; returns its final status.",
+            [&e](const json&) {
+                if (!e.capture)
+                    throw CommandError(errc::InvalidState, "no capture has been started");
+                return e.capture->finish();
+            });
+    bus.add("profile.status",
+            "The capture's progress: state, frames written of the limit, bytes, trigger.",
+            [&e](const json&) {
+                if (!e.capture) return json{{"active", false}, {"state", "idle"}};
+                return toJson(e.capture->status());
+            });
+}
+
+} // namespace copperline

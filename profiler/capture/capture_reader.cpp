@@ -1,0 +1,181 @@
+#include "profiler/capture/capture_reader.h"
+
+#include "profiler/capture/frame_capture.h"
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace copperline {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::uint8_t> readAll(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw CaptureError(path.string() + ": cannot be read");
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+} // namespace
+
+CaptureFiles readCapture(const std::string& dir) {
+    CaptureFiles out;
+    out.dir = dir;
+    const fs::path jsonl = fs::path(dir) / "profile.jsonl";
+    std::ifstream in(jsonl);
+    if (!in) throw CaptureError(jsonl.string() + ": cannot be read");
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        json j;
+        try {
+            j = json::parse(line);
+        } catch (const json::exception& e) {
+            throw CaptureError(jsonl.string() + ":" + std::to_string(n) + ": " + e.what());
+        }
+        if (!j.is_object())
+            throw CaptureError(jsonl.string() + ":" + std::to_string(n) + ": not an object");
+        if (j.contains("marker")) {
+            out.markers.push_back(j);
+            out.markerBefore.push_back(out.frames.size());
+        } else {
+            if (!j.contains("frame") || !j.contains("seq") || !j.contains("first_cck"))
+                throw CaptureError(jsonl.string() + ":" + std::to_string(n) +
+                                   ": a frame record needs frame, seq and first_cck");
+            out.frames.push_back(std::move(j));
+        }
+    }
+    if (in.bad()) throw CaptureError(jsonl.string() + ": read error");
+    const fs::path summary = fs::path(dir) / "profile.json";
+    std::error_code ec;
+    if (fs::exists(summary, ec)) {
+        std::ifstream s(summary);
+        try {
+            out.summary = json::parse(s);
+        } catch (const json::exception& e) {
+            throw CaptureError(summary.string() + ": " + e.what());
+        }
+    }
+    return out;
+}
+
+std::vector<SlotRecord> readSlots(const std::string& path, unsigned lines, unsigned lineCck) {
+    const auto bytes = readAll(path);
+    const std::size_t want = std::size_t(lines) * lineCck * sizeof(SlotRecord);
+    if (bytes.size() != want)
+        throw CaptureError(path + ": " + std::to_string(bytes.size()) + " bytes; " +
+                           std::to_string(lines) + " lines of " + std::to_string(lineCck) +
+                           " records are " + std::to_string(want));
+    std::vector<SlotRecord> out(std::size_t(lines) * lineCck);
+    // The file is little-endian, as is every host this builds for (static_assert below).
+    static_assert(std::endian::native == std::endian::little,
+                  "slot files are read on little-endian hosts");
+    std::memcpy(out.data(), bytes.data(), want);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (unsigned(out[i].owner) >= kBusOwnerCount)
+            throw CaptureError(path + ": record " + std::to_string(i) + " names owner " +
+                               std::to_string(unsigned(out[i].owner)) + ", which does not exist");
+    return out;
+}
+
+// ---- the memory replayer -------------------------------------------------------------------
+
+MemoryReplayer::MemoryReplayer(const std::string& dir) : files_(readCapture(dir)) {
+    const fs::path chip = fs::path(dir) / "chip-ram.bin", slow = fs::path(dir) / "slow-ram.bin";
+    std::error_code ec;
+    if (!fs::exists(chip, ec))
+        throw CaptureError(
+            dir + ": no chip-ram.bin; replaying memory needs a capture made with \"memory\": true");
+    chip_ = readAll(chip);
+    if (fs::exists(slow, ec)) slow_ = readAll(slow);
+    if (chip_.empty() || (chip_.size() & (chip_.size() - 1)))
+        throw CaptureError(chip.string() + ": " + std::to_string(chip_.size()) +
+                           " bytes is not a chip RAM size");
+    if (files_.summary.is_null())
+        throw CaptureError(
+            dir +
+            ": no profile.json; the capture did not finish, so its baseline clock is unknown");
+    try {
+        baseline_ = files_.summary.at("started").at("capture_cck").get<std::uint64_t>();
+    } catch (const json::exception& e) {
+        throw CaptureError(dir + "/profile.json: started.capture_cck: " + e.what());
+    }
+    replayable_ = files_.markerBefore.empty() ? files_.frames.size() : files_.markerBefore.front();
+    if (replayable_ == 0) throw CaptureError(dir + ": the capture holds no frame to replay");
+    for (std::size_t i = 0; i < replayable_; ++i)
+        if (!files_.frames[i].contains("slots"))
+            throw CaptureError(dir + ": frame record " + std::to_string(i) +
+                               " has no slot file; replaying memory needs \"slots\": true");
+    const json& last = files_.frames[replayable_ - 1];
+    lastCck_ =
+        last.at("first_cck").get<std::uint64_t>() + last.at("length_cck").get<std::uint64_t>() - 1;
+    position_ = baseline_;
+}
+
+void MemoryReplayer::apply(const SlotRecord& r) {
+    if (!(r.flags & slot_flag::Write) || r.size == 0) return;
+    // A Copper MOVE is a register write, not a memory one; so is any custom access.
+    if (r.owner == BusOwner::Copper || (r.flags & slot_flag::Register && r.owner == BusOwner::Cpu))
+        return;
+    const std::uint32_t a = r.address & 0xFFFFFF;
+    std::uint8_t* p = nullptr;
+    std::size_t room = 0;
+    if (a < 0x200000) {
+        const std::size_t off = a & (chip_.size() - 1);
+        p = chip_.data() + off;
+        room = chip_.size() - off;
+    } else if (a >= 0xC00000 && a < 0xD80000 && !slow_.empty()) {
+        const std::size_t off = (a - 0xC00000) % slow_.size();
+        p = slow_.data() + off;
+        room = slow_.size() - off;
+    } else {
+        return;
+    }
+    const std::uint16_t word = std::uint16_t(r.data);
+    if (r.size == 2) {
+        if (room < 2) return;
+        p[0] = std::uint8_t(word >> 8);
+        p[1] = std::uint8_t(word);
+    } else {
+        // A byte access drives its byte lane: the even byte on D15-D8, the odd on D7-D0.
+        p[0] = (a & 1) ? std::uint8_t(word) : std::uint8_t(word >> 8);
+    }
+    ++writes_;
+}
+
+void MemoryReplayer::replayTo(std::uint64_t cck) {
+    if (cck < position_ && position_ != baseline_)
+        throw CaptureError("replay moves forward only: at " + std::to_string(position_) +
+                           ", asked for " + std::to_string(cck));
+    if (cck > lastCck_)
+        throw CaptureError("colour clock " + std::to_string(cck) +
+                           " lies past the replayable capture (last " + std::to_string(lastCck_) +
+                           ")");
+    while (position_ <= cck) {
+        if (currentIndex_ >= current_.size()) {
+            if (nextFrame_ >= replayable_) break;
+            const json& f = files_.frames[nextFrame_++];
+            const unsigned lines = f.at("lines").get<unsigned>(),
+                           lineCck = f.at("line_cck").get<unsigned>();
+            current_ = readSlots((fs::path(files_.dir) / f.at("slots").get<std::string>()).string(),
+                                 lines, lineCck);
+            currentFirst_ = f.at("first_cck").get<std::uint64_t>();
+            currentLineCck_ = lineCck;
+            currentIndex_ = 0;
+        }
+        // Records are in raster order, one per clock from the frame's first (PAL lines
+        // all have line_cck clocks).
+        const std::uint64_t at = currentFirst_ + currentIndex_;
+        if (at > cck) break;
+        if (at >= position_) apply(current_[currentIndex_]);
+        ++currentIndex_;
+        position_ = std::max(position_, at + 1);
+    }
+}
+
+} // namespace copperline

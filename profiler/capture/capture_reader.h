@@ -1,0 +1,65 @@
+#pragma once
+
+// Readers for every file a capture writes (docs/formats/profile-jsonl.md,
+// profile-json.md, slots.md), and the offline memory replayer: from chip-ram.bin,
+// slow-ram.bin and the slot records it rebuilds memory at any later colour clock of the
+// capture, without running the emulator.
+
+#include "emu/chipset/slot_record.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace copperline {
+
+struct CaptureFiles {
+    std::string dir;
+    nlohmann::json summary;                // profile.json (null when it was never written)
+    std::vector<nlohmann::json> frames;    // profile.jsonl frame records, in file order
+    std::vector<nlohmann::json> markers;   // {"marker": ...} lines, in file order
+    std::vector<std::size_t> markerBefore; // for each marker: frame records before it
+};
+
+// Reads profile.jsonl (every line must parse: a capture never leaves a partial line) and
+// profile.json when present. Throws CaptureError naming the file and line.
+CaptureFiles readCapture(const std::string& dir);
+
+// One slots-*.bin file: `lines * lineCck` records. Throws CaptureError when the size does
+// not match or a record names an owner that does not exist.
+std::vector<SlotRecord> readSlots(const std::string& path, unsigned lines, unsigned lineCck);
+
+class MemoryReplayer {
+public:
+    // Needs a capture made with "memory": true and "slots": true. Throws CaptureError
+    // with what is missing.
+    explicit MemoryReplayer(const std::string& dir);
+
+    // Applies every write recorded up to and including colour clock `cck` (absolute, as
+    // the records' first_cck). Replay only moves forward; a cck beyond the capture's last
+    // frame or past a reposition marker is refused.
+    void replayTo(std::uint64_t cck);
+    std::uint64_t position() const { return position_; }
+    std::uint64_t lastCck() const { return lastCck_; }
+    const std::vector<std::uint8_t>& chip() const { return chip_; }
+    const std::vector<std::uint8_t>& slow() const { return slow_; }
+    std::uint64_t writesApplied() const { return writes_; }
+
+private:
+    void apply(const SlotRecord& r);
+    CaptureFiles files_;
+    std::vector<std::uint8_t> chip_, slow_;
+    std::uint64_t baseline_ = 0; // the colour clock the baseline was taken at
+    std::uint64_t position_ = 0; // replayed up to here (exclusive)
+    std::uint64_t lastCck_ = 0;  // the end of the replayable span
+    std::size_t nextFrame_ = 0;  // index into files_.frames
+    std::vector<SlotRecord> current_;
+    std::size_t currentIndex_ = 0;
+    std::uint64_t currentFirst_ = 0;
+    unsigned currentLineCck_ = 227;
+    std::size_t replayable_ = 0; // frame records before the first reposition marker
+    std::uint64_t writes_ = 0;
+};
+
+} // namespace copperline

@@ -1,0 +1,154 @@
+#pragma once
+
+// The per-frame capture (source document 000, "Per-frame profiling"): a frame observer that
+// appends one JSON object per committed frame to profile.jsonl, writes the sidecars the
+// options ask for (slots-*.bin, chip-ram.bin and slow-ram.bin, screenshots), and the
+// profile.json summary when it completes or is stopped. docs/formats/profile-jsonl.md and
+// docs/formats/profile-json.md describe the files.
+//
+// The capture only watches: it attaches to the Machine's frame hook, reads what the
+// machine already keeps (FrameStats, the owner grid, the slot records, the guest's idle
+// markers) and writes files. The one thing it arms is Agnus's full slot recording, which
+// changes what is recorded, never what the machine does; the frame hashes of a run with
+// and without a capture are equal (tests/profiler/test_frame_capture.cpp).
+//
+// Files are never overwritten: the folder must be new or empty, and every file is created
+// exclusively. A write that fails (a full disk) stops the capture with an error; what was
+// already written stays whole (profile.jsonl loses no line and gains no partial one).
+
+#include "emu/machine.h"
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace copperline {
+
+struct CaptureOptions {
+    static constexpr unsigned kDefaultFrames = 500;
+    static constexpr unsigned kMaxFrames = 100'000;
+
+    std::string path; // the capture folder (absolute); made if it does not exist
+    unsigned frames = kDefaultFrames;
+    bool slots = false;
+    bool memory = false;
+    enum class Screenshots { None, Last, Every } screenshots = Screenshots::None;
+    struct Trigger {
+        enum class Kind { None, Frame, BusyCckOver } kind = Kind::None;
+        std::uint64_t value = 0;
+    } trigger;
+    // The options as the user gave them (after checking), for profile.json.
+    nlohmann::json given = nlohmann::json::object();
+};
+
+const char* screenshotsName(CaptureOptions::Screenshots s);
+
+// What the capture reports through profile.status and profile.stop.
+struct CaptureStatus {
+    enum class State { Armed, Recording, Done, Failed };
+    State state = State::Armed;
+    std::string path;
+    unsigned framesWritten = 0, framesLimit = 0;
+    std::uint64_t bytesWritten = 0;
+    bool triggered = false;
+    std::optional<std::uint64_t> triggeredAt; // the frame the trigger fired on
+    std::string error;                        // why it failed
+    bool active() const { return state == State::Armed || state == State::Recording; }
+};
+const char* captureStateName(CaptureStatus::State s);
+nlohmann::json toJson(const CaptureStatus& s);
+
+// A point on the emulated timeline.
+struct TimelinePoint {
+    std::uint64_t frame = 0, cck = 0, instructions = 0;
+    unsigned vpos = 0, hpos = 0;
+    double seconds = 0;
+};
+TimelinePoint timelinePoint(const Machine& m);
+nlohmann::json toJson(const TimelinePoint& p);
+
+class FrameCapture : public FrameObserver {
+public:
+    // What the capture cannot learn from the Machine alone, given by its owner.
+    struct Context {
+        nlohmann::json machineConfig = nlohmann::json::object(); // for profile.json
+        // Extra fields for profile.json, computed at the end (rom_symbols, the stack bounds
+        // from ExecBase): called once, when the summary is written.
+        std::function<void(nlohmann::json& summary)> summaryExtras;
+        // Called when the capture no longer needs full slot records; without it the
+        // capture turns them off itself. (The Frame Analyzer may still want them.)
+        std::function<void()> releaseSlots;
+    };
+
+    // Makes the folder (refusing a file, a folder that is not empty, or one that cannot
+    // be written), writes the memory baseline if asked, arms slot recording if asked and
+    // attaches to the machine. Throws CaptureError with a message a user can act on.
+    FrameCapture(Machine& machine, CaptureOptions options, Context context);
+    ~FrameCapture() override; // detaches (and finishes, if still active)
+    FrameCapture(const FrameCapture&) = delete;
+    FrameCapture& operator=(const FrameCapture&) = delete;
+
+    void frameCompleted(const FrameStats& stats) override;
+    // The timeline moved backward (a state load, a reverse step): writes the marker.
+    void reposition();
+    // Stops recording and writes profile.json (once; later calls return the same).
+    // Returns the final status with the summary's main figures.
+    nlohmann::json finish();
+
+    const CaptureStatus& status() const { return status_; }
+    const CaptureOptions& options() const { return options_; }
+    bool wantsSlots() const { return options_.slots && status_.active(); }
+    // Called after the capture completed by itself (its budget reached) or failed.
+    void setOnFinished(std::function<void(const CaptureStatus&)> f) { onFinished_ = std::move(f); }
+
+private:
+    bool triggerFires(const FrameStats& s, std::uint64_t busy) const;
+    void record(const FrameStats& s, std::uint64_t busy, std::uint64_t idle);
+    void appendLine(const std::string& line);
+    void writeFile(const std::string& name, const void* data, std::size_t size);
+    void writeScreenshot(const std::string& name);
+    std::string sidecarName(const char* prefix, std::uint64_t frame, const char* ext,
+                            std::uint64_t seq) const;
+    void fail(const std::string& why);
+    void writeSummary();
+
+    Machine& machine_;
+    CaptureOptions options_;
+    Context context_;
+    CaptureStatus status_;
+    int jsonl_ = -1;
+    std::uint64_t jsonlBytes_ = 0;
+    std::uint64_t seq_ = 0; // capture sequence of the next frame record
+    bool attached_ = false, finished_ = false;
+    nlohmann::json finalResult_;
+    TimelinePoint started_, ended_;
+    std::uint64_t startCck_ = 0;            // colour clock the capture started (or triggered)
+    std::uint64_t instructionsAtFrame_ = 0; // retired instructions at the last frame boundary
+    std::uint64_t irqCck2_ = 0;             // interrupt-entry CPU cycles over recorded frames
+    std::uint64_t repositions_ = 0;
+    std::optional<std::uint64_t> lastFrame_;
+    std::string lastScreenshotFrameName_;
+    std::function<void(const CaptureStatus&)> onFinished_;
+};
+
+class CaptureError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The run-length encoding of a per-clock grid (docs/formats/profile-jsonl.md, "Grids"):
+// rows separated by ';', each row a sequence of runs, a run a letter ('a' + value) and its
+// length in decimal when it is more than 1; an empty row repeats the one before it.
+std::string encodeGrid(const std::uint8_t* cells, unsigned rows, unsigned cols, unsigned stride);
+// The inverse; throws CaptureError on a malformed string or a value over `maxValue`.
+std::vector<std::uint8_t> decodeGrid(const std::string& text, unsigned rows, unsigned cols,
+                                     unsigned maxValue);
+
+// The minterm as a sum of products of A, B and C ("AB+!AC"; "0" and "1" for the constant
+// functions), the form the blit lists and the Frame Analyzer show.
+std::string mintermFormula(std::uint8_t minterm);
+
+} // namespace copperline
