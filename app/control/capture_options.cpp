@@ -100,7 +100,7 @@ CaptureOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
                     std::to_string(CaptureOptions::kMaxFrames));
         o.frames = unsigned(f);
     }
-    o.slots = flag(p, "slots");
+    o.recordSlots = flag(p, "slots");
     o.memory = flag(p, "memory");
     if (p.contains("screenshots")) {
         if (!p["screenshots"].is_string())

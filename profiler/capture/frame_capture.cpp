@@ -220,7 +220,7 @@ FrameCapture::FrameCapture(Machine& machine, CaptureOptions options, Context con
         jsonl_ = -1;
         throw;
     }
-    if (options_.slots) machine_.agnus().setRecordSlots(true);
+    if (options_.recordSlots) machine_.agnus().setRecordSlots(true);
     machine_.attachFrameObserver(this);
     attached_ = true;
 }
@@ -366,7 +366,7 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
     r["instantaneous_slots"] = json::array();
 
     try {
-        if (options_.slots) {
+        if (options_.recordSlots) {
             const auto& records = agnus.committedRecords();
             if (records.size() >= std::size_t(lines) * Agnus::kMaxLineCck) {
                 std::vector<SlotRecord> out;
@@ -489,7 +489,7 @@ json FrameCapture::finish() {
             status_.error = e.what();
         }
     }
-    if (options_.slots) {
+    if (options_.recordSlots) {
         if (context_.releaseSlots)
             context_.releaseSlots();
         else
@@ -519,7 +519,7 @@ void FrameCapture::writeSummary() {
     s["machine"] = context_.machineConfig;
     json opts = options_.given;
     opts["frames"] = options_.frames;
-    opts["slots"] = options_.slots;
+    opts["slots"] = options_.recordSlots;
     opts["memory"] = options_.memory;
     opts["screenshots"] = screenshotsName(options_.screenshots);
     s["options"] = std::move(opts);
@@ -545,7 +545,7 @@ void FrameCapture::writeSummary() {
     s["files"] =
         json{{"jsonl", "profile.jsonl"},
              {"memory", options_.memory ? json{"chip-ram.bin", "slow-ram.bin"} : json::array()},
-             {"slots", options_.slots ? "slots-SSSSSS-frame-MMMMMM.bin" : json(nullptr)}};
+             {"slots", options_.recordSlots ? "slots-SSSSSS-frame-MMMMMM.bin" : json(nullptr)}};
     if (context_.summaryExtras) context_.summaryExtras(s);
     const std::string text = s.dump(2) + "\n";
     writeFile("profile.json", text.data(), text.size());

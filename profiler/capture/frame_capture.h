@@ -33,7 +33,7 @@ struct CaptureOptions {
 
     std::string path; // the capture folder (absolute); made if it does not exist
     unsigned frames = kDefaultFrames;
-    bool slots = false;
+    bool recordSlots = false; // "slots": full slot records per frame (a Qt macro is named slots)
     bool memory = false;
     enum class Screenshots { None, Last, Every } screenshots = Screenshots::None;
     struct Trigger {
@@ -100,7 +100,7 @@ public:
 
     const CaptureStatus& status() const { return status_; }
     const CaptureOptions& options() const { return options_; }
-    bool wantsSlots() const { return options_.slots && status_.active(); }
+    bool wantsSlots() const { return options_.recordSlots && status_.active(); }
     // Called after the capture completed by itself (its budget reached) or failed.
     void setOnFinished(std::function<void(const CaptureStatus&)> f) { onFinished_ = std::move(f); }
 
