@@ -1,0 +1,307 @@
+// profile.start, profile.stop and profile.status over the control socket, and
+// `copperline --profile` on the command line: every refused combination, a capture that
+// starts paused and ends exactly where step_frame stops, a capture killed with SIGKILL,
+// and one that runs out of disk.
+
+#include "test_control_fixture.h"
+
+#include <QDir>
+#include <QFile>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sys/mount.h>
+#include <unistd.h>
+
+using namespace copperline::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every line of a profile.jsonl parses and is a whole frame record or a marker.
+int checkWholeLines(const QString& path, QString* why) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *why = "cannot read " + path;
+        return -1;
+    }
+    const QByteArray all = f.readAll();
+    if (!all.isEmpty() && !all.endsWith('\n')) {
+        *why = "the file ends inside a line";
+        return -1;
+    }
+    int n = 0;
+    for (const QByteArray& line : all.split('\n')) {
+        if (line.isEmpty()) continue;
+        const json j = json::parse(line.constData(), nullptr, false);
+        if (j.is_discarded() || !j.is_object()) {
+            *why = QString("line %1 does not parse").arg(n + 1);
+            return -1;
+        }
+        if (!j.contains("marker")) {
+            for (const char* key : {"frame", "seq", "first_cck", "length_cck", "owner_cck", "cpu",
+                                    "busy_cck", "idle_cck", "grids", "blits", "registers"})
+                if (!j.contains(key)) {
+                    *why = QString("line %1 has no %2").arg(n + 1).arg(key);
+                    return -1;
+                }
+        }
+        ++n;
+    }
+    return n;
+}
+
+struct Run {
+    int exit = -1;
+    QByteArray err;
+};
+
+Run runCopperline(const QStringList& args, int timeoutMs = 120000) {
+    QProcess p;
+    QStringList env = QProcess::systemEnvironment();
+    env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+    p.setEnvironment(env);
+    p.setStandardOutputFile(QProcess::nullDevice());
+    p.start(COPPERLINE_EXE, QStringList{"--factory", "--noaudio"} + args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.exit = p.exitCode();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace
+
+class TestProfileControl : public QObject {
+    Q_OBJECT
+    ControlEmulator emu;
+    QTemporaryDir tmp;
+
+    int errorCode(const CtlReply& r) { return r.json.is_object() ? r.json.value("code", 0) : 0; }
+
+private slots:
+    void initTestCase() { QVERIFY(emu.start(uniqueName("test-profile"))); }
+
+    void refusesBadOptions() {
+        const std::string p = tmp.filePath("refused").toStdString();
+        const struct {
+            json params;
+            int code;
+            const char* says;
+        } cases[] = {
+            {{{"path", p}, {"frames", 0}}, -32602, "frames"},
+            {{{"path", p}, {"frames", 100001}}, -32602, "frames"},
+            {{{"path", p}, {"frames", "lots"}}, -32602, "frames"},
+            {{{"path", p}, {"memory", true}, {"trigger", {{"frame", 5}}}}, -32602, "trigger"},
+            {{{"path", p}, {"registers", true}}, -32602, "samples"},
+            {{{"path", p}, {"unwind", {{"base", "0x1000"}}}}, -32602, "samples"},
+            {{{"path", p}, {"code_ranges", json::array()}}, -32602, "coverage"},
+            {{{"path", p}, {"relocation_bases", json::array()}}, -32602, "coverage"},
+            {{{"path", p}, {"trigger", {{"frame", 5}, {"busy_cck_over", 9}}}}, -32602, "trigger"},
+            {{{"path", p}, {"trigger", {{"when", 5}}}}, -32602, "trigger"},
+            {{{"path", p}, {"trigger", 5}}, -32602, "trigger"},
+            {{{"path", p}, {"trigger", {{"frame", -1}}}}, -32602, "frame"},
+            {{{"path", p}, {"screenshots", "some"}}, -32602, "screenshots"},
+            {{{"path", p}, {"slots", "yes"}}, -32602, "slots"},
+            {{{"path", p}, {"fames", 10}}, -32602, "fames"},
+            {{{"path", p}, {"samples", true}}, -32004, "samples"},
+            {{{"path", p}, {"coverage", true}}, -32004, "coverage"},
+        };
+        for (const auto& c : cases) {
+            const CtlReply r = emu.ctl("profile.start", c.params);
+            QVERIFY2(r.exitCode != 0, c.params.dump().c_str());
+            QCOMPARE(errorCode(r), c.code);
+            QVERIFY2(r.json.value("message", std::string()).find(c.says) != std::string::npos,
+                     r.err.constData());
+        }
+        // Nothing was made, and nothing runs.
+        QVERIFY(!fs::exists(p));
+        QCOMPARE(emu.ok("profile.status").value("active", true), false);
+    }
+
+    void refusesPathsItMustNotTouch() {
+        const QString file = tmp.filePath("a-file");
+        { std::ofstream(file.toStdString()) << "keep me"; }
+        CtlReply r = emu.ctl("profile.start", {{"path", file.toStdString()}});
+        QCOMPARE(errorCode(r), -32005);
+        const QString full = tmp.filePath("full");
+        QDir().mkpath(full);
+        { std::ofstream((full + "/mine.txt").toStdString()) << "keep me"; }
+        r = emu.ctl("profile.start", {{"path", full.toStdString()}});
+        QCOMPARE(errorCode(r), -32005);
+        QVERIFY(r.json.value("message", std::string()).find("not empty") != std::string::npos);
+        std::ifstream in(file.toStdString());
+        std::string text;
+        std::getline(in, text);
+        QCOMPARE(text, std::string("keep me"));
+        QCOMPARE(QDir(full).entryList(QDir::Files).size(), 1);
+    }
+
+    void startsPausedAndEndsWhereStepFrameStops() {
+        const std::string dir = tmp.filePath("paused").toStdString();
+        emu.ok("step_frame", {{"n", 3}});
+        const json started =
+            emu.ok("profile.start", {{"path", dir}, {"frames", 7}, {"screenshots", "last"}});
+        QCOMPARE(started.value("frames_limit", 0), 7);
+        QCOMPARE(started.value("state", std::string()), std::string("recording"));
+        // A second capture while one runs is refused.
+        const CtlReply second = emu.ctl("profile.start", {{"path", dir + "-2"}});
+        QCOMPARE(errorCode(second), -32003);
+        const json status = emu.ok("profile.status");
+        QCOMPARE(status.value("active", false), true);
+        QCOMPARE(status.value("frames_written", -1), 0);
+        const json stop = emu.ok("step_frame", {{"n", 7}});
+        const json done = emu.ok("profile.status");
+        QCOMPARE(done.value("done", false), true);
+        QCOMPARE(done.value("frames_written", 0), 7);
+        // The machine stands just past the end of the capture's last frame.
+        std::ifstream in(dir + "/profile.jsonl");
+        std::string line, last;
+        int lines = 0;
+        while (std::getline(in, line)) {
+            last = line;
+            ++lines;
+        }
+        QCOMPARE(lines, 7);
+        const json f = json::parse(last);
+        QCOMPARE(stop.value("frame", 0ull), f.value("frame", 0ull) + 1);
+        const std::uint64_t end = f.value("first_cck", 0ull) + f.value("length_cck", 0ull);
+        QVERIFY(stop.value("cck", 0ull) >= end);
+        QVERIFY(stop.value("cck", 0ull) < end + 100);
+        // profile.json was written when the budget was reached, and stop returns the same.
+        const json summary = json::parse(std::ifstream(dir + "/profile.json"));
+        QCOMPARE(summary.value("frames_written", 0), 7);
+        QCOMPARE(summary.value("version", 0), 1);
+        QVERIFY(summary.contains("owners") && summary.contains("cpu_wait_classes") &&
+                summary.contains("machine"));
+        const json stopped = emu.ok("profile.stop");
+        QCOMPARE(stopped.value("frames_written", 0), 7);
+        QVERIFY(fs::exists(dir + "/" + stopped.value("screenshot", std::string("none"))));
+    }
+
+    void stopsEarlyAndSharesTracingWithTheAnalyzer() {
+        const std::string dir = tmp.filePath("early").toStdString();
+        // The pane has armed full records; a capture with slots and its stop leave them on.
+        emu.ok("frame.record", {{"on", true}});
+        emu.ok("profile.start", {{"path", dir}, {"frames", 50}, {"slots", true}});
+        emu.ok("step_frame", {{"n", 2}});
+        // Closing the pane does not stop the capture's records.
+        QCOMPARE(emu.ok("frame.record", {{"on", false}}).value("recording", false), true);
+        emu.ok("step_frame", {{"n", 1}});
+        const json stopped = emu.ok("profile.stop");
+        QCOMPARE(stopped.value("frames_written", 0), 3);
+        QCOMPARE(stopped.value("done", false), true);
+        int slotFiles = 0;
+        for (const auto& e : fs::directory_iterator(dir))
+            if (e.path().filename().string().starts_with("slots-")) ++slotFiles;
+        QCOMPARE(slotFiles, 3);
+        // With the pane closed and the capture stopped, recording is off again.
+        QCOMPARE(emu.ok("frame.record", {{"on", false}}).value("recording", true), false);
+    }
+
+    void stateLoadWritesARepositionMarker() {
+        const std::string dir = tmp.filePath("repos").toStdString();
+        const std::string state = tmp.filePath("s.clstate").toStdString();
+        emu.ok("state.save", {{"path", state}});
+        emu.ok("profile.start", {{"path", dir}, {"frames", 4}});
+        emu.ok("step_frame", {{"n", 2}});
+        emu.ok("state.load", {{"path", state}});
+        emu.ok("step_frame", {{"n", 2}});
+        QCOMPARE(emu.ok("profile.status").value("done", false), true);
+        std::ifstream in(dir + "/profile.jsonl");
+        std::string line;
+        std::vector<json> lines;
+        while (std::getline(in, line))
+            lines.push_back(json::parse(line));
+        QCOMPARE(lines.size(), std::size_t(5));
+        QCOMPARE(lines[2].value("marker", std::string()), std::string("reposition"));
+        QCOMPARE(lines[3].value("frame", 0ull), lines[0].value("frame", 1ull));
+        QCOMPARE(lines[3].value("seq", 0ull), 2ull);
+    }
+
+    void commandLineCaptureAndItsRefusals() {
+        const QString dir = tmp.filePath("cli");
+        const Run ok =
+            runCopperline({"--profile", dir, "--profile-frames", "20", "--profile-after", "1",
+                           "--profile-options", R"({"slots": true, "screenshots": "every"})"});
+        QCOMPARE(ok.exit, 0);
+        QString why;
+        QCOMPARE(checkWholeLines(dir + "/profile.jsonl", &why), 20);
+        QVERIFY(QFile::exists(dir + "/profile.json"));
+        const json summary = json::parse(std::ifstream((dir + "/profile.json").toStdString()));
+        QVERIFY(summary.at("started").at("seconds").get<double>() >= 1.0);
+        QCOMPARE(QDir(dir).entryList({"slots-*.bin"}).size(), 20);
+        QCOMPARE(QDir(dir).entryList({"screenshot-*.png"}).size(), 20);
+        // Into the same folder again: refused, nothing touched.
+        const Run again = runCopperline({"--profile", dir, "--profile-frames", "2"});
+        QCOMPARE(again.exit, 2);
+        QVERIFY(again.err.contains("not empty"));
+        QCOMPARE(checkWholeLines(dir + "/profile.jsonl", &why), 20);
+        for (const QStringList& bad :
+             {QStringList{"--profile", tmp.filePath("b1"), "--profile-frames", "0"},
+              QStringList{"--profile", tmp.filePath("b2"), "--profile-options", "{nope"},
+              QStringList{"--profile", tmp.filePath("b3"), "--profile-options",
+                          R"({"memory": true, "trigger": {"frame": 3}})"},
+              QStringList{"--profile", tmp.filePath("b4"), "--profile-after", "-1"}}) {
+            const Run r = runCopperline(bad);
+            QVERIFY2(r.exit == 2, qPrintable(bad.join(' ') + ": " + r.err));
+            QVERIFY(!QFile::exists(bad[1]));
+        }
+    }
+
+    void aKilledCaptureLeavesWholeLines() {
+        const QString dir = tmp.filePath("killed");
+        QProcess p;
+        QStringList env = QProcess::systemEnvironment();
+        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+        p.setEnvironment(env);
+        p.setStandardOutputFile(QProcess::nullDevice());
+        p.start(COPPERLINE_EXE,
+                {"--factory", "--noaudio", "--profile", dir, "--profile-frames", "100000"});
+        QVERIFY(p.waitForStarted());
+        // Kill it in the middle of its writing, after a good number of frames.
+        for (int i = 0; i < 600; ++i) {
+            QTest::qWait(50);
+            QFile f(dir + "/profile.jsonl");
+            if (f.size() > 400 * 1024) break;
+        }
+        ::kill(pid_t(p.processId()), SIGKILL);
+        p.waitForFinished();
+        QString why;
+        const int lines = checkWholeLines(dir + "/profile.jsonl", &why);
+        QVERIFY2(lines > 50, qPrintable(why));
+        QVERIFY(!QFile::exists(dir + "/profile.json"));
+    }
+
+    void aFullDiskStopsTheCaptureAndKeepsWhatItWrote() {
+        if (::geteuid() != 0) QSKIP("mounting a small tmpfs needs root; CI runs as root");
+        const QString mnt = tmp.filePath("tmpfs");
+        QDir().mkpath(mnt);
+        QVERIFY(::mount("tmpfs", mnt.toLocal8Bit().constData(), "tmpfs", 0, "size=4m") == 0);
+        const QString dir = mnt + "/cap";
+        // Slot files are 1.7 MB a frame: the disk is full by the third.
+        const Run r = runCopperline({"--profile", dir, "--profile-frames", "50",
+                                     "--profile-options", R"({"slots": true})"});
+        QString why;
+        const int lines = checkWholeLines(dir + "/profile.jsonl", &why);
+        ::umount(mnt.toLocal8Bit().constData());
+        QCOMPARE(r.exit, 1);
+        QVERIFY2(r.err.contains("No space left on device"), r.err.constData());
+        QVERIFY2(lines >= 1 && lines < 50, qPrintable(why));
+        // And the emulator runs on after a failed capture.
+        const std::string dir2 = tmp.filePath("after-fail").toStdString();
+        QVERIFY(emu.ok("profile.start", {{"path", dir2}, {"frames", 1}}).is_object());
+        emu.ok("step_frame", {{"n", 2}});
+        QCOMPARE(emu.ok("profile.status").value("done", false), true);
+    }
+
+    void cleanupTestCase() { QVERIFY(emu.quit()); }
+};
+
+QTEST_GUILESS_MAIN(TestProfileControl)
+#include "test_profile_control.moc"
