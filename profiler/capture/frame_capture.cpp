@@ -9,7 +9,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <climits>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace copperline {
@@ -41,6 +43,35 @@ bool writeAll(int fd, const void* data, std::size_t size) {
         }
         p += n;
         size -= std::size_t(n);
+    }
+    return true;
+}
+
+// Writes every part in order (writev, continuing after short writes); false with errno
+// set on failure. Consumes `parts`.
+bool writeAllV(int fd, std::vector<iovec>& parts) {
+    std::size_t first = 0;
+    while (first < parts.size()) {
+        const int count = int(std::min<std::size_t>(parts.size() - first, IOV_MAX));
+        const ssize_t n = ::writev(fd, parts.data() + first, count);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        if (n == 0) {
+            errno = ENOSPC;
+            return false;
+        }
+        std::size_t left = std::size_t(n);
+        while (left > 0 && first < parts.size()) {
+            iovec& v = parts[first];
+            const std::size_t take = std::min(left, v.iov_len);
+            v.iov_base = static_cast<char*>(v.iov_base) + take;
+            v.iov_len -= take;
+            left -= take;
+            if (v.iov_len == 0) ++first;
+        }
+        while (first < parts.size() && parts[first].iov_len == 0) ++first;
     }
     return true;
 }
@@ -369,14 +400,15 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
         if (options_.recordSlots) {
             const auto& records = agnus.committedRecords();
             if (records.size() >= std::size_t(lines) * Agnus::kMaxLineCck) {
-                std::vector<SlotRecord> out;
-                out.reserve(std::size_t(lines) * lineCck);
+                // Each row's first line_cck records, straight from Agnus's buffer (its rows
+                // are kMaxLineCck long): no copy of the 1.7 MB.
+                std::vector<iovec> rows(lines);
                 for (unsigned v = 0; v < lines; ++v) {
-                    const SlotRecord* row = records.data() + std::size_t(v) * Agnus::kMaxLineCck;
-                    out.insert(out.end(), row, row + lineCck);
+                    rows[v].iov_base = const_cast<SlotRecord*>(records.data() + std::size_t(v) * Agnus::kMaxLineCck);
+                    rows[v].iov_len = std::size_t(lineCck) * sizeof(SlotRecord);
                 }
                 const std::string name = sidecarName("slots", s.frame, "bin", seq_);
-                writeFile(name, out.data(), out.size() * sizeof(SlotRecord));
+                writeFileV(name, rows);
                 r["slots"] = name;
             }
         }
@@ -415,10 +447,19 @@ void FrameCapture::appendLine(const std::string& text) {
 }
 
 void FrameCapture::writeFile(const std::string& name, const void* data, std::size_t size) {
+    std::vector<iovec> one(1);
+    one[0].iov_base = const_cast<void*>(data);
+    one[0].iov_len = size;
+    writeFileV(name, one);
+}
+
+void FrameCapture::writeFileV(const std::string& name, std::vector<iovec>& parts) {
+    std::size_t size = 0;
+    for (const iovec& v : parts) size += v.iov_len;
     const std::string path = (fs::path(options_.path) / name).string();
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) throw CaptureError(path + ": " + errnoText(errno));
-    if (!writeAll(fd, data, size)) {
+    if (!writeAllV(fd, parts)) {
         const int e = errno;
         ::close(fd);
         ::unlink(path.c_str()); // no half-written sidecar stays behind

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+struct iovec;
+
 namespace copperline {
 
 struct CaptureOptions {
@@ -109,6 +111,7 @@ private:
     void record(const FrameStats& s, std::uint64_t busy, std::uint64_t idle);
     void appendLine(const std::string& line);
     void writeFile(const std::string& name, const void* data, std::size_t size);
+    void writeFileV(const std::string& name, std::vector<struct iovec>& parts);
     void writeScreenshot(const std::string& name);
     std::string sidecarName(const char* prefix, std::uint64_t frame, const char* ext,
                             std::uint64_t seq) const;
