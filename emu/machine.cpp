@@ -357,6 +357,7 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
                                                 : slow_.data() + ((a - 0xC00000) % slow_.size());
             c.data = std::uint16_t(*p << ((a & 1) ? 0 : 8));
             *p |= 0x80;
+            agnus_.amendCpuWrite(std::uint16_t(*p * 0x0101)); // so a slot replay sees the write
         } else if (write) {
             std::uint8_t* p = r == Region::Chip ? chip_.data() + (a & chip_.mask() & ~1u)
                                                 : slow_.data() + ((a - 0xC00000) % slow_.size() & ~std::size_t(1));

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.serial"};
+const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.serial", "event.profile"};
 
 } // namespace
 

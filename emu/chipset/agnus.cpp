@@ -326,6 +326,8 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
             cpuGranted = true;
             cpuRefused_ = 0;
             rec = pendingCpu_;
+            lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
+            lastCpuCommitted_ = false;
         } else {
             // Counted here, before the clock can end the frame, so that a denied last clock
             // of a frame belongs to that frame.
@@ -400,6 +402,14 @@ void Agnus::runTo(std::uint64_t target) {
     }
 }
 
+void Agnus::amendCpuWrite(std::uint16_t data) {
+    if (!recordSlots_) return;
+    auto& records = lastCpuCommitted_ ? committedRecords_ : records_;
+    if (lastCpuIndex_ >= records.size()) return;
+    records[lastCpuIndex_].data = data;
+    records[lastCpuIndex_].flags |= slot_flag::Write;
+}
+
 std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
                                 std::uint8_t size, int customReg) {
     runTo(at);
@@ -438,6 +448,7 @@ void Agnus::commitFrame() {
     std::fill(owners_.begin(), owners_.end(), 0);
     committedCounts_ = counts_;
     counts_.fill(0);
+    lastCpuCommitted_ = true;
     if (recordSlots_) {
         std::swap(committedRecords_, records_);
         records_.assign(committedRecords_.size(), SlotRecord{});

@@ -87,6 +87,9 @@ public:
     std::uint64_t cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
                              std::uint8_t size, int customReg);
 
+    // The CPU's last granted access wrote after all (the write half of TAS, known only
+    // once the byte was read): its slot record, when recorded, becomes a write of `data`.
+    void amendCpuWrite(std::uint16_t data);
     // ---- custom registers (CPU and Copper) ----------------------------------------------
     std::uint16_t readCustom(std::uint16_t reg);   // with side effects (COPJMP, CLXDAT, ...)
     std::uint16_t spyCustom(std::uint16_t reg) const;
@@ -209,6 +212,8 @@ private:
     std::uint64_t cpuDeniedTotal_ = 0;
     // The record being filled for the clock in progress (CPU fields are set by cpuAcquire).
     SlotRecord pendingCpu_{};
+    std::size_t lastCpuIndex_ = 0;     // the record of the CPU's last granted clock
+    bool lastCpuCommitted_ = false;    // ... which has since moved to committedRecords_
 };
 
 } // namespace copperline
