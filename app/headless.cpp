@@ -1,6 +1,7 @@
 #include "app/headless.h"
 
 #include "emu/machine.h"
+#include "profiler/capture/overlay.h"
 #include "profiler/capture/screenshot.h"
 
 #include <algorithm>
@@ -20,7 +21,9 @@ int runHeadless(Machine& machine, const HeadlessOptions& options) {
     while (true) {
         while (next < shots.size() && machine.emulatedSeconds() >= shots[next].seconds) {
             try {
-                writePng(shots[next].path, composeDisplay(machine));
+                Image picture = composeDisplay(machine);
+                if (options.screenshotOverlay) drawOverlay(picture, machine.guestApi().committedOverlay());
+                writePng(shots[next].path, picture);
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "copperline: screenshot: %s\n", e.what());
                 return exit_status::EmulatorError;

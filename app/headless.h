@@ -17,6 +17,7 @@ struct HeadlessOptions {
     std::vector<Shot> screenshots;
     double runSeconds = 0;        // run at least this long (0: until the last screenshot)
     bool printSpeed = false;      // report emulated seconds per host second on stderr
+    bool screenshotOverlay = false; // draw the guest's debug overlay into the screenshots
 };
 
 // Exit statuses of the copperline command (also in README.md).

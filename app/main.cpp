@@ -79,8 +79,14 @@ int main(int argc, char** argv) {
     const QCommandLineOption controlInfoOpt("control-info",
                                             "Write the control socket's path and protocol version to FILE (0600).",
                                             "FILE");
+    const QCommandLineOption shotOverlayOpt("screenshot-overlay",
+                                            "Headless: draw the guest's debug overlay (uaelib) into the screenshots.");
+    const QCommandLineOption guestFilesOpt("guest-files",
+                                           "The folder uaelib's debug_load and debug_save may use (without it they "
+                                           "fail for the guest; docs/guest-api.md).",
+                                           "DIR");
     parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt, secondsOpt, serialOpt,
-                       speedOpt, controlOpt, controlGuiOpt, controlInfoOpt});
+                       speedOpt, controlOpt, controlGuiOpt, controlInfoOpt, shotOverlayOpt, guestFilesOpt});
     copperline::addRunOptions(parser);
     copperline::addProfileOptions(parser);
     parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
@@ -99,6 +105,14 @@ int main(int argc, char** argv) {
         if (!parser.isSet(romOpt))
             std::fprintf(stderr, "copperline: run scripts/setup.sh to extract the AROS ROM, or give --rom FILE\n");
         return copperline::exit_status::Usage;
+    }
+
+    if (parser.isSet(guestFilesOpt)) {
+        const std::string error = machine->guestApi().files().setFolder(parser.value(guestFilesOpt).toStdString());
+        if (!error.empty()) {
+            std::fprintf(stderr, "copperline: --guest-files: %s\n", error.c_str());
+            return copperline::exit_status::Usage;
+        }
     }
 
     const QString serial = parser.value(serialOpt);
@@ -143,6 +157,7 @@ int main(int argc, char** argv) {
         }
         if (parser.isSet(secondsOpt)) opts.runSeconds = parser.value(secondsOpt).toDouble();
         opts.printSpeed = parser.isSet(speedOpt);
+        opts.screenshotOverlay = parser.isSet(shotOverlayOpt);
         int rc = copperline::runHeadless(*machine, opts);
         if (const int m = copperline::finishFloppies(*machine, media); m && !rc) rc = m;
         if (serialFile && serialFile != stdout) std::fclose(serialFile);

@@ -2,6 +2,7 @@
 
 #include "emu/chipset/custom_regs.h"
 #include "emu/state/archive.h"
+#include "emu/uaelib.h"
 
 #include <algorithm>
 #include <cstring>
@@ -22,6 +23,8 @@ Machine::Machine(const Config& config)
     if (config.ntsc) denise_.setGeometry(263, 228);
     paula_.attachFloppy(&floppy_);
     guestApi_.setMemoryReader([this](std::uint32_t a) { return spyByte(a); });
+    guestApi_.setMemoryWriter([this](std::uint32_t a, std::uint8_t v) { pokeByte(a, v); });
+    guestApi_.setRam(config.chipRamBytes, config.slowRamBytes);
     floppy_.configure(config.ntsc);
     floppy_.drive(0).setConnected(true);
     agnus_.setListener(this);
@@ -169,6 +172,8 @@ void Machine::stepInstruction() {
         kind = wasStopped && !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped;
     } else {
         kind = cpu_.interruptNext() ? StepIrq : StepInstruction;
+        if ((cpu_.pc() & 0xFFFFFF) == uaelib::kEntry + 4 && !cpu_.exceptionPending() && config_.uaelib) [[unlikely]]
+            uaelibCall();
         cpu_.step();
         syncTo(cpu_.cycles());
     }
@@ -239,6 +244,12 @@ void Machine::setObserversMuted(bool muted) {
     muted_ = muted;
     if (muted) cpu_.setObserver(nullptr, 0);
     else cpu_.setObserver(cpuObservers_.empty() ? nullptr : &cpuObservers_, cpuObservers_.hooks());
+}
+
+void Machine::uaelibCall() {
+    auto r = cpu_.registers();
+    r.d[0] = guestApi_.uaelibCall(r.a[7], agnus_.cck(), agnus_.frame());
+    cpu_.setRegisters(r);
 }
 
 void Machine::runFrame() {
@@ -394,6 +405,13 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     }
     default:
         syncTo(t);
+        if (uaelib::decodes(a) && config_.uaelib) [[unlikely]] {
+            // uaelib's entry (emu/uaelib.h): read-only, no wait, like other undecoded space.
+            if (!write)
+                c.data = uaelib::word(a, c.fc == m68k::FunctionCode::UserProgram ||
+                                             c.fc == m68k::FunctionCode::SupervisorProgram);
+            return 0;
+        }
         if (GuestApi::decodes(a)) [[unlikely]] {
             // The host-call window (emu/guest_api.h): no wait, like other undecoded space.
             if (write) guestApi_.write(a, c.data, c.upper, c.lower, agnus_.cck(), agnus_.frame());
@@ -417,6 +435,7 @@ std::uint16_t Machine::spyWord(std::uint32_t a) const {
         const std::uint8_t hi = !(a & 0x2000) ? ciaB_.spy(regNo) : 0xFF;
         return std::uint16_t(hi << 8 | lo);
     }
+    if (r == Region::Unmapped && uaelib::decodes(a) && config_.uaelib) return uaelib::word(a, false);
     return readMemoryWord(a, r);
 }
 

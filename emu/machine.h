@@ -83,6 +83,9 @@ public:
         bool ntsc = false;
         std::uint32_t chipRamBytes = 512 * 1024;
         std::uint32_t slowRamBytes = 512 * 1024;
+        // uaelib at $F0FF60 (emu/uaelib.h). Off, that address is undecoded space as on an
+        // A500 (the tests compare the two).
+        bool uaelib = true;
     };
 
     Machine();
@@ -212,6 +215,8 @@ private:
     void updateIpl();
     // Hands CIA-B's port B pins to the drives and their status lines to CIA-A's port A.
     void updateDriveLines();
+    // The guest is about to execute the instruction at $F0FF60: perform its uaelib call.
+    void uaelibCall();
     bool overlay() const { return (ciaA_.portAPins() & 1) != 0; }
     Region region(std::uint32_t a) const { return map_[(a >> 16) & 0xFF]; }
     std::uint16_t readMemoryWord(std::uint32_t a, Region r) const;

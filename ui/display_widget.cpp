@@ -1,5 +1,7 @@
 #include "ui/display_widget.h"
 
+#include "profiler/capture/overlay.h"
+
 #include <QPainter>
 
 namespace copperline {
@@ -13,14 +15,38 @@ DisplayWidget::DisplayWidget(QWidget* parent) : QWidget(parent) {
 void DisplayWidget::setPicture(std::shared_ptr<const Image> picture) {
     if (picture == picture_) return;
     picture_ = std::move(picture);
-    if (!picture_ || picture_->pixels.empty()) {
+    rebuild();
+}
+
+void DisplayWidget::setOverlay(std::shared_ptr<const OverlayShapes> overlay) {
+    if (overlay == overlay_) return;
+    overlay_ = std::move(overlay);
+    if (overlayVisible_) rebuild();
+}
+
+void DisplayWidget::setOverlayVisible(bool on) {
+    if (on == overlayVisible_) return;
+    overlayVisible_ = on;
+    rebuild();
+}
+
+void DisplayWidget::rebuild() {
+    const Image* shown = picture_.get();
+    if (shown && !shown->pixels.empty() && overlayVisible_ && overlay_ && !overlay_->empty()) {
+        composed_ = *shown;
+        drawOverlay(composed_, *overlay_);
+        shown = &composed_;
+    } else {
+        composed_ = Image{};
+    }
+    if (!shown || shown->pixels.empty()) {
         image_ = QImage();
     } else {
-        // The snapshot's pixels are 0xFFRRGGBB, which is QImage's RGB32; wrapping them
-        // costs no copy, and the snapshot keeps them alive and unchanged.
-        image_ =
-            QImage(reinterpret_cast<const uchar*>(picture_->pixels.data()), int(picture_->width),
-                   int(picture_->height), int(picture_->width * 4), QImage::Format_RGB32);
+        // The pixels are 0xFFRRGGBB, which is QImage's RGB32; wrapping them costs no copy,
+        // and the snapshot (or composed_) keeps them alive and unchanged until the next
+        // rebuild replaces image_.
+        image_ = QImage(reinterpret_cast<const uchar*>(shown->pixels.data()), int(shown->width),
+                        int(shown->height), int(shown->width * 4), QImage::Format_RGB32);
     }
     update();
 }

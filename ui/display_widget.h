@@ -4,6 +4,7 @@
 // composeDisplay a headless screenshot writes), scaled to the widget with the PAL pixel
 // aspect kept.
 
+#include "emu/debug_overlay.h"
 #include "profiler/capture/png.h"
 
 #include <QImage>
@@ -24,6 +25,11 @@ public:
 
     // Shows a picture; the same pointer again costs nothing.
     void setPicture(std::shared_ptr<const Image> picture);
+    // The guest's debug overlay, drawn over the picture while it is visible (the View
+    // menu's toggle); the same pointer again costs nothing.
+    void setOverlay(std::shared_ptr<const OverlayShapes> overlay);
+    void setOverlayVisible(bool on);
+    bool overlayVisible() const { return overlayVisible_; }
     // What the widget shows, unscaled (for tests and the window's own screenshots).
     const QImage& image() const { return image_; }
     // Where the picture lands inside the widget.
@@ -35,7 +41,13 @@ protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
+    // Rebuilds image_ from the picture, with the overlay drawn on a copy when it shows.
+    void rebuild();
+
     std::shared_ptr<const Image> picture_;
+    std::shared_ptr<const OverlayShapes> overlay_;
+    bool overlayVisible_ = true;
+    Image composed_; // the picture with the overlay, while one is drawn
     QImage image_;
 };
 

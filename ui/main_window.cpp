@@ -81,6 +81,13 @@ void MainWindow::buildActions() {
     auto* machine = menuBar()->addMenu(tr("&Machine"));
     auto* view = menuBar()->addMenu(tr("&View"));
     view->setObjectName(QStringLiteral("viewMenu"));
+    // The guest's debug overlay (uaelib), drawn over the display, never into it.
+    auto* overlay = view->addAction(tr("&Debug overlay"));
+    overlay->setObjectName(QStringLiteral("debugOverlayAction"));
+    overlay->setCheckable(true);
+    overlay->setChecked(true);
+    connect(overlay, &QAction::toggled, display_, &DisplayWidget::setOverlayVisible);
+    view->addSeparator();
     auto* help = menuBar()->addMenu(tr("&Help"));
 
     auto* bar = addToolBar(tr("Run control"));
@@ -176,6 +183,7 @@ void MainWindow::refresh() {
     if (!s || s->serial == shownSerial_) return;
     shownSerial_ = s->serial;
     display_->setPicture(s->picture);
+    display_->setOverlay(s->overlay);
     if (analyzer_->isVisible() || !analyzer_->grid()) analyzer_->setGrid(s->grid);
     cpu_->setSnapshot(*s);
     frameLabel_->setText(tr("frame %1").arg(s->frame));

@@ -1,4 +1,5 @@
 #include "app/control/emulator_impl.h"
+#include "app/control/params.h"
 #include "profiler/capture/screenshot.h"
 
 #include <algorithm>
@@ -28,9 +29,27 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
         if (serialInterest.load(std::memory_order_relaxed) > 0 && serialBuffer.size() < 65536)
             serialBuffer.push_back(char(b));
     });
+    machine->guestApi().setChangeListener([this](GuestApi::Change c) {
+        if (c == GuestApi::Change::Resources) {
+            debugResourcesChanged = true;
+            return;
+        }
+        const auto& line = machine->guestApi().log().back();
+        if (debugItems.size() >= kMaxDebugItems) {
+            ++debugDropped;
+            return;
+        }
+        debugItems.push_back({{"kind", "log"},
+                              {"text", params::latin1ToUtf8(line.text)},
+                              {"refused", line.refused},
+                              {"frame", line.frame},
+                              {"cck", line.cck}});
+    });
+    overlay = std::make_shared<const OverlayShapes>();
     running = options.startRunning;
     registerMachineCommands(*this);
     registerProfileCommands(*this);
+    registerDebugCommands(*this);
     publish();
 }
 
@@ -40,6 +59,7 @@ Emulator::Impl::~Impl() {
     machine->setFrameCallback(nullptr);
     machine->setSerialSink(nullptr);
     machine->setCpuAccessObserver(nullptr);
+    machine->guestApi().setChangeListener(nullptr);
 }
 
 Emulator::Emulator(std::unique_ptr<Machine> machine, const Options& options)
@@ -288,6 +308,10 @@ void Emulator::Impl::onFrame() {
     g->counts = a.committedOwnerCounts();
     if (publishRecords && a.recordingSlots()) g->records = a.committedRecords();
     grid = std::move(g);
+    if (const GuestApi& api = machine->guestApi(); api.overlayGeneration() != overlayGeneration) {
+        overlayGeneration = api.overlayGeneration();
+        overlay = std::make_shared<const OverlayShapes>(api.committedOverlay());
+    }
     if (options.pictures) {
         picture = std::make_shared<const Image>(composeDisplay(*machine));
         pictureFrame = grid->frame;
@@ -310,24 +334,15 @@ void Emulator::Impl::onFrame() {
         nlohmann::json counts = nlohmann::json::object();
         for (unsigned o = 0; o < kBusOwnerCount; ++o)
             counts[busOwnerName(BusOwner(o))] = grid->counts[o];
-        emit("event.frame",
-             {{"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}});
+        nlohmann::json event = {
+            {"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}};
+        if (machine->guestApi().idleMarkersSeen())
+            event["guest_idle_cck"] = machine->guestApi().lastFrameIdleCck();
+        emit("event.frame", event);
     }
     if (!serialBuffer.empty()) {
         if (serialInterest.load(std::memory_order_relaxed) > 0) {
-            // The Amiga's character set is ISO 8859-1; JSON text is UTF-8.
-            std::string text;
-            text.reserve(serialBuffer.size());
-            for (const char ch : serialBuffer) {
-                const auto c = static_cast<unsigned char>(ch);
-                if (c < 0x80) {
-                    text += char(c);
-                } else {
-                    text += char(0xC0 | (c >> 6));
-                    text += char(0x80 | (c & 0x3F));
-                }
-            }
-            emit("event.serial", {{"text", text}});
+            emit("event.serial", {{"text", params::latin1ToUtf8(serialBuffer)}});
         }
         serialBuffer.clear();
     }
@@ -438,7 +453,26 @@ void Emulator::Impl::publish() {
     s->picture = picture;
     s->pictureFrame = pictureFrame;
     s->grid = grid;
+    s->overlay = overlay;
     published.store(std::move(s), std::memory_order_release);
+    flushDebugEvents();
+}
+
+void Emulator::Impl::flushDebugEvents() {
+    if (debugResourcesChanged) {
+        if (debugItems.size() < kMaxDebugItems) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto& r : machine->guestApi().resources())
+                list.push_back(resourceJson(r));
+            debugItems.push_back({{"kind", "resources"}, {"resources", std::move(list)}});
+            debugResourcesChanged = false;
+        }
+    }
+    if (debugItems.empty() && !debugDropped) return;
+    nlohmann::json event = {{"items", std::move(debugItems)}, {"dropped", debugDropped}};
+    debugItems = nlohmann::json::array();
+    debugDropped = 0;
+    emit("event.debug", event);
 }
 
 void Emulator::Impl::emit(const std::string& method, const nlohmann::json& params) {

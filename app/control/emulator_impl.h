@@ -104,6 +104,13 @@ struct Emulator::Impl : CpuAccessObserver {
     std::unique_ptr<FrameCapture> capture;
     // Full slot records are armed while the Frame Analyzer wants them or a capture does.
     void updateSlotRecording();
+    // uaelib's log lines and resource changes since the last event.debug (bounded).
+    static constexpr std::size_t kMaxDebugItems = 256;
+    nlohmann::json debugItems = nlohmann::json::array();
+    std::uint64_t debugDropped = 0;
+    bool debugResourcesChanged = false;
+    std::uint64_t overlayGeneration = ~std::uint64_t(0);
+    std::shared_ptr<const OverlayShapes> overlay;
 
     // Pacing and speed.
     using Clock = std::chrono::steady_clock;
@@ -134,6 +141,8 @@ struct Emulator::Impl : CpuAccessObserver {
     // The timeline moved backward (a state load, a reverse step, a seek): the capture in
     // progress writes its reposition marker. Every verb that moves it back calls this.
     void timelineMoved();
+    // Sends what uaelib delivered since the last call as one event.debug.
+    void flushDebugEvents();
 
     // CpuAccessObserver: watchpoints.
     void cpuAccess(const m68k::BusCycle& cycle) override;
@@ -145,5 +154,9 @@ struct Emulator::Impl : CpuAccessObserver {
 void registerMachineCommands(Emulator::Impl& impl);
 // The profile family (profile_commands.cpp).
 void registerProfileCommands(Emulator::Impl& impl);
+// Registers the debug family, debug.resources and debug.idle (debug_commands.cpp).
+void registerDebugCommands(Emulator::Impl& impl);
+// A uaelib resource as debug.resources and event.debug report it.
+nlohmann::json resourceJson(const GuestApi::Resource& r);
 
 } // namespace copperline

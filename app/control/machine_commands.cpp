@@ -7,6 +7,7 @@
 #include "app/version.h"
 #include "emu/chipset/custom_regs.h"
 #include "emu/cpu/disasm/disasm.h"
+#include "profiler/capture/overlay.h"
 #include "profiler/capture/screenshot.h"
 
 #include <cstdio>
@@ -512,10 +513,23 @@ void registerMachineCommands(Emulator::Impl& e) {
                             {"recorded", recorded},
                             {"slots", slots}};
             });
-    bus.add("capture.screenshot", "Writes the last committed frame's display to {path} as PNG.",
+    bus.add("capture.screenshot",
+            "Writes the last committed frame's display to {path} as PNG; {overlays: [\"debug\"]} draws the "
+            "guest's debug overlay over it.",
             [&e](const json& p) {
                 const std::string path = p::string(p, "path");
-                const Image img = composeDisplay(*e.machine);
+                bool debugOverlay = false;
+                if (const auto o = p.find("overlays"); o != p.end() && !o->is_null()) {
+                    if (!o->is_array()) fail(errc::InvalidParams, "overlays: must be an array of names");
+                    for (const auto& name : *o) {
+                        if (name != "debug")
+                            fail(errc::InvalidParams,
+                                 "overlays: " + name.dump() + " is not provided (the one overlay is \"debug\")");
+                        debugOverlay = true;
+                    }
+                }
+                Image img = composeDisplay(*e.machine);
+                if (debugOverlay) drawOverlay(img, e.machine->guestApi().committedOverlay());
                 try {
                     writePng(path, img);
                 } catch (const std::exception& ex) {

@@ -176,4 +176,19 @@ std::vector<std::uint8_t> decode(const std::string& text, const std::string& enc
     invalid("encoding: expected \"hex\" or \"base64\", not \"" + encoding + "\"");
 }
 
+std::string latin1ToUtf8(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c < 0x80) {
+            out += char(c);
+        } else {
+            out += char(0xC0 | (c >> 6));
+            out += char(0x80 | (c & 0x3F));
+        }
+    }
+    return out;
+}
+
 } // namespace copperline::params

@@ -6,6 +6,7 @@
 // unchanged parts (the picture, the owner grid) are shared between snapshots.
 
 #include "emu/chipset/slot_record.h"
+#include "emu/debug_overlay.h"
 #include "profiler/capture/png.h"
 
 #include <array>
@@ -54,6 +55,8 @@ struct Snapshot {
     std::shared_ptr<const Image> picture;  // composeDisplay of the last committed frame
     std::uint64_t pictureFrame = 0;        // that frame's number
     std::shared_ptr<const OwnerGrid> grid; // owners of the last committed frame
+    // The guest's debug overlay as the last committed frame shows it (never null).
+    std::shared_ptr<const OverlayShapes> overlay;
 };
 
 } // namespace copperline

@@ -74,6 +74,8 @@ public:
     bool stopped() const { return stopped_; }
     // Whether the next step() is interrupt entry rather than an instruction (or STOP).
     bool interruptNext() const { return !halted_ && !tracePending_ && interruptPending_; }
+    // Whether the next step takes an exception (trace, interrupt) before any instruction.
+    bool exceptionPending() const { return tracePending_ || interruptPending_; }
     bool halted() const { return halted_; }
     std::uint64_t resetInstructions() const { return resetCount_; }
     std::uint64_t instructions() const { return instructions_; }

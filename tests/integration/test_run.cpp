@@ -218,33 +218,48 @@ private slots:
         std::vector<std::uint8_t> mem(0x1000, 0);
         api.setMemoryReader(
             [&](std::uint32_t a) { return a < mem.size() ? mem[a] : std::uint8_t(0); });
+        api.setRam(std::uint32_t(mem.size()), 0);
         QCOMPARE(api.read(GuestApi::kBase), std::uint16_t(0x434C));
         // Idle from clock 100 to 300 in a frame that ends at 1000, then idle across the
         // frame boundary: 200 in the first frame, 1000 - 900 = 100 and then 50 after it.
-        api.write(GuestApi::kBase + 0x10, 1, true, true, 100, 0);
-        api.write(GuestApi::kBase + 0x10, 0, true, true, 300, 0);
-        api.write(GuestApi::kBase + 0x10, 1, true, true, 900, 0);
+        // A nested start and stop inside (WinUAE keeps a stack of them) changes nothing.
+        api.setIdle(true, 100);
+        api.setIdle(true, 150);
+        api.setIdle(false, 200);
+        QVERIFY(api.idle());
+        api.setIdle(false, 300);
+        QVERIFY(!api.idle());
+        api.setIdle(false, 400); // one stop too many is harmless
+        api.setIdle(true, 900);
         api.frameCommitted(0, 1000);
         QCOMPARE(api.lastFrameIdleCck(), std::uint64_t(300));
-        api.write(GuestApi::kBase + 0x10, 0, true, true, 1050, 1);
+        api.setIdle(false, 1050);
         api.frameCommitted(1, 2000);
         QCOMPARE(api.lastFrameIdleCck(), std::uint64_t(50));
-        // A resource record at $100 naming "bm" at $200; the long arrives low word first.
-        const std::uint8_t rec[24] = {0, 0,    0, 1,    0, 0, 0x40, 0, 0, 0, 0x10, 0,
-                                      0, 0x40, 0, 0x20, 0, 3, 0,    8, 0, 0, 2,    0};
-        std::copy(rec, rec + 24, mem.begin() + 0x100);
-        mem[0x200] = 'b', mem[0x201] = 'm';
-        api.write(GuestApi::kBase + 0x32, 0x0100, true, true, 0, 2);
-        QVERIFY(api.resources().empty());
-        api.write(GuestApi::kBase + 0x30, 0x0000, true, true, 0, 2);
+        QCOMPARE(api.idleHistory().size(), std::size_t(2));
+        QCOMPARE(api.idleHistory()[1].lengthCck, std::uint64_t(1000));
+        // A uaelib call with the stack at $F00: function 88, command 4, a debug_resource at
+        // $100 naming a 64 x 32 x 3 bitmap "bm" at $400.
+        const std::uint8_t stack[] = {0, 0, 0, 0, 0, 0, 0, 88, 0, 0, 0, 4, 0, 0, 1, 0};
+        std::copy(std::begin(stack), std::end(stack), mem.begin() + 0xF00);
+        const std::uint8_t rec[12] = {0, 0, 4, 0, 0, 0, 0x03, 0, 'b', 'm', 0, 0};
+        std::copy(rec, rec + 12, mem.begin() + 0x100);
+        const std::uint8_t fields[10] = {0, 0, 0, 1, 0, 64, 0, 32, 0, 3};
+        std::copy(fields, fields + 10, mem.begin() + 0x100 + 40);
+        QCOMPARE(api.uaelibCall(0xF00, 0, 2), 1u);
         QCOMPARE(api.resources().size(), std::size_t(1));
         const auto& r = api.resources()[0];
         QCOMPARE(r.kind, GuestApi::ResourceKind::Bitmap);
-        QCOMPARE(r.address, 0x4000u);
+        QCOMPARE(r.address, 0x400u);
         QCOMPARE(r.width, std::uint16_t(64));
         QCOMPARE(r.height, std::uint16_t(32));
         QCOMPARE(r.depth, std::uint16_t(3));
+        QCOMPARE(r.flags, std::uint16_t(1));
         QCOMPARE(r.name, std::string("bm"));
+        // The same call with the record's address out of memory is refused.
+        mem[0xF0E] = 0x20;
+        QCOMPARE(api.uaelibCall(0xF00, 0, 2), 0u);
+        QVERIFY(api.log().back().refused);
     }
 };
 

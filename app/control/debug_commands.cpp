@@ -1,0 +1,86 @@
+// The debug family: what the guest told the host through uaelib (emu/guest_api.h,
+// docs/guest-api.md): its registered resources and its idle time per frame.
+
+#include "app/control/emulator_impl.h"
+#include "app/control/params.h"
+
+namespace copperline {
+
+namespace {
+
+using nlohmann::json;
+namespace p = params;
+
+const char* kindName(GuestApi::ResourceKind k) {
+    switch (k) {
+    case GuestApi::ResourceKind::Bitmap: return "bitmap";
+    case GuestApi::ResourceKind::Palette: return "palette";
+    case GuestApi::ResourceKind::Copper: return "copperlist";
+    case GuestApi::ResourceKind::Remove: break;
+    }
+    return "removed";
+}
+
+} // namespace
+
+json resourceJson(const GuestApi::Resource& r) {
+    json flags = json::array();
+    if (r.flags & GuestApi::Interleaved) flags.push_back("interleaved");
+    if (r.flags & GuestApi::Masked) flags.push_back("masked");
+    if (r.flags & GuestApi::Ham) flags.push_back("ham");
+    json out = {{"kind", kindName(r.kind)}, {"address", r.address},
+                {"size", r.size},           {"name", p::latin1ToUtf8(r.name)},
+                {"flags", r.flags},         {"flag_names", flags},
+                {"frame", r.frame}};
+    if (r.kind == GuestApi::ResourceKind::Bitmap) {
+        out["width"] = r.width;
+        out["height"] = r.height;
+        out["planes"] = r.depth;
+        out["bytes_per_row"] = r.bytesPerRow;
+    } else if (r.kind == GuestApi::ResourceKind::Palette) {
+        out["entries"] = r.entries;
+    }
+    return out;
+}
+
+void registerDebugCommands(Emulator::Impl& e) {
+    CommandBus& bus = e.bus;
+
+    bus.add("debug.resources",
+            "The bitmaps, palettes and copper lists the guest registered through uaelib.",
+            [&e](const json&) {
+                json list = json::array();
+                for (const auto& r : e.machine->guestApi().resources())
+                    list.push_back(resourceJson(r));
+                return json{{"resources", list}};
+            });
+
+    bus.add(
+        "debug.idle",
+        "The guest's idle colour clocks (uaelib's debug_start_idle/debug_stop_idle) in the last "
+        "committed frames: {frames} of them, at most 64.",
+        [&e](const json& params) {
+            const auto& history = e.machine->guestApi().idleHistory();
+            const std::uint64_t want = p::optionalNumber(params, "frames", GuestApi::kIdleHistory)
+                                           .value_or(GuestApi::kIdleHistory);
+            if (want == 0) throw CommandError(errc::InvalidParams, "frames: must be 1 to 64");
+            const GuestApi& api = e.machine->guestApi();
+            json frames = json::array();
+            const std::size_t first =
+                history.size() > want ? history.size() - std::size_t(want) : 0;
+            for (std::size_t i = first; i < history.size(); ++i) {
+                const auto& f = history[i];
+                frames.push_back({{"frame", f.frame},
+                                  {"start_cck", f.startCck},
+                                  {"length_cck", f.lengthCck},
+                                  {"idle_cck", f.idleCck},
+                                  {"busy_cck", f.lengthCck - f.idleCck}});
+            }
+            return json{{"markers_seen", api.idleMarkersSeen()},
+                        {"idle", api.idle()},
+                        {"last_frame_idle_cck", api.lastFrameIdleCck()},
+                        {"frames", frames}};
+        });
+}
+
+} // namespace copperline
