@@ -22,7 +22,8 @@ int runHeadless(Machine& machine, const HeadlessOptions& options) {
         while (next < shots.size() && machine.emulatedSeconds() >= shots[next].seconds) {
             try {
                 Image picture = composeDisplay(machine);
-                if (options.screenshotOverlay) drawOverlay(picture, machine.guestApi().committedOverlay());
+                if (options.screenshotOverlay)
+                    drawOverlay(picture, machine.guestApi().committedOverlay());
                 writePng(shots[next].path, picture);
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "copperline: screenshot: %s\n", e.what());

@@ -79,14 +79,17 @@ int main(int argc, char** argv) {
     const QCommandLineOption controlInfoOpt("control-info",
                                             "Write the control socket's path and protocol version to FILE (0600).",
                                             "FILE");
-    const QCommandLineOption shotOverlayOpt("screenshot-overlay",
-                                            "Headless: draw the guest's debug overlay (uaelib) into the screenshots.");
-    const QCommandLineOption guestFilesOpt("guest-files",
-                                           "The folder uaelib's debug_load and debug_save may use (without it they "
-                                           "fail for the guest; docs/guest-api.md).",
-                                           "DIR");
-    parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt, secondsOpt, serialOpt,
-                       speedOpt, controlOpt, controlGuiOpt, controlInfoOpt, shotOverlayOpt, guestFilesOpt});
+    const QCommandLineOption shotOverlayOpt(
+        "screenshot-overlay",
+        "Headless: draw the guest's debug overlay (uaelib) into the screenshots.");
+    const QCommandLineOption guestFilesOpt(
+        "guest-files",
+        "The folder uaelib's debug_load and debug_save may use (without it they "
+        "fail for the guest; docs/guest-api.md).",
+        "DIR");
+    parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
+                       secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
+                       shotOverlayOpt, guestFilesOpt});
     copperline::addRunOptions(parser);
     copperline::addProfileOptions(parser);
     parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
@@ -108,7 +111,8 @@ int main(int argc, char** argv) {
     }
 
     if (parser.isSet(guestFilesOpt)) {
-        const std::string error = machine->guestApi().files().setFolder(parser.value(guestFilesOpt).toStdString());
+        const std::string error =
+            machine->guestApi().files().setFolder(parser.value(guestFilesOpt).toStdString());
         if (!error.empty()) {
             std::fprintf(stderr, "copperline: --guest-files: %s\n", error.c_str());
             return copperline::exit_status::Usage;

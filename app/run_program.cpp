@@ -141,7 +141,8 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     RunObserver observer(machine, report);
     machine.guestApi().setLogSink([](const GuestApi::LogMessage& m) {
         // A refused uaelib call is the host's line, the rest the guest's own.
-        std::fprintf(stderr, m.refused ? "copperline: %s\n" : "copperline: guest: %s\n", m.text.c_str());
+        std::fprintf(stderr, m.refused ? "copperline: %s\n" : "copperline: guest: %s\n",
+                     m.text.c_str());
     });
     enum class Phase { Booting, Loaded, LoadFailed, Exited } phase = Phase::Booting;
     std::uint32_t dosBase = 0, output = 0, ioErr = 0, rc = 0;

@@ -172,7 +172,8 @@ void Machine::stepInstruction() {
         kind = wasStopped && !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped;
     } else {
         kind = cpu_.interruptNext() ? StepIrq : StepInstruction;
-        if ((cpu_.pc() & 0xFFFFFF) == uaelib::kEntry + 4 && !cpu_.exceptionPending() && config_.uaelib) [[unlikely]]
+        if ((cpu_.pc() & 0xFFFFFF) == uaelib::kEntry + 4 && !cpu_.exceptionPending() &&
+            config_.uaelib) [[unlikely]]
             uaelibCall();
         cpu_.step();
         syncTo(cpu_.cycles());
@@ -435,7 +436,8 @@ std::uint16_t Machine::spyWord(std::uint32_t a) const {
         const std::uint8_t hi = !(a & 0x2000) ? ciaB_.spy(regNo) : 0xFF;
         return std::uint16_t(hi << 8 | lo);
     }
-    if (r == Region::Unmapped && uaelib::decodes(a) && config_.uaelib) return uaelib::word(a, false);
+    if (r == Region::Unmapped && uaelib::decodes(a) && config_.uaelib)
+        return uaelib::word(a, false);
     return readMemoryWord(a, r);
 }
 

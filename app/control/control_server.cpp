@@ -16,8 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.serial", "event.profile",
-                                         "event.debug"};
+const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.serial",
+                                       "event.profile", "event.debug"};
 
 } // namespace
 

@@ -514,17 +514,19 @@ void registerMachineCommands(Emulator::Impl& e) {
                             {"slots", slots}};
             });
     bus.add("capture.screenshot",
-            "Writes the last committed frame's display to {path} as PNG; {overlays: [\"debug\"]} draws the "
-            "guest's debug overlay over it.",
+            "Writes the last committed frame's display to {path} as PNG; {overlays: [\"debug\"]} "
+            "draws the guest's debug overlay over it.",
             [&e](const json& p) {
                 const std::string path = p::string(p, "path");
                 bool debugOverlay = false;
                 if (const auto o = p.find("overlays"); o != p.end() && !o->is_null()) {
-                    if (!o->is_array()) fail(errc::InvalidParams, "overlays: must be an array of names");
+                    if (!o->is_array())
+                        fail(errc::InvalidParams, "overlays: must be an array of names");
                     for (const auto& name : *o) {
                         if (name != "debug")
                             fail(errc::InvalidParams,
-                                 "overlays: " + name.dump() + " is not provided (the one overlay is \"debug\")");
+                                 "overlays: " + name.dump() +
+                                     " is not provided (the one overlay is \"debug\")");
                         debugOverlay = true;
                     }
                 }

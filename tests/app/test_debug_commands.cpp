@@ -9,7 +9,6 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <mutex>
 
 using namespace copperline;
@@ -65,7 +64,8 @@ private slots:
             bool hello = false, refusal = false, resources = false;
             for (const auto& ev : events)
                 for (const auto& item : ev["items"]) {
-                    if (item["kind"] == "log" && item["text"] == "uaelib_calls: hello from bare metal")
+                    if (item["kind"] == "log" &&
+                        item["text"] == "uaelib_calls: hello from bare metal")
                         hello = !item["refused"].get<bool>();
                     if (item["kind"] == "log" && item["refused"] == true) refusal = true;
                     if (item["kind"] == "resources") resources = item["resources"].size() == 2;
@@ -89,7 +89,8 @@ private slots:
         QCOMPARE(b.at(x + 1, y + 1), a.at(x + 1, y + 1)); // inside the outline: the picture
         // "SCORE 42" at (16, 32): the S's first column lights rows 1, 2 and 6 of its cell.
         QCOMPARE(b.at(kOverlayOriginX + 16, kOverlayOriginY + 33) & 0xFFFFFF, 0xFFFFFFu);
-        QCOMPARE(b.at(kOverlayOriginX + 16, kOverlayOriginY + 32), a.at(kOverlayOriginX + 16, kOverlayOriginY + 32));
+        QCOMPARE(b.at(kOverlayOriginX + 16, kOverlayOriginY + 32),
+                 a.at(kOverlayOriginX + 16, kOverlayOriginY + 32));
         QCOMPARE(e.snapshot()->overlay->size(), std::size_t(3));
 
         // Bad parameters are refused and name themselves.

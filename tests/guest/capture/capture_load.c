@@ -30,10 +30,14 @@ struct Report {
 /* The beam as VPOSR << 16 | VHPOSR, in one longword read (two bus cycles, 2 colour clocks
  * apart), so that reading it inside the idle interval costs little: the uaelib calls
  * that mark the interval already cost the program their pushes, JSR and RTS. */
-static inline u32 beam_raw(void) { return *(volatile u32*)0xDFF004; }
+static inline u32 beam_raw(void) {
+    return *(volatile u32*)0xDFF004;
+}
 
 /* A raw beam as one number of colour clocks from the frame's start. */
-static u32 beam_cck(u32 raw) { return (((raw >> 16) & 1) << 8 | ((raw >> 8) & 0xFF)) * 227u + (raw & 0xFF); }
+static u32 beam_cck(u32 raw) {
+    return (((raw >> 16) & 1) << 8 | ((raw >> 8) & 0xFF)) * 227u + (raw & 0xFF);
+}
 
 __attribute__((noipa)) void start_blit(void) {
     setPointer(BLTAPTH, BLIT_SRC);

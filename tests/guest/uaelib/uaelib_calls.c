@@ -17,12 +17,33 @@
 #define LOAD_TO ((u8*)0x60000)
 
 enum Result {
-    R_WORD = 0, R_BEAM_IDLE = 1, R_BEAM_BUSY = 2, R_LOG = 3,
-    R_REG_BITMAP = 4, R_REG_PALETTE, R_REG_COPPER, R_UNREG_COPPER,
-    R_CLEAR, R_RECT, R_FILLED, R_TEXT,
-    R_LOAD_SIZE, R_SAVE, R_SAVE_AGAIN, R_SAVE_ESCAPE, R_SAVE_ABSOLUTE, R_SAVE_EXISTING, R_LOAD_LINK,
-    R_LOG_GARBAGE, R_LOG_UNTERMINATED, R_REG_GARBAGE, R_REG_UNTERMINATED, R_UNKNOWN_FN, R_UNKNOWN_CMD,
-    R_TEXT_UNTERMINATED, R_STILL_RUNNING,
+    R_WORD = 0,
+    R_BEAM_IDLE = 1,
+    R_BEAM_BUSY = 2,
+    R_LOG = 3,
+    R_REG_BITMAP = 4,
+    R_REG_PALETTE,
+    R_REG_COPPER,
+    R_UNREG_COPPER,
+    R_CLEAR,
+    R_RECT,
+    R_FILLED,
+    R_TEXT,
+    R_LOAD_SIZE,
+    R_SAVE,
+    R_SAVE_AGAIN,
+    R_SAVE_ESCAPE,
+    R_SAVE_ABSOLUTE,
+    R_SAVE_EXISTING,
+    R_LOAD_LINK,
+    R_LOG_GARBAGE,
+    R_LOG_UNTERMINATED,
+    R_REG_GARBAGE,
+    R_REG_UNTERMINATED,
+    R_UNKNOWN_FN,
+    R_UNKNOWN_CMD,
+    R_TEXT_UNTERMINATED,
+    R_STILL_RUNNING,
     R_DONE = 31
 };
 
@@ -55,20 +76,26 @@ struct debug_resource {
     unsigned short type;
     unsigned short flags;
     union {
-        struct { short width, height, numPlanes; } bitmap;
-        struct { short numEntries; } palette;
+        struct {
+            short width, height, numPlanes;
+        } bitmap;
+        struct {
+            short numEntries;
+        } palette;
     } u;
 };
 typedef char debug_resource_is_50_bytes[sizeof(struct debug_resource) == 50 ? 1 : -1];
 
 static void set_name(struct debug_resource* r, const char* name) {
     unsigned i = 0;
-    for (; name[i] && i < 31; ++i) r->name[i] = name[i];
-    for (; i < 32; ++i) r->name[i] = 0;
+    for (; name[i] && i < 31; ++i)
+        r->name[i] = name[i];
+    for (; i < 32; ++i)
+        r->name[i] = 0;
 }
 
-static long reg(unsigned addr, unsigned size, const char* name, unsigned short type, unsigned short flags, short a,
-                short b, short c) {
+static long reg(unsigned addr, unsigned size, const char* name, unsigned short type,
+                unsigned short flags, short a, short b, short c) {
     struct debug_resource r;
     r.address = addr;
     r.size = size;
@@ -110,7 +137,9 @@ static u32 beam(void) {
     return v << 16 | h;
 }
 
-static unsigned line(void) { return (unsigned)((REG(VPOSR) & 1) << 8 | REG(VHPOSR) >> 8); }
+static unsigned line(void) {
+    return (unsigned)((REG(VPOSR) & 1) << 8 | REG(VHPOSR) >> 8);
+}
 
 static u8 bitmap[40 * 16 * 2];
 static const u16 palette[4] = {0x000, 0xF00, 0x0F0, 0x00F};
@@ -124,11 +153,14 @@ int guest_main(void) {
     RESULTS[R_WORD] = *(volatile u16*)0xf0ff60;
 
     /* Idle from line 64 to line 192 of one frame. */
-    while (line() != 10) {}
-    while (line() != 64) {}
+    while (line() != 10) {
+    }
+    while (line() != 64) {
+    }
     debug_cmd(5, 1, 0, 0);
     RESULTS[R_BEAM_IDLE] = beam();
-    while (line() != 192) {}
+    while (line() != 192) {
+    }
     RESULTS[R_BEAM_BUSY] = beam();
     debug_cmd(5, 0, 0, 0);
 
@@ -153,7 +185,8 @@ int guest_main(void) {
     RESULTS[R_LOAD_LINK] = load(LOAD_TO, "link.bin");
 
     /* Garbage: pointers into nothing, strings with no end, calls that do not exist. */
-    for (i = 0; i < sizeof unterminated; ++i) unterminated[i] = 'A';
+    for (i = 0; i < sizeof unterminated; ++i)
+        unterminated[i] = 'A';
     RESULTS[R_LOG_GARBAGE] = kprintf((const char*)0xE90000);
     RESULTS[R_LOG_UNTERMINATED] = kprintf(unterminated);
     RESULTS[R_REG_GARBAGE] = debug_cmd(4, 0xEF0000, 0, 0);
