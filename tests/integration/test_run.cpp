@@ -260,6 +260,10 @@ private slots:
         mem[0xF0E] = 0x20;
         QCOMPARE(api.uaelibCall(0xF00, 0, 2), 0u);
         QVERIFY(api.log().back().refused);
+        // A stack pointer into nothing: refused, nothing read.
+        QCOMPARE(api.uaelibCall(0xE80000, 0, 2), 0u);
+        QVERIFY(api.log().back().text.find("stack pointer") != std::string::npos);
+        QCOMPARE(api.resources().size(), std::size_t(1));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "app/control/control_server.h"
 #include "app/control/emulator.h"
 #include "emu/machine.h"
+#include "profiler/capture/overlay.h"
 #include "profiler/capture/screenshot.h"
 #include "ui/cpu_pane.h"
 #include "ui/display_widget.h"
@@ -106,6 +107,39 @@ private slots:
         QVERIFY(w.findChild<QToolBar*>("runToolBar"));
         QVERIFY(w.analyzer()->isVisible());
         QVERIFY(w.cpuPane()->isVisible());
+    }
+
+    void debugOverlayIsDrawnOverTheDisplayWhenShown() {
+        // The widget draws the guest's overlay over a copy of the picture, never into it.
+        DisplayWidget d;
+        auto picture = std::make_shared<Image>();
+        picture->width = 908;
+        picture->height = 626;
+        picture->pixels.assign(std::size_t(908) * 626, 0xFF000000u);
+        d.setPicture(picture);
+        auto shapes = std::make_shared<OverlayShapes>();
+        OverlayShape box;
+        box.kind = OverlayShape::Kind::FilledRect;
+        box.left = 10, box.top = 20, box.right = 12, box.bottom = 22;
+        box.color = 0x00FF00;
+        shapes->push_back(box);
+        d.setOverlay(shapes);
+        const int x = kOverlayOriginX + 11, y = kOverlayOriginY + 21;
+        QCOMPARE(d.image().pixel(x, y), 0xFF00FF00u);
+        QCOMPARE(picture->pixels[std::size_t(y) * 908 + x], 0xFF000000u);
+        d.setOverlayVisible(false);
+        QCOMPARE(d.image().pixel(x, y), 0xFF000000u);
+
+        // The window's View menu toggles it.
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        auto* toggle = w.findChild<QAction*>("debugOverlayAction");
+        QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
+        auto* display = w.findChild<DisplayWidget*>();
+        QVERIFY(display && display->overlayVisible());
+        toggle->trigger();
+        QVERIFY(!display->overlayVisible());
     }
 
     void restoresLayoutUnlessFactory() {
