@@ -50,6 +50,8 @@ enum Result {
     R_UNKNOWN_CMD,
     R_TEXT_UNTERMINATED,
     R_STILL_RUNNING,
+    R_TRACED_LOG,
+    R_TRACES,
     R_DONE = 31
 };
 
@@ -214,6 +216,14 @@ private slots:
         QVERIFY(says("symbolic link"));
         QVERIFY(says("is not terminated within its 32 bytes"));
         QVERIFY(!m.halted());
+
+        // With a trace exception pending at $F0FF60 the handler runs first and the call
+        // happens once, when it returns there: traced are the JSR, the RTS and the ANDI.
+        QCOMPARE(result(m, R_TRACED_LOG), 1u);
+        QCOMPARE(result(m, R_TRACES), 3u);
+        QCOMPARE(std::count_if(log.begin(), log.end(),
+                               [](const auto& l) { return l.text == "uaelib_calls: traced"; }),
+                 1);
 
         // The state carries the resources and the overlay.
         const auto state = m.saveState();

@@ -7,6 +7,9 @@
  *   +$08 long  the beam just before debug_stop_idle was called
  *   +$0C long  KPrintF's result
  *   +$10..     D0 of each further call, in the order of `enum Result` below
+ *   +$6C long  D0 of a KPrintF call made with the trace bit set, so that a trace exception
+ *              is pending when the CPU reaches $F0FF60 (the call must happen once, after it)
+ *   +$70 long  trace exceptions taken around it
  *   +$7C long  $600DF00D when done
  *
  * The files test needs the test's folder to hold "input.bin" (it is loaded to $60000).
@@ -44,6 +47,8 @@ enum Result {
     R_UNKNOWN_CMD,
     R_TEXT_UNTERMINATED,
     R_STILL_RUNNING,
+    R_TRACED_LOG,
+    R_TRACES,
     R_DONE = 31
 };
 
@@ -146,6 +151,28 @@ static const u16 palette[4] = {0x000, 0xF00, 0x0F0, 0x00F};
 static const u16 copper[4] = {0x0180, 0x0F00, 0xFFFF, 0xFFFE};
 static char unterminated[1100];
 
+/* The trace handler counts (vector 9, at $24). */
+volatile u32 uaelib_traces;
+void trace_handler(void);
+__asm__(".globl trace_handler\ntrace_handler:\n\taddq.l #1,uaelib_traces\n\trte\n");
+
+/* KPrintF's call with SR's T bit set for the JSR, the RTS at $F0FF60 and the ANDI after:
+ * a trace exception is pending when the CPU reaches $F0FF60. */
+static long traced_kprintf(const char* text) {
+    long r;
+    __asm__ volatile("move.l %1,-(%%sp)\n\t"
+                     "pea 86.w\n\t"
+                     "ori.w #0x8000,%%sr\n\t"
+                     "jsr 0xf0ff60\n\t"
+                     "andi.w #0x7fff,%%sr\n\t"
+                     "addq.l #8,%%sp\n\t"
+                     "move.l %%d0,%0"
+                     : "=d"(r)
+                     : "g"(text)
+                     : "d0", "d1", "a0", "a1", "cc", "memory");
+    return r;
+}
+
 #define XY(x, y) (((unsigned)(x) << 16) | (unsigned)(unsigned short)(y))
 
 int guest_main(void) {
@@ -195,6 +222,11 @@ int guest_main(void) {
     RESULTS[R_UNKNOWN_CMD] = debug_cmd(42, 0, 0, 0);
     RESULTS[R_TEXT_UNTERMINATED] = debug_cmd(3, 0, (unsigned)unterminated, 0);
     RESULTS[R_STILL_RUNNING] = 1;
+
+    *(volatile u32*)0x24 = (u32)trace_handler;
+    uaelib_traces = 0;
+    RESULTS[R_TRACED_LOG] = traced_kprintf("uaelib_calls: traced");
+    RESULTS[R_TRACES] = uaelib_traces;
     RESULTS[R_DONE] = 0x600DF00D;
     return 0;
 }
