@@ -12,23 +12,10 @@ namespace {
 
 using nlohmann::json;
 
+// The guest's resources in debug.resources' shape, for address labelling offline.
 json resourcesJson(const GuestApi& guest) {
     json out = json::array();
-    for (const auto& r : guest.resources()) {
-        const char* kind = r.kind == GuestApi::ResourceKind::Bitmap    ? "bitmap"
-                           : r.kind == GuestApi::ResourceKind::Palette ? "palette"
-                           : r.kind == GuestApi::ResourceKind::Copper  ? "copperlist"
-                                                                       : "unknown";
-        out.push_back(json{{"name", r.name},
-                           {"type", kind},
-                           {"address", r.address},
-                           {"size", r.size},
-                           {"width", r.width},
-                           {"height", r.height},
-                           {"depth", r.depth},
-                           {"bytes_per_row", r.bytesPerRow},
-                           {"frame", r.frame}});
-    }
+    for (const auto& r : guest.resources()) out.push_back(resourceJson(r));
     return out;
 }
 
