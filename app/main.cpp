@@ -212,8 +212,10 @@ int main(int argc, char** argv) {
         window.show();
         rc = app->exec();
     }
-    if (server) server->flush();
+    // The emulator thread stops first, answering what it still holds (ShuttingDown); then
+    // the server delivers those answers and writes everything out before its sockets close.
     emulator.stop();
+    if (server) server->finish();
     server.reset();
     if (serialFile && serialFile != stdout) std::fclose(serialFile);
     return rc;

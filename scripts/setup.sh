@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # setup.sh: installs every Debian package Copperline needs and extracts the free AROS ROMs.
 # Idempotent: a second run installs nothing and re-checks the ROMs. Run as root (or with
-# sudo available) on Debian 12.
+# sudo available) on Debian 12. `--fuzz` adds clang and its libFuzzer runtime
+# (scripts/fuzz.sh).
 set -euo pipefail
+fuzz=0
+[ "${1:-}" = --fuzz ] && fuzz=1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 
@@ -21,6 +24,9 @@ packages=(
     # the browser the report tests open .cpuprofile files in (speedscope, headless)
     chromium
 )
+if [ "$fuzz" = 1 ]; then
+    packages+=(clang libclang-rt-14-dev)
+fi
 # speedscope comes from npm; take Debian's Node.js and npm only when no npm is installed
 # (a machine with another Node.js build already has its own npm).
 if ! command -v npm >/dev/null; then

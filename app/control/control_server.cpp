@@ -4,11 +4,13 @@
 #include "app/control/params.h"
 #include "app/control/socket_path.h"
 
+#include <QCoreApplication>
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QPointer>
 #include <mutex>
 #include <sys/stat.h>
+#include <vector>
 
 namespace copperline {
 
@@ -110,7 +112,21 @@ bool ControlServer::listen(const std::string& name, std::string* error) {
     return true;
 }
 
-void ControlServer::flush() {
+void ControlServer::finish() {
+    finishing_ = true;
+    // The replies the emulator thread posted here once the event loop had stopped.
+    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    std::vector<std::uint64_t> ids;
+    for (const auto& [id, c] : connections_)
+        ids.push_back(id);
+    for (const std::uint64_t id : ids) {
+        auto it = connections_.find(id);
+        if (it == connections_.end() || !it->second->socket) continue;
+        QLocalSocket* s = it->second->socket;
+        // What a client sent but nobody has read yet is answered too (handleLine, finishing).
+        if (s->state() == QLocalSocket::ConnectedState) s->waitForReadyRead(0);
+        readFrom(id);
+    }
     for (auto& [id, c] : connections_)
         if (c->socket && c->socket->state() == QLocalSocket::ConnectedState)
             c->socket->waitForBytesWritten(1000);
@@ -189,6 +205,10 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
         return;
     }
     auto& req = std::get<rpc::Request>(parsed);
+    if (finishing_) {
+        send(c, rpc::errorLine(req.id, errc::ShuttingDown, "the emulator is shutting down"));
+        return;
+    }
     const std::uint64_t id = c.id;
     std::weak_ptr<Mailbox> box = mailbox_;
     // The connection's own methods: its subscriptions. They take effect in the emulator's

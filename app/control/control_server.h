@@ -34,8 +34,11 @@ public:
     // false and says why in `error`.
     bool listen(const std::string& name, std::string* error);
     std::string socketPath() const { return path_; }
-    // Writes out what is queued for every client (before the program ends).
-    void flush();
+    // The last thing before the program ends, after its event loop has returned and the
+    // emulator thread has stopped (so every request it held has been answered, if only with
+    // ShuttingDown): delivers those answers, answers every request still unread with
+    // ShuttingDown, and writes it all out. From here on the server takes no more work.
+    void finish();
     int connectionCount() const { return int(connections_.size()); }
 
     static constexpr int kMaxConnections = 64;
@@ -68,6 +71,7 @@ private:
     std::uint64_t nextId_ = 1;
     std::shared_ptr<Mailbox> mailbox_;
     int listenerId_ = 0;
+    bool finishing_ = false;
 };
 
 } // namespace copperline

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <future>
+#include <utility>
 
 namespace copperline {
 
@@ -12,6 +13,13 @@ namespace {
 // Frames a paced run may fall behind real time before it stops trying to catch up (a
 // debugger pause or a slow host must not cause a burst of unpaced frames afterwards).
 constexpr double kPaceSlackSeconds = 0.25;
+
+CommandResult shuttingDown() {
+    CommandResult r;
+    r.errorCode = errc::ShuttingDown;
+    r.errorMessage = "the emulator is shutting down";
+    return r;
+}
 
 } // namespace
 
@@ -119,7 +127,8 @@ CommandResult Emulator::call(const std::string& method, const nlohmann::json& pa
 }
 
 std::shared_ptr<const Snapshot> Emulator::snapshot() const {
-    return impl_->published.load(std::memory_order_acquire);
+    std::lock_guard lock(impl_->publishedMutex);
+    return impl_->published;
 }
 
 int Emulator::addListener(Listener listener) {
@@ -171,14 +180,18 @@ void Emulator::Impl::threadMain() {
     std::deque<Request> left;
     left.swap(queue);
     lock.unlock();
-    CommandResult gone;
-    gone.errorCode = errc::ShuttingDown;
-    gone.errorMessage = "the emulator is shutting down";
+    const CommandResult gone = shuttingDown();
     for (auto& r : left)
         if (r.done) r.done(gone);
-    for (auto& w : stopWaiters)
-        w(gone);
+    abandonStopWaiters();
+}
+
+void Emulator::Impl::abandonStopWaiters() {
+    auto waiters = std::move(stopWaiters);
     stopWaiters.clear();
+    const CommandResult gone = shuttingDown();
+    for (auto& w : waiters)
+        w(gone);
 }
 
 void Emulator::Impl::drain(std::unique_lock<std::mutex>& lock) {
@@ -194,6 +207,10 @@ void Emulator::Impl::drain(std::unique_lock<std::mutex>& lock) {
 }
 
 void Emulator::Impl::execute(Request& request) {
+    if (quitting) {
+        if (request.done) request.done(shuttingDown());
+        return;
+    }
     deferReply = false;
     CommandResult result = bus.call(request.method, request.params);
     // Whoever gets the reply may look at the snapshot next: it must show the command done.
@@ -212,6 +229,14 @@ void Emulator::Impl::execute(Request& request) {
             handler = quitHandler;
         }
         if (handler) handler();
+        // The program ends soon: the machine stops here, and whoever waits for it to stop,
+        // or sends anything after the quit, hears so now, while the server can still
+        // deliver it (docs/control-protocol.md, quit).
+        quitting = true;
+        running = false;
+        target = Target{};
+        publish();
+        abandonStopWaiters();
     }
 }
 
@@ -454,7 +479,12 @@ void Emulator::Impl::publish() {
     s->pictureFrame = pictureFrame;
     s->grid = grid;
     s->overlay = overlay;
-    published.store(std::move(s), std::memory_order_release);
+    {
+        std::shared_ptr<const Snapshot> old;
+        std::lock_guard lock(publishedMutex);
+        // The old snapshot is released after the lock, and is not freed under it.
+        old = std::exchange(published, std::move(s));
+    }
     flushDebugEvents();
 }
 

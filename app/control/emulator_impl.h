@@ -51,7 +51,12 @@ struct Emulator::Impl : CpuAccessObserver {
     int nextListener = 1;
     std::atomic<int> frameInterest{0}, serialInterest{0};
 
-    std::atomic<std::shared_ptr<const Snapshot>> published;
+    // The latest snapshot. A plain mutex rather than std::atomic<std::shared_ptr>: it is
+    // taken once per publication (a frame or a command) and once per read, too seldom to
+    // cost anything measurable, and ThreadSanitizer understands it (libstdc++ 12's atomic
+    // shared_ptr locks with a bit of its pointer, which it does not).
+    mutable std::mutex publishedMutex;
+    std::shared_ptr<const Snapshot> published;
     std::function<void()> quitHandler;
 
     // ---- the emulator thread's own ----------------------------------------------------
@@ -63,6 +68,9 @@ struct Emulator::Impl : CpuAccessObserver {
     // Set while a handler runs: the handler asks for its reply to wait for the next stop.
     bool deferReply = false;
     bool quitRequested = false; // set by `quit`: the quit handler runs after its reply
+    // Set once the quit handler has run: every request after it, and every resume still
+    // waiting, is answered with ShuttingDown rather than left to die with the thread.
+    bool quitting = false;
     std::vector<Done> stopWaiters;
     // What ends the current resume (besides breakpoints and pause).
     struct Target {
@@ -128,6 +136,8 @@ struct Emulator::Impl : CpuAccessObserver {
     void onFrame();
     void pace();
     void execute(Request& request);
+    // Answers every resume that waits for a stop with ShuttingDown.
+    void abandonStopWaiters();
 
     // Stops a run: answers every waiting resume with the stop event and notifies listeners.
     void stopRun(const char* reason, nlohmann::json detail = nullptr);

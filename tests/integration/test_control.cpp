@@ -222,6 +222,39 @@ private slots:
         QCOMPARE(r.json.value("code", 0), -32601);
     }
 
+    // `quit` from one client while another waits for a resume and more requests queue
+    // behind it: every request gets its answer before the sockets close.
+    void quitAnswersEveryClient() {
+        ControlEmulator second;
+        QVERIFY(second.start(uniqueName("test-control-quit")));
+        Raw runner(second.socketPath()), quitter(second.socketPath());
+        QVERIFY(runner.connected());
+        QVERIFY(quitter.connected());
+        runner.send(R"({"jsonrpc":"2.0","id":1,"method":"continue"})"
+                    "\n");
+        // The continue has run once the machine reports itself running.
+        bool running = false;
+        for (int i = 0; i < 200 && !running; ++i) {
+            quitter.send(QByteArray(R"({"jsonrpc":"2.0","id":"s","method":"status"})") + "\n");
+            const json s = quitter.replyTo("s");
+            QVERIFY(s.is_object());
+            running = s["result"].value("state", "") == "running";
+        }
+        QVERIFY(running);
+        // The quit, and a request behind it in the same write.
+        quitter.send(R"({"jsonrpc":"2.0","id":7,"method":"quit"})"
+                     "\n"
+                     R"({"jsonrpc":"2.0","id":8,"method":"status"})"
+                     "\n");
+        const json quit = quitter.replyTo(7);
+        QCOMPARE(quit.value("result", json()).value("quitting", false), true);
+        QCOMPARE(errorCode(quitter.replyTo(8)), -32011);
+        QCOMPARE(errorCode(runner.replyTo(1)), -32011);
+        QVERIFY(second.process().waitForFinished(20000));
+        QCOMPARE(second.process().exitStatus(), QProcess::NormalExit);
+        QCOMPARE(second.process().exitCode(), 0);
+    }
+
     void cleanupTestCase() { QVERIFY(emu.quit()); }
 };
 

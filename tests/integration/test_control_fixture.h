@@ -2,7 +2,9 @@
 
 // A headless `copperline --control` for the control tests, and copperline-ctl calls to it.
 
+#include <QElapsedTimer>
 #include <QFile>
+#include <QLocalSocket>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -95,6 +97,53 @@ private:
     QString info_;
     QProcess process_;
 };
+
+// A raw connection that reads replies line by line.
+class Raw {
+public:
+    explicit Raw(const std::string& path) { socket_.connectToServer(QString::fromStdString(path)); }
+    bool connected() {
+        return socket_.state() == QLocalSocket::ConnectedState || socket_.waitForConnected(5000);
+    }
+    void send(const QByteArray& bytes) {
+        socket_.write(bytes);
+        socket_.flush();
+    }
+    // The next line, or a discarded json when none comes within the timeout.
+    nlohmann::json next(int timeoutMs = 10000) {
+        QElapsedTimer t;
+        t.start();
+        while (!socket_.canReadLine()) {
+            if (t.elapsed() > timeoutMs) return nlohmann::json::value_t::discarded;
+            // Keep our own output moving while we wait, for the large writes.
+            socket_.waitForBytesWritten(10);
+            socket_.waitForReadyRead(50);
+        }
+        const QByteArray line = socket_.readLine();
+        return nlohmann::json::parse(line.constData(), nullptr, false);
+    }
+    // The reply whose id is `id`, skipping error replies to earlier lines (id null).
+    nlohmann::json replyTo(const nlohmann::json& id, int timeoutMs = 20000) {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < timeoutMs) {
+            nlohmann::json j = next(timeoutMs);
+            if (j.is_discarded()) break;
+            if (j.is_object() && j.value("id", nlohmann::json()) == id) return j;
+        }
+        return nlohmann::json::value_t::discarded;
+    }
+    QLocalSocket& socket() { return socket_; }
+
+private:
+    QLocalSocket socket_;
+};
+
+// The error code of a reply; 0 when it is no error reply.
+inline int errorCode(const nlohmann::json& reply) {
+    if (!reply.is_object() || !reply.contains("error")) return 0;
+    return reply["error"].value("code", 0);
+}
 
 inline QString uniqueName(const char* base) {
     return QStringLiteral("%1-%2").arg(base).arg(QCoreApplication::applicationPid());

@@ -5,62 +5,11 @@
 
 #include "test_control_fixture.h"
 
-#include <QLocalSocket>
 #include <random>
 
 using namespace copperline;
 using namespace copperline::testing;
 using nlohmann::json;
-
-namespace {
-
-// A raw connection that reads replies line by line.
-class Raw {
-public:
-    explicit Raw(const std::string& path) { socket_.connectToServer(QString::fromStdString(path)); }
-    bool connected() {
-        return socket_.state() == QLocalSocket::ConnectedState || socket_.waitForConnected(5000);
-    }
-    void send(const QByteArray& bytes) {
-        socket_.write(bytes);
-        socket_.flush();
-    }
-    // The next line, or a discarded json when none comes within the timeout.
-    json next(int timeoutMs = 10000) {
-        QElapsedTimer t;
-        t.start();
-        while (!socket_.canReadLine()) {
-            if (t.elapsed() > timeoutMs) return json::value_t::discarded;
-            // Keep our own output moving while we wait, for the large writes.
-            socket_.waitForBytesWritten(10);
-            socket_.waitForReadyRead(50);
-        }
-        const QByteArray line = socket_.readLine();
-        return json::parse(line.constData(), nullptr, false);
-    }
-    // The reply whose id is `id`, skipping error replies to earlier lines (id null).
-    json replyTo(const json& id, int timeoutMs = 20000) {
-        QElapsedTimer t;
-        t.start();
-        while (t.elapsed() < timeoutMs) {
-            json j = next(timeoutMs);
-            if (j.is_discarded()) break;
-            if (j.is_object() && j.value("id", json()) == id) return j;
-        }
-        return json::value_t::discarded;
-    }
-    QLocalSocket& socket() { return socket_; }
-
-private:
-    QLocalSocket socket_;
-};
-
-int errorCode(const json& reply) {
-    if (!reply.is_object() || !reply.contains("error")) return 0;
-    return reply["error"].value("code", 0);
-}
-
-} // namespace
 
 class TestControlHostile : public QObject {
     Q_OBJECT

@@ -1,0 +1,33 @@
+# Whole-build sanitizers, chosen by the `sanitize` and `tsan` presets (CMakePresets.json).
+#
+#   COPPERLINE_SANITIZE=address,undefined   ASan + UBSan; any undefined behaviour aborts the test
+#   COPPERLINE_SANITIZE=thread              TSan; tests/tsan.supp lists the reports it must ignore
+#
+# The flags go on every host target, so the libraries the tests link carry them too. The guest
+# programs are built by the 68000 cross compiler with their own flags and are not affected.
+set(COPPERLINE_SANITIZE "" CACHE STRING
+    "Sanitizers for the whole host build: empty, address,undefined or thread")
+set_property(CACHE COPPERLINE_SANITIZE PROPERTY STRINGS "" "address,undefined" "thread")
+
+if(COPPERLINE_SANITIZE STREQUAL "address,undefined")
+    add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=undefined
+                        -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=address,undefined)
+elseif(COPPERLINE_SANITIZE STREQUAL "thread")
+    add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+    add_link_options(-fsanitize=thread)
+elseif(NOT COPPERLINE_SANITIZE STREQUAL "")
+    message(FATAL_ERROR "COPPERLINE_SANITIZE must be empty, address,undefined or thread, "
+                        "not '${COPPERLINE_SANITIZE}'")
+endif()
+
+# copperline_asan_target(TARGET): the corruption tests (fuzz_hunk, fuzz_debug_info) carry
+# ASan and UBSan in every build. Under a whole-build sanitizer they take that one instead,
+# since ASan and TSan cannot be linked into one program.
+function(copperline_asan_target target)
+    if(COPPERLINE_SANITIZE STREQUAL "")
+        target_compile_options(${target} PRIVATE -fsanitize=address,undefined
+                               -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g)
+        target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+    endif()
+endfunction()

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS] [TARGET...]: builds the libFuzzer targets (the fuzz preset: clang, ASan +
+# UBSan, build/fuzz) and runs each for SECONDS (default 60), one after the other, niced. Each
+# starts from its seed corpus (made at build time) and keeps what it learns in
+# build/fuzz/corpus/TARGET; a crash is saved in build/fuzz/artifacts/TARGET and ends the run
+# with a failure. Prints the executions reached and the rate per target (docs/testing.md).
+# Targets: hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer (default all).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seconds=${1:-60}
+[ $# -gt 0 ] && shift
+case "$seconds" in
+'' | *[!0-9]*)
+    echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]" >&2
+    exit 2
+    ;;
+esac
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer)
+
+scripts/setup.sh --fuzz
+cmake --preset fuzz
+cmake --build --preset fuzz
+
+bin=build/fuzz/fuzz/bin
+seeds=build/fuzz/fuzz/seeds
+status=0
+summary=()
+for t in "${targets[@]}"; do
+    [ -x "$bin/$t" ] || { echo "fuzz: no target $t in $bin" >&2; exit 2; }
+    corpus=build/fuzz/corpus/$t
+    artifacts=build/fuzz/artifacts/$t
+    log=build/fuzz/logs/$t.log
+    mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+    echo "fuzz: $t for ${seconds}s (log $log)"
+    rc=0
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        nice -n 15 "$bin/$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
+        -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds/$t" >"$log" 2>&1 || rc=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    if [ "$rc" -ne 0 ]; then
+        status=1
+        summary+=("$t: FAILED after ${runs:-?} executions (exit $rc): see $log and $artifacts")
+    else
+        summary+=("$t: ${runs:-?} executions in ${seconds}s, ${rate:-?} exec/s, no crash")
+    fi
+done
+printf '%s\n' "${summary[@]}"
+exit $status

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# sanitize.sh [asan|tsan|all]: builds the sanitizer presets out of tree and runs the suite
+# under them (docs/testing.md).
+#   asan  build/sanitize: everything under AddressSanitizer + UBSan (any undefined behaviour
+#         aborts), the whole suite
+#   tsan  build/tsan: the threaded tests under ThreadSanitizer, with only the reports
+#         tests/tsan.supp lists (each with its reason) ignored
+#   all   both (the default)
+# Extra arguments go to ctest (e.g. -R test_control). Installs what is missing first.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+which=${1:-all}
+[ $# -gt 0 ] && shift
+case "$which" in
+asan | tsan | all) ;;
+*)
+    echo "usage: scripts/sanitize.sh [asan|tsan|all] [ctest arguments]" >&2
+    exit 2
+    ;;
+esac
+scripts/setup.sh
+
+# The threaded tests: the emulator thread, the control server, the window, --run.
+threaded=(test_emulator test_control test_control_hostile test_main_window test_run)
+
+if [ "$which" != tsan ]; then
+    cmake --preset sanitize
+    cmake --build --preset sanitize
+    ctest --preset sanitize "$@"
+fi
+if [ "$which" != asan ]; then
+    cmake --preset tsan
+    # The executables the threaded tests start, and the tests themselves.
+    cmake --build --preset tsan --target copperline copperline-ctl "${threaded[@]}"
+    ctest --preset tsan "$@"
+fi
