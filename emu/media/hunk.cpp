@@ -328,8 +328,11 @@ std::vector<std::uint8_t> writeHunkFile(const HunkFile& file) {
         if (!s.symbols.empty()) {
             w.u32(hunk_id::Symbol);
             for (const HunkSymbol& sym : s.symbols) {
-                w.u32(LongWriter::longsFor(sym.name.size()));
+                // A length of 0 ends the table, so an empty name (a reader gets one from a
+                // name of NULs) is written as one longword of NULs.
+                w.u32(std::max(1u, LongWriter::longsFor(sym.name.size())));
                 w.padded(reinterpret_cast<const std::uint8_t*>(sym.name.data()), sym.name.size());
+                if (sym.name.empty()) w.u32(0);
                 w.u32(sym.offset);
             }
             w.u32(0);

@@ -194,6 +194,16 @@ private slots:
         QVERIFY(writeHunkFile(readHunkFile(bytes)) == bytes);
     }
 
+    // A symbol name of NULs reads as an empty name; written back, it must not become the
+    // 0 that ends the symbol table (found by hunk_fuzzer).
+    void emptySymbolNameSurvivesARewrite() {
+        HunkFile file = readHunkFile(readFileBytes(hunkPath.toStdString()));
+        file.sections[0].symbols.insert(file.sections[0].symbols.begin(), HunkSymbol{"", 4});
+        const HunkFile again = readHunkFile(writeHunkFile(file), "rewrite");
+        QCOMPARE(again.sections[0].symbols.size(), file.sections[0].symbols.size());
+        QVERIFY(again == file);
+    }
+
     void refusesMalformedFiles() {
         const auto good = readFileBytes(hunkPath.toStdString());
         // Every truncation is refused.
