@@ -47,7 +47,12 @@ void Keyboard::serialize(Archive& ar) {
     std::vector<std::uint8_t> q(queue_.begin(), queue_.end());
     std::uint32_t n = std::uint32_t(q.size());
     ar(n);
-    if (ar.loading()) q.assign(n, 0);
+    if (ar.loading()) {
+        // One byte of the file per queued code: a count past the end is a damaged file,
+        // refused before it can ask for gigabytes (found by state_fuzzer).
+        if (n > ar.remaining()) throw StateError("state data is truncated");
+        q.assign(n, 0);
+    }
     for (auto& b : q) ar(b);
     if (ar.loading()) queue_.assign(q.begin(), q.end());
     ar(waiting_, sawHandshakeLow_, current_, nextSendAt_, sentAt_);

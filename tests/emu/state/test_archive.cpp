@@ -1,5 +1,6 @@
 // One serialize() serves save, load and hash.
 
+#include "emu/chipset/keyboard.h"
 #include "emu/state/archive.h"
 
 #include <QtTest>
@@ -59,14 +60,30 @@ private slots:
         auto l = Archive::loader(bytes);
         QVERIFY_THROWS_EXCEPTION(StateError, u.serialize(l));
         Thing v;
-        v.ram.resize(8);  // a differently configured machine
+        v.ram.resize(8); // a differently configured machine
         auto l2 = Archive::loader(s.bytes());
         QVERIFY_THROWS_EXCEPTION(StateError, v.serialize(l2));
         auto bad = s.bytes();
-        bad[7] = 2;  // the bool
+        bad[7] = 2; // the bool
         Thing w;
         auto l3 = Archive::loader(bad);
         QVERIFY_THROWS_EXCEPTION(StateError, w.serialize(l3));
+    }
+
+    // A state whose keyboard queue claims 4 Gi codes is refused as truncated, before the
+    // queue is sized (state_fuzzer found the 4 GiB allocation).
+    void refusesAKeyboardQueueLongerThanTheFile() {
+        Keyboard k;
+        k.reset(0);
+        auto s = Archive::saver();
+        k.serialize(s);
+        auto bytes = s.takeBytes();
+        QCOMPARE(bytes[0], std::uint8_t(2)); // the power-up stream's two codes, little-endian
+        for (int i = 0; i < 4; ++i)
+            bytes[std::size_t(i)] = 0xFF;
+        Keyboard again;
+        auto l = Archive::loader(bytes);
+        QVERIFY_THROWS_EXCEPTION(StateError, again.serialize(l));
     }
 };
 
