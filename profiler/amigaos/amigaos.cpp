@@ -188,23 +188,30 @@ private:
         }
     }
 
-    std::optional<AmigaOsTask> readTask(const char* where, std::uint32_t address) {
+    // A node's name, when its ln_Type is what the list holds (`typeOk`) and the name reads.
+    std::optional<std::string> namedNode(const std::string& where, std::uint32_t address,
+                                         bool typeOk, const std::string& expected,
+                                         const char* noun) {
+        if (!typeOk) {
+            problem(where, address,
+                    "ln_Type is " + std::to_string(byt(address + kLnType)) + ", not " + expected);
+            return std::nullopt;
+        }
         std::string why;
+        auto name = readString(lng(address + kLnName), why);
+        if (!name) problem(where, address, std::string(noun) + " " + why);
+        return name;
+    }
+
+    std::optional<AmigaOsTask> readTask(const char* where, std::uint32_t address) {
         if (address & 1 || !m_.backed(address, kTaskSize)) {
             problem(where, address, "the task structure is not in memory");
             return std::nullopt;
         }
         const std::uint8_t type = byt(address + kLnType);
-        if (type != kNtTask && type != kNtProcess) {
-            problem(where, address,
-                    "ln_Type is " + std::to_string(type) + ", not NT_TASK (1) or NT_PROCESS (13)");
-            return std::nullopt;
-        }
-        auto name = readString(lng(address + kLnName), why);
-        if (!name) {
-            problem(where, address, "the task " + why);
-            return std::nullopt;
-        }
+        auto name = namedNode(where, address, type == kNtTask || type == kNtProcess,
+                              "NT_TASK (1) or NT_PROCESS (13)", "the task");
+        if (!name) return std::nullopt;
         AmigaOsTask t;
         t.address = address;
         t.name = std::move(*name);
@@ -243,17 +250,10 @@ private:
     std::optional<AmigaOsLibrary> readLibrary(const char* where, std::uint32_t address,
                                               std::uint8_t expectedType, bool jumpTable) {
         const std::uint8_t type = byt(address + kLnType);
-        if (type != expectedType) {
-            problem(where, address,
-                    "ln_Type is " + std::to_string(type) + ", not " + std::to_string(expectedType));
-            return std::nullopt;
-        }
+        auto name = namedNode(where, address, type == expectedType, std::to_string(expectedType),
+                              "the node");
+        if (!name) return std::nullopt;
         std::string why;
-        auto name = readString(lng(address + kLnName), why);
-        if (!name) {
-            problem(where, address, "the node " + why);
-            return std::nullopt;
-        }
         AmigaOsLibrary lib;
         lib.base = address;
         lib.name = std::move(*name);

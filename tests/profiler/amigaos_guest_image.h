@@ -6,11 +6,30 @@
 // (exec/nodes.h, lists.h, libraries.h, tasks.h, resident.h, execbase.h), independently
 // of the reader's own constants, so that a wrong offset in either shows.
 
+#include "profiler/amigaos/memory_view.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace copperline::test {
+
+// A view that counts the bytes read through it and those that were not backed.
+class CountingView final : public MemoryView {
+public:
+    explicit CountingView(const MemoryView& inner) : inner_(inner) {}
+    std::span<const MemoryRange> ranges() const override { return inner_.ranges(); }
+    mutable std::uint64_t reads = 0, unbacked = 0;
+
+private:
+    std::uint8_t byteAt(std::uint32_t a) const override {
+        ++reads;
+        const auto v = inner_.byte(a);
+        if (!v) ++unbacked;
+        return v.value_or(0);
+    }
+    const MemoryView& inner_;
+};
 
 struct GuestImage {
     std::vector<std::uint8_t> chip = std::vector<std::uint8_t>(512 * 1024, 0);

@@ -20,22 +20,6 @@ using namespace copperline::test;
 
 namespace {
 
-class CountingView final : public MemoryView {
-public:
-    explicit CountingView(const MemoryView& inner) : inner_(inner) {}
-    std::span<const MemoryRange> ranges() const override { return inner_.ranges(); }
-    mutable std::uint64_t reads = 0, unbacked = 0;
-
-private:
-    std::uint8_t byteAt(std::uint32_t a) const override {
-        ++reads;
-        const auto v = inner_.byte(a);
-        if (!v) ++unbacked;
-        return v.value_or(0);
-    }
-    const MemoryView& inner_;
-};
-
 // The image and the ROM where they are, without copies.
 class SpanView final : public MemoryView {
 public:

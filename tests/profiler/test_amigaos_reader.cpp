@@ -57,23 +57,6 @@ const AmigaOsLibrary* find(const std::vector<AmigaOsLibrary>& list, const std::s
     return nullptr;
 }
 
-// A view that counts the bytes read and checks that each was backed.
-class CountingView final : public MemoryView {
-public:
-    explicit CountingView(const MemoryView& inner) : inner_(inner) {}
-    std::span<const MemoryRange> ranges() const override { return inner_.ranges(); }
-    mutable std::uint64_t reads = 0, unbacked = 0;
-
-private:
-    std::uint8_t byteAt(std::uint32_t a) const override {
-        ++reads;
-        const auto v = inner_.byte(a);
-        if (!v) ++unbacked;
-        return v.value_or(0);
-    }
-    const MemoryView& inner_;
-};
-
 // What every read must satisfy, whatever memory held: the limits are kept and the work
 // is bounded. With the default limits a read touches at most about 1.3 million bytes
 // (5 lists of 512 nodes with two names each, 32,768 jump table entries, 512 RomTags).
