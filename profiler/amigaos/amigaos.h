@@ -135,8 +135,10 @@ AmigaOsSnapshot readAmigaOs(const Machine& machine, const AmigaOsReadLimits& lim
 // profile.json's "rom_symbols" value (docs/formats/profile-json-rom-symbols.md).
 nlohmann::json romSymbolsJson(const AmigaOsSnapshot& snapshot);
 // Reads a "rom_symbols" value back: ROM ranges, residents, libraries, devices, resources
-// and problems (what romSymbolsJson writes). Throws std::invalid_argument, naming the
-// field, on a value of the wrong shape.
+// and problems (what romSymbolsJson writes), enough for a RomNamer. Of ExecBase only the
+// base comes back, and no tasks: stackFieldsJson of the result means nothing (profile.json
+// has the stack fields of its own). Throws std::invalid_argument, naming the field, on a
+// value of the wrong shape.
 AmigaOsSnapshot romSymbolsFromJson(const nlohmann::json& romSymbols);
 
 // profile.json's four stack fields, as an object to merge into it:
