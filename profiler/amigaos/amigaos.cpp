@@ -56,6 +56,11 @@ public:
     Reader(const MemoryView& memory, const AmigaOsReadLimits& limits, AmigaOsSnapshot& out)
         : m_(memory), limits_(limits), out_(out) {}
 
+    // ExecBase and ThisTask only: what a sampler needs for each sample.
+    void runThisTask() {
+        if (readExec()) readThisTask();
+    }
+
     void run() {
         for (const MemoryRange& r : m_.ranges())
             if (r.isRom()) out_.romRanges.push_back({memoryKindName(r.kind), r.start, r.end});
@@ -471,6 +476,12 @@ AmigaOsSnapshot readAmigaOs(const MemoryView& memory, const AmigaOsReadLimits& l
 
 AmigaOsSnapshot readAmigaOs(const Machine& machine, const AmigaOsReadLimits& limits) {
     return readAmigaOs(MachineMemoryView(machine), limits);
+}
+
+AmigaOsSnapshot readExecAndThisTask(const MemoryView& memory, const AmigaOsReadLimits& limits) {
+    AmigaOsSnapshot out;
+    Reader(memory, limits, out).runThisTask();
+    return out;
 }
 
 // ---- JSON ---------------------------------------------------------------------------------

@@ -132,6 +132,10 @@ AmigaOsSnapshot readAmigaOs(const MemoryView& memory, const AmigaOsReadLimits& l
 // The same through the machine's side-effect-free reads (MachineMemoryView).
 AmigaOsSnapshot readAmigaOs(const Machine& machine, const AmigaOsReadLimits& limits = {});
 
+// ExecBase and ThisTask alone, with the same checks and problems (the snapshot's lists,
+// residents and ROM ranges stay empty): the running task, for a sampler that asks often.
+AmigaOsSnapshot readExecAndThisTask(const MemoryView& memory, const AmigaOsReadLimits& limits = {});
+
 // profile.json's "rom_symbols" value (docs/formats/profile-json-rom-symbols.md).
 nlohmann::json romSymbolsJson(const AmigaOsSnapshot& snapshot);
 // Reads a "rom_symbols" value back: ROM ranges, residents, libraries, devices, resources

@@ -266,6 +266,8 @@ private slots:
             QVERIFY(lib->lvos.front().target);
         }
         checkStackFields(*booted_, s);
+        QCOMPARE(stackFieldsJson(readExecAndThisTask(MachineMemoryView(*booted_))),
+                 stackFieldsJson(s));
         QVERIFY(std::any_of(s.waitingTasks.begin(), s.waitingTasks.end(),
                             [](const AmigaOsTask& t) { return t.name == "input.device"; }));
         QVERIFY(std::any_of(s.waitingTasks.begin(), s.waitingTasks.end(),

@@ -209,6 +209,23 @@ private slots:
         QCOMPARE(s.residents[1].type, std::uint8_t(3));
     }
 
+    void thisTaskAloneIsTheFullReadsThisTask() {
+        GuestImage g = standardImage();
+        const auto m = machineWith(g);
+        const MachineMemoryView view(*m);
+        const AmigaOsSnapshot quick = readExecAndThisTask(view);
+        QVERIFY(quick.exec && quick.thisTask);
+        QCOMPARE(quick.thisTask->name, std::string("main"));
+        QCOMPARE(stackFieldsJson(quick), stackFieldsJson(readAmigaOs(view)));
+        QVERIFY(quick.libraries.empty() && quick.waitingTasks.empty() && quick.residents.empty());
+        g.l(kMain + 62, 0); // an implausible ThisTask is refused the same way
+        const AmigaOsSnapshot refused = readExecAndThisTask(MachineMemoryView(*machineWith(g)));
+        QVERIFY(refused.exec && !refused.thisTask);
+        QVERIFY(hasProblem(refused, "ThisTask", "stack"));
+        g.l(kExec + 38, 0);
+        QVERIFY(!readExecAndThisTask(MachineMemoryView(*machineWith(g))).exec);
+    }
+
     void setFunctionPatchesShow() {
         GuestImage g = standardImage();
         g.l(kExec - 198 + 2, 0x00012340); // SetFunction(SysBase, -198, ...) rewrites the JMP
