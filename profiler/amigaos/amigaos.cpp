@@ -136,6 +136,17 @@ private:
         return std::nullopt;
     }
 
+    // An id string ("exec 40.10 (1.1.93)\r\n") without its line end; empty when there is
+    // none or it does not read.
+    std::string readIdString(std::uint32_t pointer) const {
+        std::string why;
+        auto s = pointer ? readString(pointer, why) : std::nullopt;
+        if (!s) return {};
+        while (!s->empty() && (s->back() == '\n' || s->back() == '\r'))
+            s->pop_back();
+        return std::move(*s);
+    }
+
     // exec/lists.h: a list runs from lh_Head through each ln_Succ to the tail node, which is
     // the header's own lh_Tail field (its ln_Succ, lh_Tail, is 0). Every node pointer is
     // checked before it is followed; a cycle, an end short of the tail or more than
@@ -258,30 +269,21 @@ private:
         auto name = namedNode(where, address, type == expectedType, std::to_string(expectedType),
                               "the node");
         if (!name) return std::nullopt;
-        std::string why;
         AmigaOsLibrary lib;
         lib.base = address;
         lib.name = std::move(*name);
         lib.type = type;
         if (!m_.backed(address, kLibrarySize)) {
             // A resource need not be a Library; a library or device must.
-            if (jumpTable)
-                problem(where + (": " + lib.name), address,
-                        "the Library structure is not in memory");
-            if (jumpTable) return std::nullopt;
-            return lib;
+            if (!jumpTable) return lib;
+            problem(where + (": " + lib.name), address, "the Library structure is not in memory");
+            return std::nullopt;
         }
         lib.negSize = wrd(address + kLibNegSize);
         lib.posSize = wrd(address + kLibPosSize);
         lib.version = wrd(address + kLibVersion);
         lib.revision = wrd(address + kLibRevision);
-        if (const std::uint32_t id = lng(address + kLibIdString)) {
-            if (auto s = readString(id, why)) {
-                while (!s->empty() && (s->back() == '\n' || s->back() == '\r'))
-                    s->pop_back();
-                lib.idString = std::move(*s);
-            }
-        }
+        lib.idString = readIdString(lng(address + kLibIdString));
         if (jumpTable) readJumpTable(where + (": " + lib.name), lib);
         return lib;
     }
@@ -437,13 +439,7 @@ private:
         AmigaOsResident r;
         r.address = a;
         r.name = std::move(*name);
-        if (const std::uint32_t id = lng(a + kRtIdString)) {
-            if (auto s = readString(id, why)) {
-                while (!s->empty() && (s->back() == '\n' || s->back() == '\r'))
-                    s->pop_back();
-                r.idString = std::move(*s);
-            }
-        }
+        r.idString = readIdString(lng(a + kRtIdString));
         r.version = byt(a + kRtVersion);
         r.type = byt(a + kRtType);
         r.flags = byt(a + kRtFlags);
