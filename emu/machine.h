@@ -99,6 +99,7 @@ public:
     // ROMs. The extension ROM is optional (AROS needs it).
     void setRom(const RomImage& rom);
     void setExtRom(const RomImage& rom);
+    bool hasRom() const { return !rom_.empty(); }
     bool hasExtRom() const { return !extRom_.empty(); }
 
     // Power on: memory cleared, every chip reset, the CPU reset through the overlay.

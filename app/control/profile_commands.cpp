@@ -5,6 +5,7 @@
 
 #include "app/control/capture_options.h"
 #include "app/control/emulator_impl.h"
+#include "profiler/amigaos/amigaos.h"
 
 namespace copperline {
 
@@ -32,6 +33,11 @@ std::unique_ptr<FrameCapture> startCapture(Machine& machine, const CaptureOption
     context.releaseSlots = std::move(releaseSlots);
     context.summaryExtras = [&machine](json& summary) {
         summary["resources"] = resourcesJson(machine.guestApi());
+        // What the running guest's ROM code and libraries are, read at the end so that
+        // SetFunction() patches show and conversion needs no emulator.
+        const AmigaOsSnapshot os = readAmigaOs(machine);
+        summary["rom_symbols"] = romSymbolsJson(os);
+        summary.update(stackFieldsJson(os));
     };
     return std::make_unique<FrameCapture>(machine, options, std::move(context));
 }
