@@ -28,6 +28,8 @@ Machine::Machine(const Config& config)
     floppy_.configure(config.ntsc);
     floppy_.drive(0).setConnected(true);
     agnus_.setListener(this);
+    agnus_.setFrameStats(&frameStats_[0]);
+    agnus_.setBlitTrace(&blitTrace_);
     std::fill(std::begin(map_), std::end(map_), Region::Unmapped);
     for (unsigned p = 0x00; p <= 0x1F; ++p) map_[p] = Region::Chip;
     for (unsigned p = 0xA0; p <= 0xBF; ++p) map_[p] = Region::Cia;
@@ -55,6 +57,7 @@ void Machine::coldStart() {
     std::fill(chip_.data(), chip_.data() + chip_.size(), 0);
     std::fill(slow_.begin(), slow_.end(), 0);
     agnus_.reset();
+    blitter_.powerOn();
     cpu_.setCycles(0);
     ciaA_.powerOn();
     ciaB_.powerOn();
@@ -292,6 +295,9 @@ void Machine::frameCommitted(std::uint64_t frame) {
         FrameStats& stats = frameStats_[0];
         stats.lengthCck = std::uint32_t(agnus_.cck() - stats.firstCck);
         stats.lines = agnus_.committedLines();
+        std::sort(stats.stallPcs.begin(), stats.stallPcs.end(), [](const StallPc& x, const StallPc& y) {
+            return x.waitCck != y.waitCck ? x.waitCck > y.waitCck : x.pc < y.pc;
+        });
         std::swap(frameStats_[0], frameStats_[1]);
         statsBoundaryDenied_ = agnus_.cpuDeniedTotal();
         statsFrameEnded_ = true;
@@ -350,7 +356,14 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
         const std::uint64_t at = (t + 1) / kCyclesPerCck;
         const int customReg = r == Region::Custom ? int(a & 0x1FE) : -1;
         const std::uint8_t size = (c.upper && c.lower) ? 2 : 1;
-        const std::uint64_t granted = agnus_.cpuAcquire(at, a, write, c.data, size, customReg);
+        // What a denied clock is charged to: the access's kind and the instruction running.
+        const CpuAccessKind kind = (write || c.op == m68k::BusOp::TestAndSet) ? CpuAccessKind::Write
+                                   : (c.fc == m68k::FunctionCode::UserProgram ||
+                                      c.fc == m68k::FunctionCode::SupervisorProgram)
+                                       ? CpuAccessKind::Fetch
+                                       : CpuAccessKind::Read;
+        const std::uint64_t granted =
+            agnus_.cpuAcquire(at, a, write, c.data, size, customReg, kind, cpu_.executingAddress());
         syncCias(granted * kCyclesPerCck);
         const unsigned waits = unsigned(granted * kCyclesPerCck - t);
         if (r == Region::Custom) {
@@ -479,7 +492,8 @@ std::uint64_t Machine::stateHash() {
 
 namespace {
 constexpr char kStateMagic[4] = {'C', 'L', 'S', 'T'};
-constexpr std::uint32_t kStateVersion = 1;
+// 2: the blitter keeps its blit count (the profiler's stable blit ids).
+constexpr std::uint32_t kStateVersion = 2;
 
 std::uint64_t romHash(const std::vector<std::uint8_t>& rom) {
     std::uint64_t h = 0xCBF29CE484222325ull;
@@ -538,6 +552,7 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
     // The frame in progress was not watched from its start on this timeline.
     statsFrameEnded_ = false;
     beginFrameStats(agnus_.frame(), agnus_.cck(), true);
+    agnus_.restartAccounting();
 }
 
 } // namespace copperline

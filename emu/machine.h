@@ -168,6 +168,10 @@ public:
     const FrameStats& lastFrameStats() const { return frameStats_[1]; }
     // The frame in progress, for the chips that fill in its wait and blit details.
     FrameStats& frameStatsInProgress() { return frameStats_[0]; }
+    // The DMA words of the blits of the last committed frames, for previews; off until
+    // armed (blit_trace.h has its bound). Arming changes nothing in the emulated timeline.
+    BlitTrace& blitTrace() { return blitTrace_; }
+    const BlitTrace& blitTrace() const { return blitTrace_; }
 
     // Muted observers are not told anything: CPU observers, frame observers and the
     // access observer stay attached but silent, so that replaying part of the timeline
@@ -246,6 +250,7 @@ private:
     Region map_[256];
     // Per-frame accounting (frame_stats.h): [0] the frame in progress, [1] the last one.
     FrameStats frameStats_[2];
+    BlitTrace blitTrace_;
     std::uint64_t statsDeniedAtStart_ = 0; // Agnus::cpuDeniedTotal() at the frame's first clock
     bool statsFrameEnded_ = false;         // a frame committed during the current step
     std::uint64_t statsBoundaryDenied_ = 0;

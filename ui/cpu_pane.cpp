@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace copperline {
@@ -55,7 +56,14 @@ CpuPane::CpuPane(Send send, QWidget* parent) : QWidget(parent), send_(std::move(
     left->addWidget(new QLabel(tr("Registers"), this));
     left->addWidget(regs_, 1);
     auto* right = new QVBoxLayout;
-    right->addWidget(new QLabel(tr("Disassembly"), this));
+    auto* heading = new QHBoxLayout;
+    heading->addWidget(new QLabel(tr("Disassembly"), this), 1);
+    follow_ = new QPushButton(tr("Follow pc"), this);
+    follow_->setObjectName(QStringLiteral("followPc"));
+    follow_->setEnabled(false);
+    connect(follow_, &QPushButton::clicked, this, [this] { follow(); });
+    heading->addWidget(follow_);
+    right->addLayout(heading);
     right->addWidget(disasm_, 1);
     layout->addLayout(left);
     layout->addLayout(right, 1);
@@ -75,18 +83,40 @@ void CpuPane::setSnapshot(const Snapshot& s) {
     text += QStringLiteral("USP %1  SSP %2\n").arg(hex8(r.usp), hex8(r.ssp));
     text += s.running ? tr("running") : s.halted ? tr("halted (double bus fault)") : tr("paused");
     if (text != regs_->toPlainText()) regs_->setPlainText(text);
+    pc_ = r.pc;
 
+    if (pinned_) {
+        if (s.running || r.pc == pinnedAtPc_) return;
+        pinned_ = false; // the user stepped: the pc is what matters again
+        follow_->setEnabled(false);
+    }
     if (r.pc == shownPc_ || waiting_) return;
     const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
     if (s.running && now - lastAsk_ < kRunningRefreshMs) return;
     requestDisassembly(r.pc);
 }
 
-void CpuPane::requestDisassembly(std::uint32_t pc) {
+void CpuPane::showAddress(std::uint32_t address) {
+    pinned_ = true;
+    pinnedAddress_ = address & 0xFFFFFE;
+    pinnedAtPc_ = pc_;
+    follow_->setEnabled(true);
+    requestDisassembly(pinnedAddress_);
+}
+
+void CpuPane::follow() {
+    pinned_ = false;
+    follow_->setEnabled(false);
+    requestDisassembly(pc_);
+}
+
+void CpuPane::requestDisassembly(std::uint32_t from) {
     waiting_ = true;
     lastAsk_ = QDateTime::currentMSecsSinceEpoch();
-    send_("disasm", {{"addr", pc}, {"count", 24}},
-          [this, pc](bool ok, const nlohmann::json& result) {
+    const std::uint32_t pc = pc_;
+    const bool pinned = pinned_;
+    send_("disasm", {{"addr", from}, {"count", 24}},
+          [this, pc, from, pinned](bool ok, const nlohmann::json& result) {
               waiting_ = false;
               if (!ok) {
                   disasm_->setPlainText(tr("(no disassembly)"));
@@ -95,14 +125,18 @@ void CpuPane::requestDisassembly(std::uint32_t pc) {
               QString text;
               for (const auto& line : result.value("instructions", nlohmann::json::array())) {
                   const std::uint32_t a = line.value("addr", 0u);
+                  const QString mark = pinned && a == from ? QStringLiteral("* ")
+                                       : a == pc             ? QStringLiteral("> ")
+                                                             : QStringLiteral("  ");
                   text += QStringLiteral("%1%2  %3  %4\n")
-                              .arg(a == pc ? QStringLiteral("> ") : QStringLiteral("  "))
+                              .arg(mark)
                               .arg(a, 6, 16, QLatin1Char('0'))
                               .arg(QString::fromStdString(line.value("bytes", std::string())), -20)
                               .arg(QString::fromStdString(line.value("text", std::string())));
               }
               disasm_->setPlainText(text);
-              shownPc_ = pc;
+              // A pinned listing is not the pc's: the next snapshot may ask again.
+              shownPc_ = pinned ? 0xFFFFFFFF : pc;
           });
 }
 

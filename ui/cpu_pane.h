@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 class QPlainTextEdit;
+class QPushButton;
 
 namespace copperline {
 
@@ -24,16 +25,27 @@ public:
     explicit CpuPane(Send send, QWidget* parent = nullptr);
 
     void setSnapshot(const Snapshot& snapshot);
+    // Shows the disassembly from `address` (a stalled instruction, say), marked "*", and
+    // keeps it while the machine runs, until the pc moves in a paused machine or
+    // "Follow pc" is pressed.
+    void showAddress(std::uint32_t address);
+    bool following() const { return !pinned_; }
     QString registersText() const;
     QString disassemblyText() const;
 
 private:
-    void requestDisassembly(std::uint32_t pc);
+    void requestDisassembly(std::uint32_t from);
+    void follow();
 
     Send send_;
     QPlainTextEdit* regs_ = nullptr;
     QPlainTextEdit* disasm_ = nullptr;
+    QPushButton* follow_ = nullptr;
     std::uint32_t shownPc_ = 0xFFFFFFFF;
+    std::uint32_t pc_ = 0;            // the pc of the last snapshot
+    bool pinned_ = false;             // showing pinnedAddress_ rather than the pc
+    std::uint32_t pinnedAddress_ = 0;
+    std::uint32_t pinnedAtPc_ = 0;    // the pc when it was pinned
     bool waiting_ = false;
     std::int64_t lastAsk_ = 0;
 };

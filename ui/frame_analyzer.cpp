@@ -2,10 +2,17 @@
 
 #include "emu/chipset/custom_regs.h"
 
+#include <QComboBox>
 #include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace copperline {
@@ -15,6 +22,10 @@ namespace {
 constexpr int kStripWidth = 48; // the per-line share strip, in pixels
 constexpr int kStripGap = 6;
 constexpr int kCellW = 2, kCellH = 1; // a colour clock at the grid's natural size
+constexpr int kPreviewHeight = 72;     // a channel preview's height in the blit page
+constexpr int kStallPcsShown = 32;     // the most stalled instructions listed
+const char* const kStreams[5] = {"A", "B", "C", "D", "result"};
+constexpr QRgb kWaitShare = qRgb(0xFF, 0x60, 0x30); // the gutter's bar in CPU-waits mode
 
 QString hex(std::uint64_t v, int digits) {
     return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
@@ -165,7 +176,13 @@ private:
     FrameAnalyzer& a_;
 };
 
-FrameAnalyzer::FrameAnalyzer(QWidget* parent) : QWidget(parent) {
+FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send_(std::move(send)) {
+    modeBox_ = new QComboBox(this);
+    modeBox_->setObjectName(QStringLiteral("analyzerMode"));
+    modeBox_->addItem(tr("Bus owners"));
+    modeBox_->addItem(tr("CPU waits"));
+    connect(modeBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setMode(i == 1 ? Mode::CpuWaits : Mode::Owners); });
     view_ = new OwnerGridView(*this);
     legend_ = new OwnerLegend(*this);
     readout_ = new QLabel(this);
@@ -175,12 +192,94 @@ FrameAnalyzer::FrameAnalyzer(QWidget* parent) : QWidget(parent) {
     readout_->setMinimumHeight(3 * readout_->fontMetrics().height());
     readout_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     readout_->setText(tr("Hover over a colour clock to read its slot; click to keep it."));
+
+    // The blits page: the list, what the selected one is, and its channels' previews.
+    auto* blitPage = new QWidget(this);
+    blits_ = new QTreeWidget(blitPage);
+    blits_->setObjectName(QStringLiteral("blitList"));
+    blits_->setRootIsDecorated(false);
+    blits_->setUniformRowHeights(true);
+    blits_->setHeaderLabels({tr("ID"), tr("Size"), tr("Channels"), tr("Minterm"), tr("Formula"),
+                             tr("Used"), tr("Stalled"), tr("Start"), tr("Started by")});
+    blits_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(blits_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item) requestPreviews(item->data(0, Qt::UserRole).toUInt());
+    });
+    blitInfo_ = new QLabel(blitPage);
+    blitInfo_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    blitInfo_->setWordWrap(true);
+    blitInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* previewRow = new QHBoxLayout;
+    for (unsigned s = 0; s < 5; ++s) {
+        auto* column = new QVBoxLayout;
+        auto* caption = new QLabel(QString::fromLatin1(kStreams[s]), blitPage);
+        caption->setAlignment(Qt::AlignCenter);
+        previewLabels_[s] = new QLabel(blitPage);
+        previewLabels_[s]->setObjectName(QStringLiteral("preview_%1").arg(QLatin1String(kStreams[s])));
+        previewLabels_[s]->setMinimumSize(48, kPreviewHeight);
+        previewLabels_[s]->setAlignment(Qt::AlignCenter);
+        previewLabels_[s]->setFrameShape(QFrame::StyledPanel);
+        column->addWidget(caption);
+        column->addWidget(previewLabels_[s], 1);
+        previewRow->addLayout(column);
+    }
+    auto* blitLayout = new QVBoxLayout(blitPage);
+    blitLayout->setContentsMargins(0, 0, 0, 0);
+    blitLayout->addWidget(blits_, 1);
+    blitLayout->addWidget(blitInfo_);
+    blitLayout->addLayout(previewRow);
+
+    // The waits page: the counters and the most stalled instructions.
+    auto* waitPage = new QWidget(this);
+    counters_ = new QLabel(waitPage);
+    counters_->setObjectName(QStringLiteral("waitCounters"));
+    counters_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    counters_->setWordWrap(true);
+    counters_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    stalls_ = new QTreeWidget(waitPage);
+    stalls_->setObjectName(QStringLiteral("stallList"));
+    stalls_->setRootIsDecorated(false);
+    stalls_->setUniformRowHeights(true);
+    stalls_->setHeaderLabels({tr("Most stalled PCs"), tr("Wait CCK"), tr("Waits"), tr("Share")});
+    stalls_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    stalls_->setToolTip(tr("Click an instruction to show it in the disassembly"));
+    connect(stalls_, &QTreeWidget::itemClicked, this,
+            [this](QTreeWidgetItem* item) { emit pcActivated(item->data(0, Qt::UserRole).toUInt()); });
+    connect(stalls_, &QTreeWidget::itemActivated, this,
+            [this](QTreeWidgetItem* item) { emit pcActivated(item->data(0, Qt::UserRole).toUInt()); });
+    auto* waitLayout = new QVBoxLayout(waitPage);
+    waitLayout->setContentsMargins(0, 0, 0, 0);
+    waitLayout->addWidget(counters_);
+    waitLayout->addWidget(stalls_, 1);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("analyzerTabs"));
+    tabs_->addTab(blitPage, tr("Blits"));
+    tabs_->addTab(waitPage, tr("CPU waits"));
+
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    auto* modeRow = new QHBoxLayout;
+    modeRow->addWidget(new QLabel(tr("Show"), top));
+    modeRow->addWidget(modeBox_);
+    modeRow->addStretch(1);
+    topLayout->addLayout(modeRow);
+    topLayout->addWidget(view_, 1);
+    topLayout->addWidget(legend_);
+    topLayout->addWidget(readout_);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(tabs_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(view_, 1);
-    layout->addWidget(legend_);
-    layout->addWidget(readout_);
+    layout->addWidget(split);
+    if (!send_) tabs_->setEnabled(false);
 }
+
+FrameAnalyzer::~FrameAnalyzer() = default;
 
 QRgb FrameAnalyzer::ownerColour(BusOwner owner) {
     switch (owner) {
@@ -197,9 +296,29 @@ QRgb FrameAnalyzer::ownerColour(BusOwner owner) {
     return qRgb(0xFF, 0x00, 0xFF);
 }
 
+QRgb FrameAnalyzer::notDeniedColour() {
+    return qRgb(0x14, 0x14, 0x18);
+}
+
 void FrameAnalyzer::setGrid(std::shared_ptr<const OwnerGrid> grid) {
     if (grid == grid_) return;
     grid_ = std::move(grid);
+    rebuildImage();
+    requestDetails();
+}
+
+void FrameAnalyzer::setMode(Mode mode) {
+    if (mode == mode_) return;
+    mode_ = mode;
+    modeBox_->setCurrentIndex(mode == Mode::CpuWaits ? 1 : 0);
+    if (mode == Mode::CpuWaits) tabs_->setCurrentIndex(1);
+    rebuildImage();
+}
+
+void FrameAnalyzer::rebuildImage() {
+    // Waits paint only over the frame they belong to.
+    const bool waits = mode_ == Mode::CpuWaits && grid_ && std::int64_t(grid_->frame) == detailFrame_ &&
+                       waitLineCck_ == grid_->lineCck && deniers_.size() >= std::size_t(grid_->lines) * waitLineCck_;
     if (!grid_ || grid_->lines == 0) {
         image_ = strip_ = QImage();
     } else {
@@ -209,7 +328,19 @@ void FrameAnalyzer::setGrid(std::shared_ptr<const OwnerGrid> grid) {
         QRgb colours[kBusOwnerCount];
         for (unsigned o = 0; o < kBusOwnerCount; ++o)
             colours[o] = ownerColour(BusOwner(o));
-        for (int y = 0; y < h; ++y) {
+        for (int y = 0; y < h && waits; ++y) {
+            // Each denied clock in its denier's colour; the gutter is the line's share.
+            auto* row = reinterpret_cast<QRgb*>(image_.scanLine(y));
+            const std::uint8_t* d = deniers_.data() + std::size_t(y) * unsigned(w);
+            for (int x = 0; x < w; ++x)
+                row[x] = d[x] ? colours[std::min<unsigned>(d[x] - 1u, kBusOwnerCount - 1)] : notDeniedColour();
+            auto* s = reinterpret_cast<QRgb*>(strip_.scanLine(y));
+            const unsigned denied = std::size_t(y) < lineWaits_.size() ? lineWaits_[std::size_t(y)] : 0;
+            const int n = int((denied * unsigned(kStripWidth) + unsigned(w) - 1) / unsigned(w));
+            for (int x = 0; x < kStripWidth; ++x)
+                s[x] = x < n ? kWaitShare : notDeniedColour();
+        }
+        for (int y = 0; y < h && !waits; ++y) {
             auto* row = reinterpret_cast<QRgb*>(image_.scanLine(y));
             unsigned counts[kBusOwnerCount] = {};
             for (int x = 0; x < w; ++x) {
@@ -235,6 +366,198 @@ void FrameAnalyzer::setGrid(std::shared_ptr<const OwnerGrid> grid) {
     if (selectedV_ >= 0) readout_->setText(describe(unsigned(selectedV_), unsigned(selectedH_)));
     view_->update();
     legend_->update();
+}
+
+// ---- the waits and the blits -------------------------------------------------------------
+
+void FrameAnalyzer::reload() {
+    requestedFor_ = ~0ull;
+    requestDetails();
+}
+
+void FrameAnalyzer::requestDetails() {
+    // One request at a time; a frame that commits meanwhile is asked for when it arrives.
+    if (!send_ || !grid_ || waitingDetails_ || requestedFor_ == grid_->frame) return;
+    waitingDetails_ = true;
+    requestedFor_ = grid_->frame;
+    send_("frame.waits", {{"top", kStallPcsShown}, {"grid", true}}, [this](bool ok, const nlohmann::json& r) {
+        if (ok) showWaits(r);
+        send_("frame.blits", nlohmann::json::object(), [this](bool ok2, const nlohmann::json& b) {
+            waitingDetails_ = false;
+            if (ok2) showBlits(b);
+            emit detailsChanged();
+            if (grid_ && grid_->frame != requestedFor_) requestDetails();
+        });
+    });
+}
+
+void FrameAnalyzer::showWaits(const nlohmann::json& r) {
+    detailFrame_ = r.value("frame", std::int64_t(-1));
+    waitLineCck_ = r.value("line_cck", 0u);
+    const QByteArray raw = QByteArray::fromBase64(QByteArray::fromStdString(r.value("grid", std::string())));
+    deniers_.assign(raw.begin(), raw.end());
+    lineWaits_.clear();
+    for (const auto& n : r.value("line_wait_cck", nlohmann::json::array())) lineWaits_.push_back(n.get<unsigned>());
+
+    const std::uint64_t denied = r.value("wait_cck", std::uint64_t(0));
+    const std::uint64_t length = std::max<std::uint64_t>(1, r.value("length_cck", std::uint64_t(1)));
+    QString text = tr("frame %1: the CPU was denied %2 colour clocks (%3% of the frame)")
+                       .arg(detailFrame_)
+                       .arg(denied)
+                       .arg(100.0 * double(denied) / double(length), 0, 'f', 1);
+    QStringList owners, kinds;
+    for (const auto& [name, n] : r.value("by_owner", nlohmann::json::object()).items())
+        if (n.get<std::uint64_t>()) owners << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(n.get<std::uint64_t>());
+    for (const auto& [name, n] : r.value("by_kind", nlohmann::json::object()).items())
+        kinds << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(n.get<std::uint64_t>());
+    text += tr("\nby denier: %1").arg(owners.isEmpty() ? tr("none") : owners.join(QStringLiteral(", ")));
+    text += tr("\nby access: %1").arg(kinds.join(QStringLiteral(", ")));
+    const auto cpu = r.value("cpu_cycles", nlohmann::json::object());
+    text += tr("\nCPU cycles: instructions %1, waits %2, interrupt entry %3, stopped %4")
+                .arg(cpu.value("instructions", std::uint64_t(0)))
+                .arg(cpu.value("waits", std::uint64_t(0)))
+                .arg(cpu.value("irq", std::uint64_t(0)))
+                .arg(cpu.value("stopped", std::uint64_t(0)));
+    counters_->setText(text);
+
+    stalls_->clear();
+    for (const auto& s : r.value("stall_pcs", nlohmann::json::array())) {
+        const std::uint32_t pc = s.value("pc", 0u);
+        const std::uint64_t cck = s.value("wait_cck", std::uint64_t(0));
+        auto* item = new QTreeWidgetItem(stalls_);
+        item->setText(0, hex(pc, 6));
+        item->setText(1, QString::number(cck));
+        item->setText(2, QString::number(s.value("waits", 0u)));
+        item->setText(3, QStringLiteral("%1%").arg(100.0 * double(cck) / double(std::max<std::uint64_t>(1, denied)), 0, 'f', 1));
+        item->setData(0, Qt::UserRole, pc);
+        for (int c = 1; c < 4; ++c) item->setTextAlignment(c, Qt::AlignRight);
+    }
+    const auto rest = r.value("stall_pcs_rest", nlohmann::json::object());
+    if (rest.value("pcs", 0u)) {
+        auto* item = new QTreeWidgetItem(stalls_);
+        item->setText(0, tr("%1 more").arg(rest.value("pcs", 0u)));
+        item->setText(1, QString::number(rest.value("wait_cck", std::uint64_t(0))));
+        item->setText(2, QString::number(rest.value("waits", std::uint64_t(0))));
+        item->setFlags(Qt::ItemIsEnabled);
+        item->setData(0, Qt::UserRole, QVariant());
+    }
+    rebuildImage();
+}
+
+void FrameAnalyzer::showBlits(const nlohmann::json& r) {
+    blitList_ = r.value("blits", nlohmann::json::array());
+    const std::uint32_t keep = previewId_;
+    QSignalBlocker block(blits_);
+    blits_->clear();
+    QTreeWidgetItem* selected = nullptr;
+    for (const auto& b : blitList_) {
+        const std::uint32_t id = b.value("id", 0u);
+        auto* item = new QTreeWidgetItem(blits_);
+        item->setData(0, Qt::UserRole, id);
+        item->setText(0, QString::number(id));
+        item->setText(1, QString::fromStdString(b.value("size", std::string())) +
+                             (b.value("mode", std::string()) == "line" ? tr(" line") : QString()));
+        item->setText(2, QString::fromStdString(b.value("channels", std::string())));
+        item->setText(3, hex(b.value("minterm", 0u), 2));
+        item->setText(4, QString::fromStdString(b.value("formula", std::string())));
+        item->setText(5, QString::number(b.value("clocks_used", 0u)));
+        item->setText(6, QString::number(b.value("clocks_stalled", 0u)));
+        const auto start = b.value("start", nlohmann::json::object());
+        item->setText(7, tr("%1 %2,%3")
+                             .arg(start.value("frame", std::uint64_t(0)))
+                             .arg(start.value("vpos", 0u))
+                             .arg(start.value("hpos", 0u)) +
+                             (b.value("finished", false) ? QString() : tr(" (running)")));
+        item->setText(8, b.value("by_copper", false) ? tr("Copper") : hex(b.value("start_pc", 0u), 6));
+        if (id == keep) selected = item;
+    }
+    if (selected) {
+        blits_->setCurrentItem(selected);
+        requestPreviews(keep);
+    }
+}
+
+bool FrameAnalyzer::selectBlit(std::uint32_t id) {
+    for (int i = 0; i < blits_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = blits_->topLevelItem(i);
+        if (item->data(0, Qt::UserRole).toUInt() != id) continue;
+        blits_->setCurrentItem(item); // asks for the previews
+        return true;
+    }
+    return false;
+}
+
+void FrameAnalyzer::requestPreviews(std::uint32_t id) {
+    if (!send_) return;
+    previewId_ = id;
+    const int serial = ++previewSerial_;
+    previews_ = {};
+    for (QLabel* l : previewLabels_) l->clear();
+    nlohmann::json blit;
+    for (const auto& b : blitList_)
+        if (b.value("id", 0u) == id) blit = b;
+    if (blit.is_null()) return;
+    blitInfo_->setText(tr("blit %1: %2 %3, channels %4, minterm %5 = %6, %7 %8\n"
+                          "A %9 mod %10  B %11 mod %12  C %13 mod %14  D %15 mod %16\n"
+                          "words A %17 B %18 C %19 D %20; clocks used %21, stalled %22")
+                           .arg(id)
+                           .arg(QString::fromStdString(blit.value("mode", std::string())),
+                                QString::fromStdString(blit.value("size", std::string())),
+                                QString::fromStdString(blit.value("channels", std::string())),
+                                hex(blit.value("minterm", 0u), 2),
+                                QString::fromStdString(blit.value("formula", std::string())),
+                                QString::fromStdString(blit.value("direction", std::string())),
+                                tr("fill %1").arg(QString::fromStdString(blit.value("fill", std::string()))))
+                           .arg(hex(blit.value("apt", 0u), 6))
+                           .arg(blit.value("amod", 0))
+                           .arg(hex(blit.value("bpt", 0u), 6))
+                           .arg(blit.value("bmod", 0))
+                           .arg(hex(blit.value("cpt", 0u), 6))
+                           .arg(blit.value("cmod", 0))
+                           .arg(hex(blit.value("dpt", 0u), 6))
+                           .arg(blit.value("dmod", 0))
+                           .arg(blit["words"].value("a", 0u))
+                           .arg(blit["words"].value("b", 0u))
+                           .arg(blit["words"].value("c", 0u))
+                           .arg(blit["words"].value("d", 0u))
+                           .arg(blit.value("clocks_used", 0u))
+                           .arg(blit.value("clocks_stalled", 0u)));
+    if (!blit.value("traced", false)) {
+        previewLabels_[4]->setText(tr("not traced"));
+        return;
+    }
+    if (!scratch_) scratch_ = std::make_unique<QTemporaryDir>();
+    const std::string channels = blit.value("channels", std::string());
+    for (unsigned s = 0; s < 5; ++s) {
+        if (s < 4 && channels.find(kStreams[s]) == std::string::npos) {
+            previewLabels_[s]->setText(tr("off"));
+            continue;
+        }
+        const QString path = scratch_->filePath(QStringLiteral("blit-%1.png").arg(QLatin1String(kStreams[s])));
+        send_("blit.render", {{"id", id}, {"channel", kStreams[s]}, {"path", path.toStdString()}, {"overwrite", true}},
+              [this, s, serial, path](bool ok, const nlohmann::json&) {
+                  if (serial != previewSerial_) return; // another blit was selected meanwhile
+                  if (!ok) {
+                      previewLabels_[s]->setText(tr("gone"));
+                      return;
+                  }
+                  previews_[s] = QImage(path);
+                  const QImage scaled = previews_[s].scaled(previewLabels_[s]->width(), kPreviewHeight,
+                                                            Qt::KeepAspectRatio, Qt::FastTransformation);
+                  previewLabels_[s]->setPixmap(QPixmap::fromImage(scaled));
+                  emit detailsChanged();
+              });
+    }
+}
+
+QImage FrameAnalyzer::preview(const QString& channel) const {
+    for (unsigned s = 0; s < 5; ++s)
+        if (channel == QLatin1String(kStreams[s])) return previews_[s];
+    return {};
+}
+
+QString FrameAnalyzer::waitCounters() const {
+    return counters_->text();
 }
 
 QString FrameAnalyzer::describe(unsigned vpos, unsigned hpos) const {

@@ -1,32 +1,61 @@
 #pragma once
 
 // The Frame Analyzer: the last committed frame as a grid of chip-bus owners, one cell per
-// colour clock (227 across, 313 down for PAL), a colour per owner with a legend, a strip
-// beside it that shows each line's share per owner, and a readout of the slot under the
-// mouse (hover) or the one clicked. The full 24-byte record shows when slot recording was
-// armed for the whole frame (the window arms it while this pane is visible).
+// colour clock (227 across, 313 down for PAL), a colour per owner with a legend, a gutter
+// beside it with each line's share per owner, and a readout of the slot under the mouse
+// (hover) or the one clicked. The full 24-byte record shows when slot recording was armed
+// for the whole frame (the window arms it while this pane is visible).
+//
+// In its CPU-waits mode the grid paints only the clocks the CPU asked for and was denied,
+// each in the colour of the owner that denied it, and the gutter shows each line's share
+// of denied clocks. Below the grid, two pages: the frame's blits (selecting one shows its
+// channels and result, drawn from the DMA words it moved) and the CPU's waits (counters by
+// denier and by access kind, and the most stalled instructions; activating one asks the
+// window to show it in the disassembly). Everything comes from frame.waits, frame.blits
+// and blit.render, the commands the control socket has.
 
 #include "app/control/snapshot.h"
 
 #include <QImage>
 #include <QWidget>
+#include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 
+class QComboBox;
 class QLabel;
+class QTabWidget;
+class QTemporaryDir;
+class QTreeWidget;
 
 namespace copperline {
 
 class FrameAnalyzer : public QWidget {
     Q_OBJECT
 public:
-    explicit FrameAnalyzer(QWidget* parent = nullptr);
+    // How the pane sends a command; the reply comes back on the UI thread.
+    using Send =
+        std::function<void(const std::string& method, const nlohmann::json& params,
+                           std::function<void(bool ok, const nlohmann::json& result)> reply)>;
+    enum class Mode { Owners, CpuWaits };
 
-    // Shows a frame's owners; the same grid again costs nothing.
+    // Without `send` the pane shows owners only (no waits, no blits).
+    explicit FrameAnalyzer(Send send = {}, QWidget* parent = nullptr);
+    ~FrameAnalyzer() override;
+
+    // Shows a frame's owners; the same grid again costs nothing. A new frame asks for its
+    // waits and blits.
     void setGrid(std::shared_ptr<const OwnerGrid> grid);
     const OwnerGrid* grid() const { return grid_.get(); }
-    // One pixel per colour clock, coloured by owner: what the grid shows before scaling.
+    // One pixel per colour clock, as the grid shows it before scaling: coloured by owner,
+    // or in CPU-waits mode by the denier of each denied clock.
     const QImage& image() const { return image_; }
     static QRgb ownerColour(BusOwner owner);
+    // The colour of a clock the CPU was not denied, in CPU-waits mode.
+    static QRgb notDeniedColour();
+
+    void setMode(Mode mode);
+    Mode mode() const { return mode_; }
 
     // The readout of a slot: its position and owner, and the record's fields when recorded.
     QString describe(unsigned vpos, unsigned hpos) const;
@@ -38,19 +67,64 @@ public:
     QWidget* gridView() const;
     QPointF cellCentre(unsigned vpos, unsigned hpos) const;
 
+    // The frame the waits and blits shown belong to (-1: none yet).
+    std::int64_t detailFrame() const { return detailFrame_; }
+    QTreeWidget* blitList() const { return blits_; }
+    QTreeWidget* stallList() const { return stalls_; }
+    QString waitCounters() const;
+    // Selects the blit with this id in the list (as a click does) and asks for its previews.
+    bool selectBlit(std::uint32_t id);
+    // The preview of a channel ("A", "B", "C", "D", "result") of the selected blit; null
+    // when the blit has no such channel or the picture has not arrived.
+    QImage preview(const QString& channel) const;
+    // Asks again for the frame's waits and blits.
+    void reload();
+
 signals:
     void slotSelected(unsigned vpos, unsigned hpos);
+    // A stalled instruction was activated in the list.
+    void pcActivated(std::uint32_t pc);
+    // The waits, the blits or a preview arrived.
+    void detailsChanged();
 
 private:
     friend class OwnerGridView;
     void hover(int vpos, int hpos);
+    void rebuildImage();
+    void requestDetails();
+    void showWaits(const nlohmann::json& waits);
+    void showBlits(const nlohmann::json& blits);
+    void requestPreviews(std::uint32_t id);
 
+    Send send_;
+    Mode mode_ = Mode::Owners;
     std::shared_ptr<const OwnerGrid> grid_;
     QImage image_, strip_;
     int selectedV_ = -1, selectedH_ = -1, hoverV_ = -1, hoverH_ = -1;
     class OwnerGridView* view_ = nullptr;
     class OwnerLegend* legend_ = nullptr;
     QLabel* readout_ = nullptr;
+    QComboBox* modeBox_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    QTreeWidget* blits_ = nullptr;
+    QTreeWidget* stalls_ = nullptr;
+    QLabel* counters_ = nullptr;
+    QLabel* blitInfo_ = nullptr;
+    std::array<QLabel*, 5> previewLabels_{};
+    std::array<QImage, 5> previews_;
+    std::unique_ptr<QTemporaryDir> scratch_; // where blit.render writes the previews
+
+    // The waits of detailFrame_: the denier of each clock (0: not denied, else 1 + owner)
+    // and each line's denied clocks.
+    std::int64_t detailFrame_ = -1;
+    std::uint64_t requestedFor_ = ~0ull; // the grid frame the last request was for
+    bool waitingDetails_ = false;
+    std::vector<std::uint8_t> deniers_;
+    std::vector<unsigned> lineWaits_;
+    unsigned waitLineCck_ = 0;
+    nlohmann::json blitList_ = nlohmann::json::array();
+    std::uint32_t previewId_ = 0;
+    int previewSerial_ = 0;
 };
 
 } // namespace copperline

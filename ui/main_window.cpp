@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "app/control/emulator.h"
+#include "ui/capture_dock.h"
 #include "ui/cpu_pane.h"
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
@@ -8,6 +9,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QLabel>
 #include <QMenuBar>
@@ -17,6 +19,7 @@
 #include <QStyle>
 #include <QTimer>
 #include <QToolBar>
+#include <QUrl>
 
 namespace copperline {
 
@@ -88,6 +91,8 @@ void MainWindow::buildActions() {
     overlay->setChecked(true);
     connect(overlay, &QAction::toggled, display_, &DisplayWidget::setOverlayVisible);
     view->addSeparator();
+    auto* capture = menuBar()->addMenu(tr("&Capture"));
+    capture->setObjectName(QStringLiteral("captureMenu"));
     auto* help = menuBar()->addMenu(tr("&Help"));
 
     auto* bar = addToolBar(tr("Run control"));
@@ -132,19 +137,18 @@ void MainWindow::buildActions() {
 void MainWindow::buildDocks() {
     auto* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
 
-    cpu_ = new CpuPane(
-        [this](const std::string& method, const nlohmann::json& params,
-               std::function<void(bool, const nlohmann::json&)> r) {
-            command(method, params, std::move(r));
-        },
-        this);
+    const auto send = [this](const std::string& method, const nlohmann::json& params,
+                             std::function<void(bool, const nlohmann::json&)> r) {
+        command(method, params, std::move(r));
+    };
+    cpu_ = new CpuPane(send, this);
     auto* cpuDock = new QDockWidget(tr("Registers and disassembly"), this);
     cpuDock->setObjectName(QStringLiteral("cpuDock"));
     cpuDock->setWidget(cpu_);
     addDockWidget(Qt::BottomDockWidgetArea, cpuDock);
     view->addAction(cpuDock->toggleViewAction());
 
-    analyzer_ = new FrameAnalyzer(this);
+    analyzer_ = new FrameAnalyzer(send, this);
     auto* analyzerDock = new QDockWidget(tr("Frame Analyzer"), this);
     analyzerDock->setObjectName(QStringLiteral("analyzerDock"));
     analyzerDock->setWidget(analyzer_);
@@ -153,6 +157,43 @@ void MainWindow::buildDocks() {
     // Full slot records cost the emulator a little: keep them only while someone looks.
     connect(analyzerDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         command("frame.record", {{"on", visible}});
+    });
+    // A stalled instruction clicked in the analyzer shows in the disassembly.
+    connect(analyzer_, &FrameAnalyzer::pcActivated, this, [this, cpuDock](std::uint32_t pc) {
+        cpuDock->show();
+        cpuDock->raise();
+        cpu_->showAddress(pc);
+    });
+    buildCaptureDock();
+}
+
+void MainWindow::buildCaptureDock() {
+    auto* menu = menuBar()->findChild<QMenu*>(QStringLiteral("captureMenu"));
+    capture_ = new CaptureDock(
+        [this](const std::string& method, const nlohmann::json& params,
+               std::function<void(bool, const nlohmann::json&)> r) { command(method, params, std::move(r)); },
+        [](const QString& folder) { QDesktopServices::openUrl(QUrl::fromLocalFile(folder)); }, this);
+    auto* dock = new QDockWidget(tr("Capture"), this);
+    dock->setObjectName(QStringLiteral("captureDock"));
+    dock->setWidget(capture_);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide();
+    auto* start = menu->addAction(tr("&Start capture"), this, [this, dock] {
+        dock->show();
+        dock->raise();
+        capture_->start();
+    });
+    start->setObjectName(QStringLiteral("captureStartAction"));
+    auto* stop = menu->addAction(tr("S&top capture"), this, [this] { capture_->stop(); });
+    stop->setObjectName(QStringLiteral("captureStopAction"));
+    auto* open = menu->addAction(tr("&Open capture folder"), this, [this] { capture_->openFolder(); });
+    open->setObjectName(QStringLiteral("captureOpenAction"));
+    menu->addSeparator();
+    menu->addAction(dock->toggleViewAction());
+    connect(capture_, &CaptureDock::statusChanged, this, [this, start, stop, open] {
+        start->setEnabled(!capture_->active());
+        stop->setEnabled(capture_->active());
+        open->setEnabled(!capture_->folder().isEmpty());
     });
 }
 

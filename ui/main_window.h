@@ -20,6 +20,7 @@ class Emulator;
 class DisplayWidget;
 class FrameAnalyzer;
 class CpuPane;
+class CaptureDock;
 struct Relay;
 
 class MainWindow : public QMainWindow {
@@ -40,6 +41,7 @@ public:
     DisplayWidget* display() const { return display_; }
     FrameAnalyzer* analyzer() const { return analyzer_; }
     CpuPane* cpuPane() const { return cpu_; }
+    CaptureDock* captureDock() const { return capture_; }
     // The toolbar's actions by name: "run", "pause", "step", "frame", "reset".
     QAction* action(const QString& name) const;
     QString statusText() const;
@@ -54,6 +56,7 @@ protected:
 private:
     void buildActions();
     void buildDocks();
+    void buildCaptureDock();
     void showAbout();
     void showError(const nlohmann::json& error);
 
@@ -62,6 +65,7 @@ private:
     DisplayWidget* display_ = nullptr;
     FrameAnalyzer* analyzer_ = nullptr;
     CpuPane* cpu_ = nullptr;
+    CaptureDock* capture_ = nullptr;
     QLabel* frameLabel_ = nullptr;
     QLabel* beamLabel_ = nullptr;
     QLabel* speedLabel_ = nullptr;

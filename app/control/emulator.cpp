@@ -58,6 +58,7 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerMachineCommands(*this);
     registerProfileCommands(*this);
     registerDebugCommands(*this);
+    registerFrameCommands(*this);
     publish();
 }
 

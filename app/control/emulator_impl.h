@@ -168,5 +168,8 @@ void registerProfileCommands(Emulator::Impl& impl);
 void registerDebugCommands(Emulator::Impl& impl);
 // A uaelib resource as debug.resources and event.debug report it.
 nlohmann::json resourceJson(const GuestApi::Resource& r);
+// The Frame Analyzer's commands: frame.record, frame.slots, frame.waits, frame.blits,
+// blit.render (frame_commands.cpp).
+void registerFrameCommands(Emulator::Impl& impl);
 
 } // namespace copperline

@@ -464,55 +464,6 @@ void registerMachineCommands(Emulator::Impl& e) {
                 }
                 return json{{"instructions", out}};
             });
-    bus.add("frame.record",
-            "Arms {on: true} or disarms full slot recording for the Frame Analyzer.",
-            [&e](const json& p) {
-                const bool on = p::boolean(p, "on", true);
-                e.publishRecords = on;
-                e.updateSlotRecording(); // a capture with slots keeps them armed
-                return json{{"recording", e.machine->agnus().recordingSlots()}};
-            });
-    bus.add("frame.slots",
-            "The slots of {row} of the last committed frame; arms recording for the next.",
-            [&e](const json& p) {
-                auto& a = e.machine->agnus();
-                const auto row = p::number(p, "row", 0x7FF);
-                const unsigned lines = a.committedLines();
-                if (row >= lines)
-                    fail(errc::InvalidParams,
-                         "row: the committed frame has " + std::to_string(lines) + " rows");
-                const bool wasRecording = a.recordingSlots();
-                a.setRecordSlots(true);
-                const auto& records = a.committedRecords();
-                const bool recorded = wasRecording && !records.empty();
-                const unsigned lineCck = e.machine->config().ntsc ? 228 : 227;
-                json slots = json::array();
-                for (unsigned h = 0; h < lineCck; ++h) {
-                    const std::size_t at = std::size_t(row) * Agnus::kMaxLineCck + h;
-                    const auto owner = BusOwner(a.committedOwners()[at]);
-                    json s = {{"hpos", h}, {"owner", busOwnerName(owner)}};
-                    if (recorded) {
-                        const SlotRecord& r = records[at];
-                        s["subtype"] = r.subtype;
-                        s["size"] = r.size;
-                        s["ipl"] = r.ipl;
-                        s["flags"] = r.flags;
-                        s["data"] = r.data;
-                        s["address"] = r.address;
-                        s["events"] = r.events;
-                        if (r.flags & slot_flag::Register) {
-                            s["reg"] = r.reg;
-                            if (const char* n = reg::name(r.reg)) s["reg_name"] = n;
-                        }
-                    }
-                    slots.push_back(std::move(s));
-                }
-                return json{{"frame", e.machine->frame() - 1},
-                            {"row", row},
-                            {"line_cck", lineCck},
-                            {"recorded", recorded},
-                            {"slots", slots}};
-            });
     bus.add("capture.screenshot",
             "Writes the last committed frame's display to {path} as PNG; {overlays: [\"debug\"]} "
             "draws the guest's debug overlay over it.",

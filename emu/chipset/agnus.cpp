@@ -66,6 +66,10 @@ void Agnus::reset() {
     std::fill(owners_.begin(), owners_.end(), 0);
     counts_.fill(0);
     cpuWaitCck_ = 0;
+    stallEntry_ = -1;
+    stallIndex_.clear();
+    blitActive_ = false;
+    if (trace_) trace_->clear();
     records_.clear();
     if (recordSlots_) records_.assign(owners_.size(), SlotRecord{});
     startLine();
@@ -298,7 +302,9 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
             rec.reg = s.reg;
             rec.flags |= slot_flag::Register | slot_flag::Write;
             rec.data = std::uint64_t(s.value) | std::uint64_t(s.data) << 16;
+            copperWriting_ = true;
             writeCustom(s.reg, s.value);
+            copperWriting_ = false;
         }
     }
 
@@ -318,6 +324,7 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
             rec.flags = b.write ? slot_flag::Write : 0;
         }
         if (b.finished) paula_.raise(intreq::BLIT, cck_);
+        if (blitActive_) blitClock(b);
     }
 
     if (cpuWants) {
@@ -335,6 +342,7 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
             ++cpuWaitCck_;
             ++cpuDeniedTotal_;
             rec.flags |= slot_flag::CpuWaited;
+            if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
         }
     }
 
@@ -411,8 +419,11 @@ void Agnus::amendCpuWrite(std::uint16_t data) {
 }
 
 std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
-                                std::uint8_t size, int customReg) {
+                                std::uint8_t size, int customReg, CpuAccessKind kind, std::uint32_t pc) {
     runTo(at);
+    pendingKind_ = kind;
+    pendingPc_ = pc;
+    stallEntry_ = -1;
     pendingCpu_ = SlotRecord{};
     pendingCpu_.address = address & 0xFFFFFF;
     pendingCpu_.data = data;
@@ -456,7 +467,110 @@ void Agnus::commitFrame() {
         committedRecords_.clear();
     }
     cpuWaitCck_ = 0;
+    // The frame's last word on its blit in flight and its charged instruction; the next
+    // frame starts its own entries for both.
+    if (blitActive_) blitSnapshot(false);
+    stallEntry_ = -1;
+    stallIndex_.clear();
+    if (trace_) trace_->frameCommitted(frame_);
     if (listener_) listener_->frameCommitted(frame_);
+    if (blitActive_ && stats_) {
+        stats_->blits.push_back(blit_);
+        blitEntry_ = stats_->blits.size() - 1;
+        if (trace_) trace_->ranIn(frame_ + 1);
+    }
+}
+
+// ---- per-frame accounting ------------------------------------------------------------------
+
+void Agnus::chargeDenied(BusOwner owner, std::size_t index) {
+    FrameStats& f = *stats_;
+    ++f.cpuWaitByOwner[unsigned(owner)];
+    ++f.cpuWaitByKind[unsigned(pendingKind_)];
+    f.cpuWaitGrid[index] = 1;
+    if (stallEntry_ < 0) {
+        // The access's first denied clock in this frame: its wait begins here.
+        const auto [it, added] = stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
+        if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
+        stallEntry_ = int(it->second);
+        ++f.stallPcs[it->second].waits;
+    }
+    ++f.stallPcs[std::size_t(stallEntry_)].waitCck;
+}
+
+void Agnus::blitStarted() {
+    if (!stats_) return;
+    const Blitter::Info i = blitter_.info();
+    BlitRecord& r = blit_;
+    r = BlitRecord{};
+    r.id = blitter_.blitCount();
+    r.byCopper = copperWriting_;
+    r.startPc = copperWriting_ ? 0 : pendingPc_;
+    r.startFrame = r.endFrame = frame_;
+    r.startVpos = r.endVpos = vpos_;
+    r.startHpos = r.endHpos = hpos_;
+    r.startCck = r.endCck = cck_;
+    r.bltcon0 = i.bltcon0;
+    r.bltcon1 = i.bltcon1;
+    r.afwm = i.afwm;
+    r.alwm = i.alwm;
+    r.apt = i.apt;
+    r.bpt = i.bpt;
+    r.cpt = i.cpt;
+    r.dpt = i.dpt;
+    r.amod = std::int16_t(i.amod);
+    r.bmod = std::int16_t(i.bmod);
+    r.cmod = std::int16_t(i.cmod);
+    r.dmod = std::int16_t(i.dmod);
+    r.adat = i.adat;
+    r.bhold = i.bhold;
+    r.cdat = i.cdat;
+    // Line mode draws BLTSIZE's height in pixels, one per step (frame_stats.h).
+    r.width = i.line ? i.height : i.width;
+    r.height = i.line ? 1 : i.height;
+    blitActive_ = true;
+    stats_->blits.push_back(r);
+    blitEntry_ = stats_->blits.size() - 1;
+    if (trace_) trace_->begin(r);
+}
+
+void Agnus::blitClock(const Blitter::Step& b) {
+    if (b.usedBus) {
+        ++blit_.words[b.channel];
+        if (trace_) trace_->add(BlitStream(b.channel), b.data);
+    }
+    if (b.produced && trace_) trace_->add(BlitStream::Result, b.result);
+    if (!blitter_.running()) blitFinished();
+}
+
+void Agnus::blitSnapshot(bool finished) {
+    blit_.finished = finished;
+    blit_.endFrame = frame_;
+    blit_.endVpos = vpos_;
+    blit_.endHpos = hpos_;
+    blit_.endCck = cck_;
+    blit_.clocksUsed = blitter_.clocksUsed();
+    blit_.clocksStalled = blitter_.clocksStalled();
+    if (stats_ && blitEntry_ < stats_->blits.size()) stats_->blits[blitEntry_] = blit_;
+}
+
+void Agnus::blitFinished() {
+    blitSnapshot(true);
+    blitActive_ = false;
+    if (trace_) trace_->end();
+}
+
+void Agnus::restartAccounting() {
+    stallEntry_ = -1;
+    stallIndex_.clear();
+    blitActive_ = false;
+    if (trace_) trace_->clear();
+    if (blitter_.running()) {
+        // The blit's start lies before the load: it is known from here on only.
+        copperWriting_ = false;
+        pendingPc_ = 0;
+        blitStarted();
+    }
 }
 
 void Agnus::startFrame() {
@@ -495,7 +609,10 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     written_[r >> 1] = v;
     writtenMask_[r >> 6] |= 1u << ((r >> 1) & 31);
     if (r >= reg::BLTCON0 && r <= reg::BLTADAT) {
+        // A BLTSIZE write while a blit runs restarts the blitter: the old blit ends here.
+        if (r == reg::BLTSIZE && blitActive_) blitFinished();
         blitter_.poke(r, v);
+        if (r == reg::BLTSIZE) blitStarted();
         return;
     }
     if (r >= reg::BPL1PTH && r < reg::BPL1PTH + 24) {

@@ -14,9 +14,11 @@
 // for the first clock from there that the CPU may have, and charges the difference as a
 // wait.
 
+#include "emu/chipset/blit_trace.h"
 #include "emu/chipset/blitter.h"
 #include "emu/chipset/copper.h"
 #include "emu/chipset/denise.h"
+#include "emu/chipset/frame_stats.h"
 #include "emu/chipset/paula.h"
 #include "emu/chipset/slot_record.h"
 #include "emu/memory/chip_ram.h"
@@ -24,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace copperline {
@@ -83,9 +86,21 @@ public:
     // ---- the CPU on the chip bus ---------------------------------------------------------
     // The CPU wants the chip bus from colour clock `at` (>= cck()). Runs the clocks before
     // the one it is granted, gives it that clock (recording `record` fields for it), and
-    // returns the granted clock. The access itself happens at the granted clock.
+    // returns the granted clock. The access itself happens at the granted clock. Its
+    // denied clocks are charged to `kind` and to `pc`, the instruction executing.
     std::uint64_t cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
-                             std::uint8_t size, int customReg);
+                             std::uint8_t size, int customReg, CpuAccessKind kind, std::uint32_t pc);
+
+    // ---- per-frame accounting (frame_stats.h) ------------------------------------------
+    // The frame in progress, where Agnus charges each denied CPU clock (by owner, access
+    // kind, instruction and beam position) and records each blit. The object keeps its
+    // address; its owner swaps the contents at each commit.
+    void setFrameStats(FrameStats* stats) { stats_ = stats; }
+    // Where the words of each blit go for its preview (nullptr: nowhere).
+    void setBlitTrace(BlitTrace* trace) { trace_ = trace; }
+    // After a state load: forgets the blit and the instruction charged so far, and picks
+    // up a blit in flight as one that starts at this clock.
+    void restartAccounting();
 
     // The CPU's last granted access wrote after all (the write half of TAS, known only
     // once the byte was read): its slot record, when recorded, becomes a write of `data`.
@@ -161,6 +176,11 @@ private:
     void writeRegisterAgnus(std::uint16_t reg, std::uint16_t value);
     bool verticalBlank() const;
     void ownerCount(BusOwner o);
+    void chargeDenied(BusOwner owner, std::size_t index);
+    void blitStarted();
+    void blitClock(const Blitter::Step& b);
+    void blitFinished();
+    void blitSnapshot(bool finished);
 
     ChipRam& chip_;
     Denise& denise_;
@@ -210,6 +230,19 @@ private:
     std::array<std::uint32_t, kBusOwnerCount> counts_{}, committedCounts_{};
     std::uint64_t cpuWaitCck_ = 0;
     std::uint64_t cpuDeniedTotal_ = 0;
+    // Per-frame accounting: the CPU access waiting (its kind, its instruction, the entry of
+    // that instruction in the frame's stallPcs, -1 before its first denied clock), and
+    // the blit in flight with its entry in the frame's blits.
+    FrameStats* stats_ = nullptr;
+    BlitTrace* trace_ = nullptr;
+    CpuAccessKind pendingKind_ = CpuAccessKind::Read;
+    std::uint32_t pendingPc_ = 0;
+    int stallEntry_ = -1;
+    std::unordered_map<std::uint32_t, std::uint32_t> stallIndex_; // pc -> stallPcs index
+    bool copperWriting_ = false;
+    bool blitActive_ = false;
+    BlitRecord blit_;
+    std::size_t blitEntry_ = 0;
     // The record being filled for the clock in progress (CPU fields are set by cpuAcquire).
     SlotRecord pendingCpu_{};
     std::size_t lastCpuIndex_ = 0;     // the record of the CPU's last granted clock

@@ -56,6 +56,11 @@ void Blitter::reset() {
     used_ = stalled_ = 0;
 }
 
+void Blitter::powerOn() {
+    reset();
+    blits_ = 0;
+}
+
 void Blitter::poke(std::uint16_t r, std::uint16_t v) {
     switch (r & 0x1FE) {
     case reg::BLTCON0: con0_ = v; break;
@@ -75,6 +80,7 @@ void Blitter::poke(std::uint16_t r, std::uint16_t v) {
         // (1024 rows, 64 words) (HRM appendix A, BLTSIZE).
         height_ = std::uint16_t((v >> 6) ? (v >> 6) : 1024);
         width_ = std::uint16_t((v & 0x3F) ? (v & 0x3F) : 64);
+        ++blits_;
         start();
         break;
     // Modulos are signed byte counts whose bit 0 is ignored (HRM "Pointers and Modulos").
@@ -298,6 +304,8 @@ void Blitter::finishWord(Step& out) {
 
     if (d) zero_ = false;
     ddat_ = d;
+    out.produced = true;
+    out.result = d;
     if (groupWrites()) {
         pending_ = true;
         pendingAddr_ = dpt_;
@@ -328,7 +336,7 @@ void Blitter::lineSlot(Slot s, Step& out) {
         cdat_ = ram_.readWord(cpt_);
         out = {true, 2, false, cpt_, cdat_, false};
         break;
-    case Slot::LineProc: linePixel(); break;
+    case Slot::LineProc: linePixel(out); break;
     case Slot::LineD:
         ram_.writeWord(pendingAddr_, pendingData_);
         out = {true, 3, true, pendingAddr_, pendingData_, false};
@@ -345,7 +353,7 @@ void Blitter::lineSlot(Slot s, Step& out) {
     }
 }
 
-void Blitter::linePixel() {
+void Blitter::linePixel(Step& out) {
     // HRM "Line Mode": A holds the pixel ($8000 shifted by ASH, the x position within the
     // word), B the texture (one bit per pixel), C the word under the pixel; the octant bits
     // say which axis always steps (SUD: x) and in which directions (AUL, SUL); BLTAPT holds
@@ -362,6 +370,8 @@ void Blitter::linePixel() {
     const std::uint16_t d = minterm(a, b, cdat_);
     if (d) zero_ = false;
     ddat_ = d;
+    out.produced = true;
+    out.result = d;
     // The first pixel goes to BLTDPT; each later one to where C read it, because D takes
     // the C pointer after every pixel (WinUAE blitter.cpp, line mode "Oddities").
     pendingAddr_ = dpt_;
@@ -422,6 +432,7 @@ Blitter::Info Blitter::info() const {
     i.bdat = bdat_;
     i.cdat = cdat_;
     i.ddat = ddat_;
+    i.bhold = bhold_;
     i.width = width_;
     i.height = height_;
     i.busy = busy();
@@ -441,7 +452,7 @@ void Blitter::serialize(Archive& ar) {
     ar(aold_, bold_, bhold_, fillCarry_, zero_);
     ar(phase_, group_, groupSize_, slot_, startup_, x_, y_);
     ar(pending_, pendingAddr_, pendingData_, tail_, tailAddr_, tailData_, lineDraw_, lineDot_);
-    ar(used_, stalled_);
+    ar(used_, stalled_, blits_);
     if (ar.loading() && (groupSize_ > group_.size() || slot_ >= 4 || tail_ > 2))
         throw StateError("blitter state is out of range");
 }

@@ -37,7 +37,12 @@ public:
     static constexpr std::uint32_t kPointerMask = 0x7FFFE;
 
     explicit Blitter(ChipRam& ram);
+    // The RESET line: registers and sequencer. The blit count survives it.
     void reset();
+    // Power on: reset, and the blit count starts again from zero.
+    void powerOn();
+    // BLTSIZE writes since power-on (saved with the state): the last blit's stable id.
+    std::uint32_t blitCount() const { return blits_; }
 
     // A write to a blitter register ($040-$074; BLTSIZE starts the blit). Agnus routes CPU
     // and Copper writes here at the clock they happen. Other offsets are ignored.
@@ -64,6 +69,10 @@ public:
         std::uint32_t address = 0;
         std::uint16_t data = 0;
         bool finished = false; // the blit completed in this clock: raise INTREQ BLIT
+        // The minterm produced a word (a pixel in line mode) in this clock, D enabled or
+        // not: `result`, for the profiler's blit previews.
+        bool produced = false;
+        std::uint16_t result = 0;
     };
 
     // One colour clock. `busGranted`: Agnus gives the blitter the bus this clock (it is free
@@ -94,6 +103,7 @@ public:
         std::uint32_t apt = 0, bpt = 0, cpt = 0, dpt = 0;
         std::uint16_t amod = 0, bmod = 0, cmod = 0, dmod = 0;
         std::uint16_t adat = 0, bdat = 0, cdat = 0, ddat = 0;
+        std::uint16_t bhold = 0; // B after its shifter: what the minterm sees without B DMA
         std::uint16_t width = 0, height = 0; // words and rows (pixels in line mode) of the blit
         std::uint32_t remaining = 0;         // words (pixels) not yet computed
         bool busy = false, running = false, zero = false, line = false;
@@ -126,7 +136,7 @@ private:
     void areaSlot(Slot s, Step& out);
     void lineSlot(Slot s, Step& out);
     void finishWord(Step& out);
-    void linePixel();
+    void linePixel(Step& out);
     std::uint16_t fetch(std::uint32_t& ptr, std::uint16_t mod, std::uint8_t channel, Step& out);
     std::uint16_t minterm(std::uint16_t a, std::uint16_t b, std::uint16_t c) const;
     bool groupWrites() const;
@@ -165,6 +175,7 @@ private:
     bool lineDot_ = false;  // line mode: a pixel was drawn on this row (SING)
 
     std::uint32_t used_ = 0, stalled_ = 0;
+    std::uint32_t blits_ = 0;
 };
 
 } // namespace copperline

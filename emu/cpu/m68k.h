@@ -67,6 +67,9 @@ public:
     std::uint32_t pc() const { return pc_; }
     // Address of the opcode that runs next (the queue was filled from pc - 4 and pc - 2).
     std::uint32_t instructionAddress() const { return stopped_ ? pc_ : pc_ - 4; }
+    // Address of the instruction executing now (or, between instructions and during
+    // interrupt entry, of the last one that started): what a bus wait is charged to.
+    std::uint32_t executingAddress() const { return instrPc_; }
 
     std::uint64_t cycles() const { return cycles_; }
     void setCycles(std::uint64_t c) { cycles_ = c; }

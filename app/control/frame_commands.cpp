@@ -1,0 +1,178 @@
+// The Frame Analyzer's commands (docs/control-protocol.md has a page for each): the slot
+// records of the last committed frame, its CPU waits and its blits, and pictures of a
+// blit's channels. Every handler runs on the emulator thread and checks all its
+// parameters before it changes anything.
+
+#include "app/control/emulator_impl.h"
+#include "app/control/params.h"
+#include "emu/chipset/custom_regs.h"
+#include "profiler/capture/blit_render.h"
+#include "profiler/capture/frame_json.h"
+
+#include <filesystem>
+
+namespace copperline {
+
+namespace {
+
+using nlohmann::json;
+namespace p = params;
+
+[[noreturn]] void fail(int code, const std::string& message) {
+    throw CommandError(code, message);
+}
+
+// frame.waits returns this many stalled instructions unless asked for more (the capture's
+// profile.jsonl keeps 16 too); never more than kMaxStallPcs.
+constexpr std::uint64_t kDefaultStallPcs = 16;
+constexpr std::uint64_t kMaxStallPcs = 4096;
+
+// The wait grid with each denied clock's denier: a byte per colour clock, row-major with
+// line_cck per row, 0 where the CPU was not denied and 1 + the BusOwner that held the
+// clock where it was (the owner grid of the same frame, so the two always agree).
+std::vector<std::uint8_t> denierGrid(const FrameStats& f, const Agnus& agnus) {
+    std::vector<std::uint8_t> out(std::size_t(f.lines) * f.lineCck, 0);
+    const auto& owners = agnus.committedOwners();
+    const bool sameFrame = agnus.frame() == f.frame + 1;
+    std::size_t n = 0;
+    for (std::uint32_t v = 0; v < f.lines; ++v)
+        for (std::uint32_t h = 0; h < f.lineCck; ++h, ++n) {
+            const std::size_t at = std::size_t(v) * Agnus::kMaxLineCck + h;
+            if (at < f.cpuWaitGrid.size() && f.cpuWaitGrid[at])
+                out[n] = std::uint8_t(1 + (sameFrame && at < owners.size() ? owners[at] : 0));
+        }
+    return out;
+}
+
+} // namespace
+
+void registerFrameCommands(Emulator::Impl& e) {
+    CommandBus& bus = e.bus;
+
+    bus.add("frame.record",
+            "Arms {on: true} or disarms full slot recording and the blit trace for the Frame Analyzer.",
+            [&e](const json& p) {
+                const bool on = p::boolean(p, "on", true);
+                e.publishRecords = on;
+                e.updateSlotRecording(); // a capture with slots keeps them armed
+                e.machine->blitTrace().setEnabled(on);
+                return json{{"recording", e.machine->agnus().recordingSlots()},
+                            {"blit_trace", e.machine->blitTrace().enabled()}};
+            });
+    bus.add("frame.slots",
+            "The slots of {row} of the last committed frame; arms recording for the next.",
+            [&e](const json& p) {
+                auto& a = e.machine->agnus();
+                const auto row = p::number(p, "row", 0x7FF);
+                const unsigned lines = a.committedLines();
+                if (row >= lines)
+                    fail(errc::InvalidParams,
+                         "row: the committed frame has " + std::to_string(lines) + " rows");
+                const bool wasRecording = a.recordingSlots();
+                a.setRecordSlots(true);
+                const auto& records = a.committedRecords();
+                const bool recorded = wasRecording && !records.empty();
+                const unsigned lineCck = e.machine->config().ntsc ? 228 : 227;
+                json slots = json::array();
+                for (unsigned h = 0; h < lineCck; ++h) {
+                    const std::size_t at = std::size_t(row) * Agnus::kMaxLineCck + h;
+                    const auto owner = BusOwner(a.committedOwners()[at]);
+                    json s = {{"hpos", h}, {"owner", busOwnerName(owner)}};
+                    if (recorded) {
+                        const SlotRecord& r = records[at];
+                        s["subtype"] = r.subtype;
+                        s["size"] = r.size;
+                        s["ipl"] = r.ipl;
+                        s["flags"] = r.flags;
+                        s["data"] = r.data;
+                        s["address"] = r.address;
+                        s["events"] = r.events;
+                        if (r.flags & slot_flag::Register) {
+                            s["reg"] = r.reg;
+                            if (const char* n = reg::name(r.reg)) s["reg_name"] = n;
+                        }
+                    }
+                    slots.push_back(std::move(s));
+                }
+                return json{{"frame", e.machine->frame() - 1},
+                            {"row", row},
+                            {"line_cck", lineCck},
+                            {"recorded", recorded},
+                            {"slots", slots}};
+            });
+    bus.add("frame.waits",
+            "The CPU's chip-bus waits in the last committed frame: by denier, by access kind, the "
+            "{top} most stalled instructions (default 16), each line's denied clocks and, with "
+            "{grid: true}, every denied clock.",
+            [&e](const json& p) {
+                const auto top = p::optionalNumber(p, "top", kMaxStallPcs).value_or(kDefaultStallPcs);
+                const bool grid = p::boolean(p, "grid", false);
+                const FrameStats& f = e.machine->lastFrameStats();
+                json out = cpuWaitsJson(f, std::size_t(top));
+                if (grid) {
+                    const auto bytes = denierGrid(f, e.machine->agnus());
+                    out["grid"] = p::toBase64(bytes.data(), bytes.size());
+                }
+                return out;
+            });
+    bus.add("frame.blits",
+            "The blits of the last committed frame, in start order; arms the blit trace that "
+            "blit.render draws from.",
+            [&e](const json&) {
+                BlitTrace& trace = e.machine->blitTrace();
+                const bool wasTracing = trace.enabled();
+                trace.setEnabled(true);
+                const FrameStats& f = e.machine->lastFrameStats();
+                json blits = json::array();
+                for (const BlitRecord& b : f.blits) {
+                    json j = blitJson(b);
+                    const BlitWords* w = wasTracing ? trace.find(b.id) : nullptr;
+                    j["traced"] = w != nullptr;
+                    if (w) j["truncated"] = w->truncated;
+                    blits.push_back(std::move(j));
+                }
+                return json{{"frame", f.frame}, {"partial", f.partial}, {"blits", blits}};
+            });
+    bus.add("blit.render",
+            "Writes a picture of one channel of blit {id} (channel A, B, C, D or result) from its "
+            "traced DMA words to the PNG {path}; {overwrite: true} replaces an existing file.",
+            [&e](const json& p) {
+                const auto id = std::uint32_t(p::number(p, "id"));
+                const std::string name = p::string(p, "channel");
+                const std::string path = p::string(p, "path");
+                const bool overwrite = p::boolean(p, "overwrite", false);
+                const auto stream = blitStreamFromName(name);
+                if (!stream) fail(errc::InvalidParams, "channel: \"" + name + "\" is not A, B, C, D or result");
+                if (path.empty()) fail(errc::InvalidParams, "path: empty");
+                const BlitTrace& trace = e.machine->blitTrace();
+                const BlitWords* w = trace.find(id);
+                if (!w)
+                    fail(errc::NotFound,
+                         "blit " + std::to_string(id) +
+                             " is not in the blit trace (it keeps the blits of the last " +
+                             std::to_string(BlitTrace::kFramesKept) +
+                             " committed frames while armed: frame.blits or frame.record arm it)");
+                if (!blitHasStream(w->blit, *stream))
+                    fail(errc::CommandFailed, "channel " + name + ": blit " + std::to_string(id) + " (channels " +
+                                                  blitChannels(w->blit.bltcon0) + ") does not use it");
+                std::error_code ec;
+                if (!overwrite && std::filesystem::exists(path, ec))
+                    fail(errc::HostIo, path + ": exists (overwrite: true replaces it)");
+                const Image img = renderBlitStream(*w, *stream);
+                try {
+                    writePng(path, img);
+                } catch (const std::exception& ex) {
+                    fail(errc::HostIo, ex.what());
+                }
+                const auto& words = w->words[unsigned(*stream)];
+                return json{{"id", id},
+                            {"channel", blitStreamName(*stream)},
+                            {"path", path},
+                            {"width", img.width},
+                            {"height", img.height},
+                            {"words", words.size()},
+                            {"truncated", w->truncated}};
+            });
+}
+
+} // namespace copperline

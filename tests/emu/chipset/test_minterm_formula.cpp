@@ -1,0 +1,70 @@
+// mintermFormula (emu/chipset/frame_stats.h): every one of the 256 minterms reads back as
+// a formula with the same truth table, and the common ones read as the HRM writes them.
+
+#ifndef Q_MOC_RUN
+#include "emu/chipset/frame_stats.h"
+#endif
+
+#include <QtTest>
+
+#include <string>
+
+using namespace copperline;
+
+namespace {
+
+// Evaluates a formula of the form "AB+!AC" for inputs a, b, c (0 or 1).
+bool evaluate(const std::string& f, unsigned a, unsigned b, unsigned c) {
+    if (f == "0") return false;
+    if (f == "1") return true;
+    bool any = false, term = true, negate = false;
+    for (char ch : f) {
+        if (ch == '+') {
+            any = any || term;
+            term = true;
+        } else if (ch == '!') {
+            negate = true;
+        } else {
+            const unsigned v = ch == 'A' ? a : ch == 'B' ? b : c;
+            term = term && (negate ? v == 0 : v == 1);
+            negate = false;
+        }
+    }
+    return any || term;
+}
+
+} // namespace
+
+class TestMintermFormula : public QObject {
+    Q_OBJECT
+private slots:
+    void commonMinterms() {
+        QCOMPARE(mintermFormula(0xCA), std::string("AB+!AC")); // cookie cut
+        QCOMPARE(mintermFormula(0xF0), std::string("A"));
+        QCOMPARE(mintermFormula(0x0F), std::string("!A"));
+        QCOMPARE(mintermFormula(0xCC), std::string("B"));
+        QCOMPARE(mintermFormula(0xAA), std::string("C"));
+        QCOMPARE(mintermFormula(0x80), std::string("ABC"));
+        QCOMPARE(mintermFormula(0x00), std::string("0"));
+        QCOMPARE(mintermFormula(0xFF), std::string("1"));
+        QCOMPARE(mintermFormula(0x3C), std::string("A!B+!AB")); // A xor B
+        QCOMPARE(mintermFormula(0xFA), std::string("A+C"));
+    }
+
+    void everyMintermHasItsTruthTable() {
+        for (unsigned lf = 0; lf < 256; ++lf) {
+            const std::string f = mintermFormula(std::uint8_t(lf));
+            for (unsigned m = 0; m < 8; ++m) {
+                const bool want = (lf >> m) & 1;
+                if (evaluate(f, m >> 2 & 1, m >> 1 & 1, m & 1) != want)
+                    QFAIL(qPrintable(QStringLiteral("$%1 -> %2 is wrong for ABC=%3")
+                                         .arg(lf, 2, 16, QLatin1Char('0'))
+                                         .arg(QString::fromStdString(f))
+                                         .arg(m, 3, 2, QLatin1Char('0'))));
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMintermFormula)
+#include "test_minterm_formula.moc"

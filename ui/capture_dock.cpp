@@ -1,0 +1,240 @@
+#include "ui/capture_dock.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace copperline {
+
+namespace {
+
+constexpr int kPollMs = 500;
+// profile.start's limits (the source document: 500 frames by default, at most 100,000).
+constexpr int kDefaultFrames = 500, kMaxFrames = 100000;
+
+QString bytesText(std::uint64_t n) {
+    if (n < 10 * 1024) return QStringLiteral("%1 bytes").arg(n);
+    if (n < 10 * 1024 * 1024) return QStringLiteral("%1 KiB").arg(double(n) / 1024, 0, 'f', 1);
+    return QStringLiteral("%1 MiB").arg(double(n) / (1024 * 1024), 0, 'f', 1);
+}
+
+} // namespace
+
+CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
+    : QWidget(parent), send_(std::move(send)), opener_(std::move(opener)) {
+    path_ = new QLineEdit(this);
+    path_->setObjectName(QStringLiteral("capturePath"));
+    path_->setPlaceholderText(tr("a new folder in the traces folder"));
+    auto* browse = new QPushButton(tr("Choose..."), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Capture folder"));
+        if (!dir.isEmpty()) path_->setText(dir);
+    });
+    auto* pathRow = new QHBoxLayout;
+    pathRow->addWidget(path_, 1);
+    pathRow->addWidget(browse);
+
+    frames_ = new QSpinBox(this);
+    frames_->setObjectName(QStringLiteral("captureFrames"));
+    frames_->setRange(1, kMaxFrames);
+    frames_->setValue(kDefaultFrames);
+    slots_ = new QCheckBox(tr("Full slot records (slots-*.bin)"), this);
+    slots_->setObjectName(QStringLiteral("captureSlots"));
+    memory_ = new QCheckBox(tr("Chip and slow RAM at the start"), this);
+    memory_->setObjectName(QStringLiteral("captureMemory"));
+    screenshots_ = new QComboBox(this);
+    screenshots_->setObjectName(QStringLiteral("captureScreenshots"));
+    screenshots_->addItems({QStringLiteral("none"), QStringLiteral("last"), QStringLiteral("every")});
+    trigger_ = new QComboBox(this);
+    trigger_->setObjectName(QStringLiteral("captureTrigger"));
+    trigger_->addItem(tr("at once"));
+    trigger_->addItem(tr("at frame"));
+    trigger_->addItem(tr("when busy CCK exceed"));
+    triggerValue_ = new QLineEdit(this);
+    triggerValue_->setObjectName(QStringLiteral("captureTriggerValue"));
+    triggerValue_->setPlaceholderText(tr("frame number or colour clocks"));
+    connect(trigger_, &QComboBox::currentIndexChanged, this, [this] { updateForm(); });
+    auto* triggerRow = new QHBoxLayout;
+    triggerRow->addWidget(trigger_);
+    triggerRow->addWidget(triggerValue_, 1);
+
+    start_ = new QPushButton(tr("Start"), this);
+    start_->setObjectName(QStringLiteral("captureStart"));
+    stop_ = new QPushButton(tr("Stop"), this);
+    stop_->setObjectName(QStringLiteral("captureStop"));
+    open_ = new QPushButton(tr("Open folder"), this);
+    open_->setObjectName(QStringLiteral("captureOpen"));
+    connect(start_, &QPushButton::clicked, this, &CaptureDock::start);
+    connect(stop_, &QPushButton::clicked, this, &CaptureDock::stop);
+    connect(open_, &QPushButton::clicked, this, &CaptureDock::openFolder);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(start_);
+    buttons->addWidget(stop_);
+    buttons->addWidget(open_);
+    buttons->addStretch(1);
+
+    state_ = new QLabel(tr("idle"), this);
+    state_->setObjectName(QStringLiteral("captureState"));
+    progress_ = new QProgressBar(this);
+    progress_->setObjectName(QStringLiteral("captureProgress"));
+    progress_->setFormat(tr("%v of %m frames"));
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    detail_ = new QLabel(this);
+    detail_->setWordWrap(true);
+    detail_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    error_ = new QLabel(this);
+    error_->setObjectName(QStringLiteral("captureError"));
+    error_->setWordWrap(true);
+    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    error_->setStyleSheet(QStringLiteral("color: #d04040"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Folder"), pathRow);
+    form->addRow(tr("Frames"), frames_);
+    form->addRow(QString(), slots_);
+    form->addRow(QString(), memory_);
+    form->addRow(tr("Screenshots"), screenshots_);
+    form->addRow(tr("Trigger"), triggerRow);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(state_);
+    layout->addWidget(progress_);
+    layout->addWidget(detail_);
+    layout->addWidget(error_);
+    layout->addStretch(1);
+
+    timer_ = new QTimer(this);
+    connect(timer_, &QTimer::timeout, this, [this] {
+        if (isVisible() || active_) poll();
+    });
+    timer_->start(kPollMs);
+    updateForm();
+}
+
+nlohmann::json CaptureDock::startParams() const {
+    nlohmann::json p = {{"frames", frames_->value()},
+                        {"slots", slots_->isChecked()},
+                        {"memory", memory_->isChecked()},
+                        {"screenshots", screenshots_->currentText().toStdString()}};
+    if (!path_->text().trimmed().isEmpty()) p["path"] = path_->text().trimmed().toStdString();
+    // The value goes as typed: the command checks it and says what is wrong.
+    const std::string value = triggerValue_->text().trimmed().toStdString();
+    bool number = false;
+    const qulonglong n = triggerValue_->text().trimmed().toULongLong(&number);
+    const nlohmann::json v = number ? nlohmann::json(n) : nlohmann::json(value);
+    if (trigger_->currentIndex() == 1) p["trigger"] = {{"frame", v}};
+    if (trigger_->currentIndex() == 2) p["trigger"] = {{"busy_cck_over", v}};
+    return p;
+}
+
+void CaptureDock::start() {
+    error_->clear();
+    send_("profile.start", startParams(), [this](bool ok, const nlohmann::json& r) {
+        if (!ok) {
+            showError(r);
+            return;
+        }
+        folder_ = QString::fromStdString(r.value("path", std::string()));
+        active_ = true;
+        progress_->setRange(0, std::max(1, r.value("frames_limit", 1)));
+        progress_->setValue(0);
+        updateForm();
+        poll();
+    });
+}
+
+void CaptureDock::stop() {
+    error_->clear();
+    send_("profile.stop", nlohmann::json::object(), [this](bool ok, const nlohmann::json& r) {
+        if (!ok) {
+            showError(r);
+            return;
+        }
+        showStatus(r);
+        active_ = false;
+        updateForm();
+    });
+}
+
+void CaptureDock::openFolder() {
+    if (!folder_.isEmpty() && opener_) opener_(folder_);
+}
+
+void CaptureDock::poll() {
+    if (polling_) return;
+    polling_ = true;
+    send_("profile.status", nlohmann::json::object(), [this](bool ok, const nlohmann::json& r) {
+        polling_ = false;
+        if (ok) showStatus(r);
+        else showError(r);
+        emit statusChanged();
+    });
+}
+
+void CaptureDock::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    poll();
+}
+
+void CaptureDock::showStatus(const nlohmann::json& s) {
+    const std::string state = s.value("state", std::string(s.value("active", false) ? "recording" : "idle"));
+    active_ = s.value("active", false);
+    const std::string path = s.value("path", std::string());
+    if (!path.empty()) folder_ = QString::fromStdString(path);
+    const int limit = std::max(1, s.value("frames_limit", 1));
+    const int written = s.value("frames_written", 0);
+    progress_->setRange(0, limit);
+    progress_->setValue(std::min(written, limit));
+    QString text = QString::fromStdString(state);
+    if (state == "armed") text += tr(": waiting for the trigger");
+    if (s.value("triggered", false) && !s["triggered_at"].is_null())
+        text += tr(" (triggered at frame %1)").arg(QString::fromStdString(s["triggered_at"].dump()));
+    state_->setText(text);
+    QString detail = tr("%1 of %2 frames, %3").arg(written).arg(limit).arg(bytesText(s.value("bytes_written", std::uint64_t(0))));
+    if (!folder_.isEmpty()) detail += tr("\nin %1").arg(folder_);
+    detail_->setText(detail);
+    if (s.contains("error") && s["error"].is_string()) error_->setText(QString::fromStdString(s["error"].get<std::string>()));
+    else if (state != "failed") error_->clear();
+    updateForm();
+}
+
+void CaptureDock::showError(const nlohmann::json& e) {
+    error_->setText(tr("%1 (error %2)")
+                        .arg(QString::fromStdString(e.value("message", std::string("command failed"))))
+                        .arg(e.value("code", 0)));
+}
+
+void CaptureDock::updateForm() {
+    const bool triggered = trigger_->currentIndex() != 0;
+    triggerValue_->setEnabled(triggered);
+    for (QWidget* w : std::initializer_list<QWidget*>{path_, frames_, slots_, memory_, screenshots_, trigger_})
+        w->setEnabled(!active_);
+    triggerValue_->setEnabled(!active_ && triggered);
+    start_->setEnabled(!active_);
+    stop_->setEnabled(active_);
+    open_->setEnabled(!folder_.isEmpty());
+}
+
+QString CaptureDock::stateText() const {
+    return state_->text();
+}
+QString CaptureDock::progressText() const {
+    return detail_->text();
+}
+QString CaptureDock::errorText() const {
+    return error_->text();
+}
+
+} // namespace copperline

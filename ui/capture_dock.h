@@ -1,0 +1,98 @@
+#pragma once
+
+// The capture pane (the Capture menu opens it): the options of profile.start (folder,
+// frames, slots, memory, screenshots, a trigger), Start and Stop, the capture's progress
+// as profile.status reports it (frames written of the budget, bytes, the trigger's state),
+// and a button that opens the capture's folder. Every action is a command on the bus, so
+// a capture started here is the same as one started over the control socket, and an
+// error the bus returns is shown as it came.
+
+#include <QWidget>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTimer;
+
+namespace copperline {
+
+class CaptureDock : public QWidget {
+    Q_OBJECT
+public:
+    using Send =
+        std::function<void(const std::string& method, const nlohmann::json& params,
+                           std::function<void(bool ok, const nlohmann::json& result)> reply)>;
+    // Opens a folder for the user (the window passes the desktop's file manager).
+    using Opener = std::function<void(const QString& folder)>;
+
+    CaptureDock(Send send, Opener opener, QWidget* parent = nullptr);
+
+    // The profile.start parameters the form holds.
+    nlohmann::json startParams() const;
+    void start();
+    void stop();
+    void openFolder();
+    // Asks profile.status now (a timer does it twice a second while the pane is shown or a
+    // capture runs).
+    void poll();
+
+    // What the pane shows, for tests.
+    QString stateText() const;
+    QString progressText() const;
+    QString errorText() const;
+    QString folder() const { return folder_; }
+    bool active() const { return active_; }
+
+    // The form's fields, for tests and the menu.
+    QLineEdit* pathEdit() const { return path_; }
+    QSpinBox* framesBox() const { return frames_; }
+    QCheckBox* slotsBox() const { return slots_; }
+    QCheckBox* memoryBox() const { return memory_; }
+    QComboBox* screenshotsBox() const { return screenshots_; }
+    QComboBox* triggerBox() const { return trigger_; }
+    QLineEdit* triggerValue() const { return triggerValue_; }
+    QPushButton* startButton() const { return start_; }
+    QPushButton* stopButton() const { return stop_; }
+    QPushButton* openButton() const { return open_; }
+
+signals:
+    // profile.status answered (ok or not).
+    void statusChanged();
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void showStatus(const nlohmann::json& status);
+    void showError(const nlohmann::json& error);
+    void updateForm();
+
+    Send send_;
+    Opener opener_;
+    QLineEdit* path_ = nullptr;
+    QSpinBox* frames_ = nullptr;
+    QCheckBox* slots_ = nullptr;
+    QCheckBox* memory_ = nullptr;
+    QComboBox* screenshots_ = nullptr;
+    QComboBox* trigger_ = nullptr;
+    QLineEdit* triggerValue_ = nullptr;
+    QPushButton* start_ = nullptr;
+    QPushButton* stop_ = nullptr;
+    QPushButton* open_ = nullptr;
+    QLabel* state_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* detail_ = nullptr;
+    QLabel* error_ = nullptr;
+    QTimer* timer_ = nullptr;
+    QString folder_;
+    bool active_ = false;
+    bool polling_ = false;
+};
+
+} // namespace copperline
