@@ -295,9 +295,10 @@ void Machine::frameCommitted(std::uint64_t frame) {
         FrameStats& stats = frameStats_[0];
         stats.lengthCck = std::uint32_t(agnus_.cck() - stats.firstCck);
         stats.lines = agnus_.committedLines();
-        std::sort(stats.stallPcs.begin(), stats.stallPcs.end(), [](const StallPc& x, const StallPc& y) {
-            return x.waitCck != y.waitCck ? x.waitCck > y.waitCck : x.pc < y.pc;
-        });
+        std::sort(stats.stallPcs.begin(), stats.stallPcs.end(),
+                  [](const StallPc& x, const StallPc& y) {
+                      return x.waitCck != y.waitCck ? x.waitCck > y.waitCck : x.pc < y.pc;
+                  });
         std::swap(frameStats_[0], frameStats_[1]);
         statsBoundaryDenied_ = agnus_.cpuDeniedTotal();
         statsFrameEnded_ = true;

@@ -53,7 +53,8 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     memory_->setObjectName(QStringLiteral("captureMemory"));
     screenshots_ = new QComboBox(this);
     screenshots_->setObjectName(QStringLiteral("captureScreenshots"));
-    screenshots_->addItems({QStringLiteral("none"), QStringLiteral("last"), QStringLiteral("every")});
+    screenshots_->addItems(
+        {QStringLiteral("none"), QStringLiteral("last"), QStringLiteral("every")});
     trigger_ = new QComboBox(this);
     trigger_->setObjectName(QStringLiteral("captureTrigger"));
     trigger_->addItem(tr("at once"));
@@ -177,8 +178,10 @@ void CaptureDock::poll() {
     polling_ = true;
     send_("profile.status", nlohmann::json::object(), [this](bool ok, const nlohmann::json& r) {
         polling_ = false;
-        if (ok) showStatus(r);
-        else showError(r);
+        if (ok)
+            showStatus(r);
+        else
+            showError(r);
         emit statusChanged();
     });
 }
@@ -189,7 +192,8 @@ void CaptureDock::showEvent(QShowEvent* event) {
 }
 
 void CaptureDock::showStatus(const nlohmann::json& s) {
-    const std::string state = s.value("state", std::string(s.value("active", false) ? "recording" : "idle"));
+    const std::string state =
+        s.value("state", std::string(s.value("active", false) ? "recording" : "idle"));
     active_ = s.value("active", false);
     const std::string path = s.value("path", std::string());
     if (!path.empty()) folder_ = QString::fromStdString(path);
@@ -200,26 +204,34 @@ void CaptureDock::showStatus(const nlohmann::json& s) {
     QString text = QString::fromStdString(state);
     if (state == "armed") text += tr(": waiting for the trigger");
     if (s.value("triggered", false) && !s["triggered_at"].is_null())
-        text += tr(" (triggered at frame %1)").arg(QString::fromStdString(s["triggered_at"].dump()));
+        text +=
+            tr(" (triggered at frame %1)").arg(QString::fromStdString(s["triggered_at"].dump()));
     state_->setText(text);
-    QString detail = tr("%1 of %2 frames, %3").arg(written).arg(limit).arg(bytesText(s.value("bytes_written", std::uint64_t(0))));
+    QString detail = tr("%1 of %2 frames, %3")
+                         .arg(written)
+                         .arg(limit)
+                         .arg(bytesText(s.value("bytes_written", std::uint64_t(0))));
     if (!folder_.isEmpty()) detail += tr("\nin %1").arg(folder_);
     detail_->setText(detail);
-    if (s.contains("error") && s["error"].is_string()) error_->setText(QString::fromStdString(s["error"].get<std::string>()));
-    else if (state != "failed") error_->clear();
+    if (s.contains("error") && s["error"].is_string())
+        error_->setText(QString::fromStdString(s["error"].get<std::string>()));
+    else if (state != "failed")
+        error_->clear();
     updateForm();
 }
 
 void CaptureDock::showError(const nlohmann::json& e) {
-    error_->setText(tr("%1 (error %2)")
-                        .arg(QString::fromStdString(e.value("message", std::string("command failed"))))
-                        .arg(e.value("code", 0)));
+    error_->setText(
+        tr("%1 (error %2)")
+            .arg(QString::fromStdString(e.value("message", std::string("command failed"))))
+            .arg(e.value("code", 0)));
 }
 
 void CaptureDock::updateForm() {
     const bool triggered = trigger_->currentIndex() != 0;
     triggerValue_->setEnabled(triggered);
-    for (QWidget* w : std::initializer_list<QWidget*>{path_, frames_, slots_, memory_, screenshots_, trigger_})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{path_, frames_, slots_, memory_, screenshots_, trigger_})
         w->setEnabled(!active_);
     triggerValue_->setEnabled(!active_ && triggered);
     start_->setEnabled(!active_);

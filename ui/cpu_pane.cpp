@@ -126,8 +126,8 @@ void CpuPane::requestDisassembly(std::uint32_t from) {
               for (const auto& line : result.value("instructions", nlohmann::json::array())) {
                   const std::uint32_t a = line.value("addr", 0u);
                   const QString mark = pinned && a == from ? QStringLiteral("* ")
-                                       : a == pc             ? QStringLiteral("> ")
-                                                             : QStringLiteral("  ");
+                                       : a == pc           ? QStringLiteral("> ")
+                                                           : QStringLiteral("  ");
                   text += QStringLiteral("%1%2  %3  %4\n")
                               .arg(mark)
                               .arg(a, 6, 16, QLatin1Char('0'))

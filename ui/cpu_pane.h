@@ -42,10 +42,10 @@ private:
     QPlainTextEdit* disasm_ = nullptr;
     QPushButton* follow_ = nullptr;
     std::uint32_t shownPc_ = 0xFFFFFFFF;
-    std::uint32_t pc_ = 0;            // the pc of the last snapshot
-    bool pinned_ = false;             // showing pinnedAddress_ rather than the pc
+    std::uint32_t pc_ = 0; // the pc of the last snapshot
+    bool pinned_ = false;  // showing pinnedAddress_ rather than the pc
     std::uint32_t pinnedAddress_ = 0;
-    std::uint32_t pinnedAtPc_ = 0;    // the pc when it was pinned
+    std::uint32_t pinnedAtPc_ = 0; // the pc when it was pinned
     bool waiting_ = false;
     std::int64_t lastAsk_ = 0;
 };

@@ -22,8 +22,8 @@ namespace {
 constexpr int kStripWidth = 48; // the per-line share strip, in pixels
 constexpr int kStripGap = 6;
 constexpr int kCellW = 2, kCellH = 1; // a colour clock at the grid's natural size
-constexpr int kPreviewHeight = 72;     // a channel preview's height in the blit page
-constexpr int kStallPcsShown = 32;     // the most stalled instructions listed
+constexpr int kPreviewHeight = 72;    // a channel preview's height in the blit page
+constexpr int kStallPcsShown = 32;    // the most stalled instructions listed
 const char* const kStreams[5] = {"A", "B", "C", "D", "result"};
 constexpr QRgb kWaitShare = qRgb(0xFF, 0x60, 0x30); // the gutter's bar in CPU-waits mode
 
@@ -215,7 +215,8 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
         auto* caption = new QLabel(QString::fromLatin1(kStreams[s]), blitPage);
         caption->setAlignment(Qt::AlignCenter);
         previewLabels_[s] = new QLabel(blitPage);
-        previewLabels_[s]->setObjectName(QStringLiteral("preview_%1").arg(QLatin1String(kStreams[s])));
+        previewLabels_[s]->setObjectName(
+            QStringLiteral("preview_%1").arg(QLatin1String(kStreams[s])));
         previewLabels_[s]->setMinimumSize(48, kPreviewHeight);
         previewLabels_[s]->setAlignment(Qt::AlignCenter);
         previewLabels_[s]->setFrameShape(QFrame::StyledPanel);
@@ -243,10 +244,12 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
     stalls_->setHeaderLabels({tr("Most stalled PCs"), tr("Wait CCK"), tr("Waits"), tr("Share")});
     stalls_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     stalls_->setToolTip(tr("Click an instruction to show it in the disassembly"));
-    connect(stalls_, &QTreeWidget::itemClicked, this,
-            [this](QTreeWidgetItem* item) { emit pcActivated(item->data(0, Qt::UserRole).toUInt()); });
-    connect(stalls_, &QTreeWidget::itemActivated, this,
-            [this](QTreeWidgetItem* item) { emit pcActivated(item->data(0, Qt::UserRole).toUInt()); });
+    connect(stalls_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
+        emit pcActivated(item->data(0, Qt::UserRole).toUInt());
+    });
+    connect(stalls_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        emit pcActivated(item->data(0, Qt::UserRole).toUInt());
+    });
     auto* waitLayout = new QVBoxLayout(waitPage);
     waitLayout->setContentsMargins(0, 0, 0, 0);
     waitLayout->addWidget(counters_);
@@ -317,8 +320,10 @@ void FrameAnalyzer::setMode(Mode mode) {
 
 void FrameAnalyzer::rebuildImage() {
     // Waits paint only over the frame they belong to.
-    const bool waits = mode_ == Mode::CpuWaits && grid_ && std::int64_t(grid_->frame) == detailFrame_ &&
-                       waitLineCck_ == grid_->lineCck && deniers_.size() >= std::size_t(grid_->lines) * waitLineCck_;
+    const bool waits = mode_ == Mode::CpuWaits && grid_ &&
+                       std::int64_t(grid_->frame) == detailFrame_ &&
+                       waitLineCck_ == grid_->lineCck &&
+                       deniers_.size() >= std::size_t(grid_->lines) * waitLineCck_;
     if (!grid_ || grid_->lines == 0) {
         image_ = strip_ = QImage();
     } else {
@@ -333,9 +338,11 @@ void FrameAnalyzer::rebuildImage() {
             auto* row = reinterpret_cast<QRgb*>(image_.scanLine(y));
             const std::uint8_t* d = deniers_.data() + std::size_t(y) * unsigned(w);
             for (int x = 0; x < w; ++x)
-                row[x] = d[x] ? colours[std::min<unsigned>(d[x] - 1u, kBusOwnerCount - 1)] : notDeniedColour();
+                row[x] = d[x] ? colours[std::min<unsigned>(d[x] - 1u, kBusOwnerCount - 1)]
+                              : notDeniedColour();
             auto* s = reinterpret_cast<QRgb*>(strip_.scanLine(y));
-            const unsigned denied = std::size_t(y) < lineWaits_.size() ? lineWaits_[std::size_t(y)] : 0;
+            const unsigned denied =
+                std::size_t(y) < lineWaits_.size() ? lineWaits_[std::size_t(y)] : 0;
             const int n = int((denied * unsigned(kStripWidth) + unsigned(w) - 1) / unsigned(w));
             for (int x = 0; x < kStripWidth; ++x)
                 s[x] = x < n ? kWaitShare : notDeniedColour();
@@ -380,37 +387,48 @@ void FrameAnalyzer::requestDetails() {
     if (!send_ || !grid_ || waitingDetails_ || requestedFor_ == grid_->frame) return;
     waitingDetails_ = true;
     requestedFor_ = grid_->frame;
-    send_("frame.waits", {{"top", kStallPcsShown}, {"grid", true}}, [this](bool ok, const nlohmann::json& r) {
-        if (ok) showWaits(r);
-        send_("frame.blits", nlohmann::json::object(), [this](bool ok2, const nlohmann::json& b) {
-            waitingDetails_ = false;
-            if (ok2) showBlits(b);
-            emit detailsChanged();
-            if (grid_ && grid_->frame != requestedFor_) requestDetails();
-        });
-    });
+    send_("frame.waits", {{"top", kStallPcsShown}, {"grid", true}},
+          [this](bool ok, const nlohmann::json& r) {
+              if (ok) showWaits(r);
+              send_("frame.blits", nlohmann::json::object(),
+                    [this](bool ok2, const nlohmann::json& b) {
+                        waitingDetails_ = false;
+                        if (ok2) showBlits(b);
+                        emit detailsChanged();
+                        if (grid_ && grid_->frame != requestedFor_) requestDetails();
+                    });
+          });
 }
 
 void FrameAnalyzer::showWaits(const nlohmann::json& r) {
     detailFrame_ = r.value("frame", std::int64_t(-1));
     waitLineCck_ = r.value("line_cck", 0u);
-    const QByteArray raw = QByteArray::fromBase64(QByteArray::fromStdString(r.value("grid", std::string())));
+    const QByteArray raw =
+        QByteArray::fromBase64(QByteArray::fromStdString(r.value("grid", std::string())));
     deniers_.assign(raw.begin(), raw.end());
     lineWaits_.clear();
-    for (const auto& n : r.value("line_wait_cck", nlohmann::json::array())) lineWaits_.push_back(n.get<unsigned>());
+    for (const auto& n : r.value("line_wait_cck", nlohmann::json::array()))
+        lineWaits_.push_back(n.get<unsigned>());
 
     const std::uint64_t denied = r.value("wait_cck", std::uint64_t(0));
-    const std::uint64_t length = std::max<std::uint64_t>(1, r.value("length_cck", std::uint64_t(1)));
+    const std::uint64_t length =
+        std::max<std::uint64_t>(1, r.value("length_cck", std::uint64_t(1)));
     QString text = tr("frame %1: the CPU was denied %2 colour clocks (%3% of the frame)")
                        .arg(detailFrame_)
                        .arg(denied)
                        .arg(100.0 * double(denied) / double(length), 0, 'f', 1);
     QStringList owners, kinds;
     for (const auto& [name, n] : r.value("by_owner", nlohmann::json::object()).items())
-        if (n.get<std::uint64_t>()) owners << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(n.get<std::uint64_t>());
+        if (n.get<std::uint64_t>())
+            owners << QStringLiteral("%1 %2")
+                          .arg(QString::fromStdString(name))
+                          .arg(n.get<std::uint64_t>());
     for (const auto& [name, n] : r.value("by_kind", nlohmann::json::object()).items())
-        kinds << QStringLiteral("%1 %2").arg(QString::fromStdString(name)).arg(n.get<std::uint64_t>());
-    text += tr("\nby denier: %1").arg(owners.isEmpty() ? tr("none") : owners.join(QStringLiteral(", ")));
+        kinds << QStringLiteral("%1 %2")
+                     .arg(QString::fromStdString(name))
+                     .arg(n.get<std::uint64_t>());
+    text += tr("\nby denier: %1")
+                .arg(owners.isEmpty() ? tr("none") : owners.join(QStringLiteral(", ")));
     text += tr("\nby access: %1").arg(kinds.join(QStringLiteral(", ")));
     const auto cpu = r.value("cpu_cycles", nlohmann::json::object());
     text += tr("\nCPU cycles: instructions %1, waits %2, interrupt entry %3, stopped %4")
@@ -428,9 +446,12 @@ void FrameAnalyzer::showWaits(const nlohmann::json& r) {
         item->setText(0, hex(pc, 6));
         item->setText(1, QString::number(cck));
         item->setText(2, QString::number(s.value("waits", 0u)));
-        item->setText(3, QStringLiteral("%1%").arg(100.0 * double(cck) / double(std::max<std::uint64_t>(1, denied)), 0, 'f', 1));
+        item->setText(3, QStringLiteral("%1%").arg(100.0 * double(cck) /
+                                                       double(std::max<std::uint64_t>(1, denied)),
+                                                   0, 'f', 1));
         item->setData(0, Qt::UserRole, pc);
-        for (int c = 1; c < 4; ++c) item->setTextAlignment(c, Qt::AlignRight);
+        for (int c = 1; c < 4; ++c)
+            item->setTextAlignment(c, Qt::AlignRight);
     }
     const auto rest = r.value("stall_pcs_rest", nlohmann::json::object());
     if (rest.value("pcs", 0u)) {
@@ -464,11 +485,12 @@ void FrameAnalyzer::showBlits(const nlohmann::json& r) {
         item->setText(6, QString::number(b.value("clocks_stalled", 0u)));
         const auto start = b.value("start", nlohmann::json::object());
         item->setText(7, tr("%1 %2,%3")
-                             .arg(start.value("frame", std::uint64_t(0)))
-                             .arg(start.value("vpos", 0u))
-                             .arg(start.value("hpos", 0u)) +
+                                 .arg(start.value("frame", std::uint64_t(0)))
+                                 .arg(start.value("vpos", 0u))
+                                 .arg(start.value("hpos", 0u)) +
                              (b.value("finished", false) ? QString() : tr(" (running)")));
-        item->setText(8, b.value("by_copper", false) ? tr("Copper") : hex(b.value("start_pc", 0u), 6));
+        item->setText(8,
+                      b.value("by_copper", false) ? tr("Copper") : hex(b.value("start_pc", 0u), 6));
         if (id == keep) selected = item;
     }
     if (selected) {
@@ -492,36 +514,38 @@ void FrameAnalyzer::requestPreviews(std::uint32_t id) {
     previewId_ = id;
     const int serial = ++previewSerial_;
     previews_ = {};
-    for (QLabel* l : previewLabels_) l->clear();
+    for (QLabel* l : previewLabels_)
+        l->clear();
     nlohmann::json blit;
     for (const auto& b : blitList_)
         if (b.value("id", 0u) == id) blit = b;
     if (blit.is_null()) return;
-    blitInfo_->setText(tr("blit %1: %2 %3, channels %4, minterm %5 = %6, %7 %8\n"
-                          "A %9 mod %10  B %11 mod %12  C %13 mod %14  D %15 mod %16\n"
-                          "words A %17 B %18 C %19 D %20; clocks used %21, stalled %22")
-                           .arg(id)
-                           .arg(QString::fromStdString(blit.value("mode", std::string())),
-                                QString::fromStdString(blit.value("size", std::string())),
-                                QString::fromStdString(blit.value("channels", std::string())),
-                                hex(blit.value("minterm", 0u), 2),
-                                QString::fromStdString(blit.value("formula", std::string())),
-                                QString::fromStdString(blit.value("direction", std::string())),
-                                tr("fill %1").arg(QString::fromStdString(blit.value("fill", std::string()))))
-                           .arg(hex(blit.value("apt", 0u), 6))
-                           .arg(blit.value("amod", 0))
-                           .arg(hex(blit.value("bpt", 0u), 6))
-                           .arg(blit.value("bmod", 0))
-                           .arg(hex(blit.value("cpt", 0u), 6))
-                           .arg(blit.value("cmod", 0))
-                           .arg(hex(blit.value("dpt", 0u), 6))
-                           .arg(blit.value("dmod", 0))
-                           .arg(blit["words"].value("a", 0u))
-                           .arg(blit["words"].value("b", 0u))
-                           .arg(blit["words"].value("c", 0u))
-                           .arg(blit["words"].value("d", 0u))
-                           .arg(blit.value("clocks_used", 0u))
-                           .arg(blit.value("clocks_stalled", 0u)));
+    blitInfo_->setText(
+        tr("blit %1: %2 %3, channels %4, minterm %5 = %6, %7 %8\n"
+           "A %9 mod %10  B %11 mod %12  C %13 mod %14  D %15 mod %16\n"
+           "words A %17 B %18 C %19 D %20; clocks used %21, stalled %22")
+            .arg(id)
+            .arg(QString::fromStdString(blit.value("mode", std::string())),
+                 QString::fromStdString(blit.value("size", std::string())),
+                 QString::fromStdString(blit.value("channels", std::string())),
+                 hex(blit.value("minterm", 0u), 2),
+                 QString::fromStdString(blit.value("formula", std::string())),
+                 QString::fromStdString(blit.value("direction", std::string())),
+                 tr("fill %1").arg(QString::fromStdString(blit.value("fill", std::string()))))
+            .arg(hex(blit.value("apt", 0u), 6))
+            .arg(blit.value("amod", 0))
+            .arg(hex(blit.value("bpt", 0u), 6))
+            .arg(blit.value("bmod", 0))
+            .arg(hex(blit.value("cpt", 0u), 6))
+            .arg(blit.value("cmod", 0))
+            .arg(hex(blit.value("dpt", 0u), 6))
+            .arg(blit.value("dmod", 0))
+            .arg(blit["words"].value("a", 0u))
+            .arg(blit["words"].value("b", 0u))
+            .arg(blit["words"].value("c", 0u))
+            .arg(blit["words"].value("d", 0u))
+            .arg(blit.value("clocks_used", 0u))
+            .arg(blit.value("clocks_stalled", 0u)));
     if (!blit.value("traced", false)) {
         previewLabels_[4]->setText(tr("not traced"));
         return;
@@ -533,8 +557,13 @@ void FrameAnalyzer::requestPreviews(std::uint32_t id) {
             previewLabels_[s]->setText(tr("off"));
             continue;
         }
-        const QString path = scratch_->filePath(QStringLiteral("blit-%1.png").arg(QLatin1String(kStreams[s])));
-        send_("blit.render", {{"id", id}, {"channel", kStreams[s]}, {"path", path.toStdString()}, {"overwrite", true}},
+        const QString path =
+            scratch_->filePath(QStringLiteral("blit-%1.png").arg(QLatin1String(kStreams[s])));
+        send_("blit.render",
+              {{"id", id},
+               {"channel", kStreams[s]},
+               {"path", path.toStdString()},
+               {"overwrite", true}},
               [this, s, serial, path](bool ok, const nlohmann::json&) {
                   if (serial != previewSerial_) return; // another blit was selected meanwhile
                   if (!ok) {
@@ -542,8 +571,9 @@ void FrameAnalyzer::requestPreviews(std::uint32_t id) {
                       return;
                   }
                   previews_[s] = QImage(path);
-                  const QImage scaled = previews_[s].scaled(previewLabels_[s]->width(), kPreviewHeight,
-                                                            Qt::KeepAspectRatio, Qt::FastTransformation);
+                  const QImage scaled =
+                      previews_[s].scaled(previewLabels_[s]->width(), kPreviewHeight,
+                                          Qt::KeepAspectRatio, Qt::FastTransformation);
                   previewLabels_[s]->setPixmap(QPixmap::fromImage(scaled));
                   emit detailsChanged();
               });

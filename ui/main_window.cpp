@@ -171,8 +171,11 @@ void MainWindow::buildCaptureDock() {
     auto* menu = menuBar()->findChild<QMenu*>(QStringLiteral("captureMenu"));
     capture_ = new CaptureDock(
         [this](const std::string& method, const nlohmann::json& params,
-               std::function<void(bool, const nlohmann::json&)> r) { command(method, params, std::move(r)); },
-        [](const QString& folder) { QDesktopServices::openUrl(QUrl::fromLocalFile(folder)); }, this);
+               std::function<void(bool, const nlohmann::json&)> r) {
+            command(method, params, std::move(r));
+        },
+        [](const QString& folder) { QDesktopServices::openUrl(QUrl::fromLocalFile(folder)); },
+        this);
     auto* dock = new QDockWidget(tr("Capture"), this);
     dock->setObjectName(QStringLiteral("captureDock"));
     dock->setWidget(capture_);
@@ -186,7 +189,8 @@ void MainWindow::buildCaptureDock() {
     start->setObjectName(QStringLiteral("captureStartAction"));
     auto* stop = menu->addAction(tr("S&top capture"), this, [this] { capture_->stop(); });
     stop->setObjectName(QStringLiteral("captureStopAction"));
-    auto* open = menu->addAction(tr("&Open capture folder"), this, [this] { capture_->openFolder(); });
+    auto* open =
+        menu->addAction(tr("&Open capture folder"), this, [this] { capture_->openFolder(); });
     open->setObjectName(QStringLiteral("captureOpenAction"));
     menu->addSeparator();
     menu->addAction(dock->toggleViewAction());

@@ -105,7 +105,8 @@ void registerFrameCommands(Emulator::Impl& e) {
             "{top} most stalled instructions (default 16), each line's denied clocks and, with "
             "{grid: true}, every denied clock.",
             [&e](const json& p) {
-                const auto top = p::optionalNumber(p, "top", kMaxStallPcs).value_or(kDefaultStallPcs);
+                const auto top =
+                    p::optionalNumber(p, "top", kMaxStallPcs).value_or(kDefaultStallPcs);
                 const bool grid = p::boolean(p, "grid", false);
                 const FrameStats& f = e.machine->lastFrameStats();
                 json out = cpuWaitsJson(f, std::size_t(top));
@@ -142,7 +143,9 @@ void registerFrameCommands(Emulator::Impl& e) {
                 const std::string path = p::string(p, "path");
                 const bool overwrite = p::boolean(p, "overwrite", false);
                 const auto stream = blitStreamFromName(name);
-                if (!stream) fail(errc::InvalidParams, "channel: \"" + name + "\" is not A, B, C, D or result");
+                if (!stream)
+                    fail(errc::InvalidParams,
+                         "channel: \"" + name + "\" is not A, B, C, D or result");
                 if (path.empty()) fail(errc::InvalidParams, "path: empty");
                 const BlitTrace& trace = e.machine->blitTrace();
                 const BlitWords* w = trace.find(id);
@@ -153,8 +156,9 @@ void registerFrameCommands(Emulator::Impl& e) {
                              std::to_string(BlitTrace::kFramesKept) +
                              " committed frames while armed: frame.blits or frame.record arm it)");
                 if (!blitHasStream(w->blit, *stream))
-                    fail(errc::CommandFailed, "channel " + name + ": blit " + std::to_string(id) + " (channels " +
-                                                  blitChannels(w->blit.bltcon0) + ") does not use it");
+                    fail(errc::CommandFailed, "channel " + name + ": blit " + std::to_string(id) +
+                                                  " (channels " + blitChannels(w->blit.bltcon0) +
+                                                  ") does not use it");
                 std::error_code ec;
                 if (!overwrite && std::filesystem::exists(path, ec))
                     fail(errc::HostIo, path + ": exists (overwrite: true replaces it)");

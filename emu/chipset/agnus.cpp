@@ -490,7 +490,8 @@ void Agnus::chargeDenied(BusOwner owner, std::size_t index) {
     f.cpuWaitGrid[index] = 1;
     if (stallEntry_ < 0) {
         // The access's first denied clock in this frame: its wait begins here.
-        const auto [it, added] = stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
+        const auto [it, added] =
+            stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
         if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
         stallEntry_ = int(it->second);
         ++f.stallPcs[it->second].waits;

@@ -88,8 +88,9 @@ public:
     // the one it is granted, gives it that clock (recording `record` fields for it), and
     // returns the granted clock. The access itself happens at the granted clock. Its
     // denied clocks are charged to `kind` and to `pc`, the instruction executing.
-    std::uint64_t cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
-                             std::uint8_t size, int customReg, CpuAccessKind kind, std::uint32_t pc);
+    std::uint64_t cpuAcquire(std::uint64_t at, std::uint32_t address, bool write,
+                             std::uint16_t data, std::uint8_t size, int customReg,
+                             CpuAccessKind kind, std::uint32_t pc);
 
     // ---- per-frame accounting (frame_stats.h) ------------------------------------------
     // The frame in progress, where Agnus charges each denied CPU clock (by owner, access

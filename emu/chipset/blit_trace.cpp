@@ -20,8 +20,10 @@ void BlitTrace::begin(const BlitRecord& blit) {
 void BlitTrace::frameCommitted(std::uint64_t frame) {
     // The deque keeps element addresses stable when elements leave its front, so the blit
     // in flight (the newest) stays where current_ points.
-    while (!blits_.empty() && &blits_.front() != current_ && blits_.front().lastFrame + kFramesKept <= frame) {
-        for (const auto& w : blits_.front().words) total_ -= w.size();
+    while (!blits_.empty() && &blits_.front() != current_ &&
+           blits_.front().lastFrame + kFramesKept <= frame) {
+        for (const auto& w : blits_.front().words)
+            total_ -= w.size();
         blits_.pop_front();
     }
 }

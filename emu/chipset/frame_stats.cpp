@@ -46,9 +46,10 @@ std::string mintermFormula(std::uint8_t lf) {
         }
     std::vector<Term> primes;
     for (const Term& t : implicants) {
-        const bool contained = std::any_of(implicants.begin(), implicants.end(), [&](const Term& u) {
-            return u.covers() != t.covers() && (t.covers() & ~u.covers()) == 0;
-        });
+        const bool contained =
+            std::any_of(implicants.begin(), implicants.end(), [&](const Term& u) {
+                return u.covers() != t.covers() && (t.covers() & ~u.covers()) == 0;
+            });
         if (!contained) primes.push_back(t);
     }
     // The cover with the fewest terms, then the fewest literals.
@@ -74,10 +75,12 @@ std::string mintermFormula(std::uint8_t lf) {
     // Terms read A first: plain before negated before absent, then B, then C.
     const auto rank = [](const Term& t) {
         unsigned r = 0;
-        for (unsigned bit = 3; bit-- > 0;) r = r * 3 + (!(t.care >> bit & 1) ? 2 : (t.value >> bit & 1) ? 0 : 1);
+        for (unsigned bit = 3; bit-- > 0;)
+            r = r * 3 + (!(t.care >> bit & 1) ? 2 : (t.value >> bit & 1) ? 0 : 1);
         return r;
     };
-    std::sort(chosen.begin(), chosen.end(), [&](const Term& x, const Term& y) { return rank(x) < rank(y); });
+    std::sort(chosen.begin(), chosen.end(),
+              [&](const Term& x, const Term& y) { return rank(x) < rank(y); });
     std::string out;
     for (const Term& t : chosen) {
         if (!out.empty()) out += '+';

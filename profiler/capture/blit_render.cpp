@@ -26,7 +26,8 @@ std::optional<BlitStream> blitStreamFromName(std::string_view name) {
 }
 
 bool blitHasStream(const BlitRecord& blit, BlitStream s) {
-    static constexpr std::uint16_t use[4] = {Blitter::UseA, Blitter::UseB, Blitter::UseC, Blitter::UseD};
+    static constexpr std::uint16_t use[4] = {Blitter::UseA, Blitter::UseB, Blitter::UseC,
+                                             Blitter::UseD};
     return s == BlitStream::Result || (blit.bltcon0 & use[unsigned(s)]) != 0;
 }
 
@@ -62,7 +63,8 @@ Image renderBlitStream(const BlitWords& bw, BlitStream s) {
             y = rows - 1 - y;
         }
         std::uint32_t* out = img.pixels.data() + std::size_t(y) * img.width + x * 16;
-        for (unsigned bit = 0; bit < 16; ++bit) out[bit] = (words[k] >> (15 - bit) & 1) ? on : kClear;
+        for (unsigned bit = 0; bit < 16; ++bit)
+            out[bit] = (words[k] >> (15 - bit) & 1) ? on : kClear;
     }
     return img;
 }

@@ -84,7 +84,8 @@ json cpuWaitsJson(const FrameStats& f, std::size_t top) {
         denied += f.cpuWaitByOwner[o];
     }
     json byKind = json::object();
-    for (unsigned k = 0; k < kCpuAccessKindCount; ++k) byKind[cpuAccessKindName(CpuAccessKind(k))] = f.cpuWaitByKind[k];
+    for (unsigned k = 0; k < kCpuAccessKindCount; ++k)
+        byKind[cpuAccessKindName(CpuAccessKind(k))] = f.cpuWaitByKind[k];
     json stalls = json::array();
     std::uint64_t restCck = 0, restWaits = 0;
     for (std::size_t i = 0; i < f.stallPcs.size(); ++i) {
@@ -96,7 +97,9 @@ json cpuWaitsJson(const FrameStats& f, std::size_t top) {
             restWaits += s.waits;
         }
     }
-    const json rest = {{"pcs", f.stallPcs.size() - std::min(top, f.stallPcs.size())}, {"wait_cck", restCck}, {"waits", restWaits}};
+    const json rest = {{"pcs", f.stallPcs.size() - std::min(top, f.stallPcs.size())},
+                       {"wait_cck", restCck},
+                       {"waits", restWaits}};
     // Each line's denied clocks, from the grid (frame_stats.h).
     constexpr std::size_t kStride = Agnus::kMaxLineCck;
     json lines = json::array();

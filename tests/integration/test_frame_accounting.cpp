@@ -11,7 +11,6 @@
 #endif
 
 #include <QtTest>
-
 #include <memory>
 
 using namespace copperline;
@@ -21,9 +20,15 @@ namespace {
 constexpr std::uint32_t kSrcA = 0x20000, kSrcB = 0x24000, kSrcC = 0x28000, kDst = 0x2C000;
 constexpr unsigned kWords = 20 * 64;
 
-std::uint16_t patternA(unsigned i) { return std::uint16_t(0xF0F0 ^ (i * 0x1111)); }
-std::uint16_t patternB(unsigned i) { return std::uint16_t(0x3C3C + i * 7); }
-std::uint16_t patternC(unsigned i) { return std::uint16_t(~(i * 0x0101)); }
+std::uint16_t patternA(unsigned i) {
+    return std::uint16_t(0xF0F0 ^ (i * 0x1111));
+}
+std::uint16_t patternB(unsigned i) {
+    return std::uint16_t(0x3C3C + i * 7);
+}
+std::uint16_t patternC(unsigned i) {
+    return std::uint16_t(~(i * 0x0101));
+}
 
 void pokeWord(Machine& m, std::uint32_t a, std::uint16_t v) {
     m.pokeByte(a, std::uint8_t(v >> 8));
@@ -45,8 +50,12 @@ std::unique_ptr<Machine> boot() {
 std::uint32_t spyLong(const Machine& m, std::uint32_t a) {
     return std::uint32_t(m.spyWord(a)) << 16 | m.spyWord(a + 2);
 }
-std::uint32_t blitPc(const Machine& m) { return spyLong(m, 0x1004); }
-std::uint32_t pollPc(const Machine& m) { return spyLong(m, 0x1008); }
+std::uint32_t blitPc(const Machine& m) {
+    return spyLong(m, 0x1004);
+}
+std::uint32_t pollPc(const Machine& m) {
+    return spyLong(m, 0x1008);
+}
 
 } // namespace
 
@@ -55,15 +64,19 @@ class TestFrameAccounting : public QObject {
 private slots:
     void waitsAreChargedToTheirDenierKindAndInstruction() {
         auto m = boot();
-        for (int i = 0; i < 6; ++i) m->runFrame();
+        for (int i = 0; i < 6; ++i)
+            m->runFrame();
         const FrameStats& f = m->lastFrameStats();
         QVERIFY(!f.partial);
         QCOMPARE(m->agnus().committedLines(), f.lines);
 
         std::uint64_t byOwner = 0, byKind = 0, byPc = 0, cells = 0;
-        for (auto n : f.cpuWaitByOwner) byOwner += n;
-        for (auto n : f.cpuWaitByKind) byKind += n;
-        for (const StallPc& s : f.stallPcs) byPc += s.waitCck;
+        for (auto n : f.cpuWaitByOwner)
+            byOwner += n;
+        for (auto n : f.cpuWaitByKind)
+            byKind += n;
+        for (const StallPc& s : f.stallPcs)
+            byPc += s.waitCck;
         // Every denied clock is in the grid where the owner that held it was recorded.
         std::array<std::uint32_t, kBusOwnerCount> gridOwners{};
         const auto& owners = m->agnus().committedOwners();
@@ -87,9 +100,11 @@ private slots:
                    refresh = f.cpuWaitByOwner[unsigned(BusOwner::Refresh)];
         // (Refresh denies the polling of VHPOSR a few times a line all frame long.)
         QVERIFY(refresh > 0);
-        QVERIFY2(blitter > 5 * refresh, qPrintable(QStringLiteral("blitter %1 refresh %2").arg(blitter).arg(refresh)));
+        QVERIFY2(blitter > 5 * refresh,
+                 qPrintable(QStringLiteral("blitter %1 refresh %2").arg(blitter).arg(refresh)));
         // MOVEM.L reads data; every instruction fetches its next words.
-        QVERIFY(f.cpuWaitByKind[unsigned(CpuAccessKind::Read)] > f.cpuWaitByKind[unsigned(CpuAccessKind::Fetch)]);
+        QVERIFY(f.cpuWaitByKind[unsigned(CpuAccessKind::Read)] >
+                f.cpuWaitByKind[unsigned(CpuAccessKind::Fetch)]);
         QVERIFY(f.cpuWaitByKind[unsigned(CpuAccessKind::Fetch)] > 0);
 
         // Most wait first, and the polling MOVEM.L waits most.
@@ -102,7 +117,8 @@ private slots:
 
     void blitsOfTheFrame() {
         auto m = boot();
-        for (int i = 0; i < 6; ++i) m->runFrame();
+        for (int i = 0; i < 6; ++i)
+            m->runFrame();
         const FrameStats f = m->lastFrameStats();
         // The clear that began in the frame before, the cookie cut, the clear that begins.
         QCOMPARE(f.blits.size(), std::size_t(3));
@@ -167,12 +183,14 @@ private slots:
     void traceKeepsTheWordsOfRecentBlits() {
         auto m = boot();
         m->blitTrace().setEnabled(true);
-        for (int i = 0; i < 8; ++i) m->runFrame();
+        for (int i = 0; i < 8; ++i)
+            m->runFrame();
         const BlitRecord cookie = m->lastFrameStats().blits.at(1);
         const BlitWords* w = m->blitTrace().find(cookie.id);
         QVERIFY(w);
         QVERIFY(!w->truncated);
-        for (unsigned s = 0; s < 4; ++s) QCOMPARE(w->words[s].size(), std::size_t(kWords));
+        for (unsigned s = 0; s < 4; ++s)
+            QCOMPARE(w->words[s].size(), std::size_t(kWords));
         QCOMPARE(w->words[unsigned(BlitStream::Result)].size(), std::size_t(kWords));
         for (unsigned i = 0; i < kWords; ++i) {
             const std::uint16_t a = patternA(i), b = patternB(i), c = patternC(i);
@@ -214,7 +232,8 @@ private slots:
 
     void blitIdsComeWithTheState() {
         auto a = boot();
-        for (int i = 0; i < 5; ++i) a->runFrame();
+        for (int i = 0; i < 5; ++i)
+            a->runFrame();
         const auto saved = a->saveState();
         auto b = std::make_unique<Machine>();
         b->bootBareMetal(readFileBytes(HW_FRAME_LOAD));

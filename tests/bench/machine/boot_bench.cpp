@@ -1,6 +1,7 @@
 // copperline-bootbench [SECONDS]: emulated seconds per host second for a headless AROS
 // boot (default 20 emulated seconds), run three times: with Agnus recording nothing, with
-// the owner of every colour clock (the default), and with full 24-byte slot records.
+// the owner of every colour clock (the default), with full 24-byte slot records, and with
+// the owners and the blit trace (the DMA words of every blit, for previews).
 // Prints one line per mode; each is the best of three runs.
 
 #include "emu/machine.h"
@@ -25,10 +26,12 @@ int main(int argc, char** argv) {
     }
     struct Mode {
         const char* name;
-        bool owners, slots;
+        bool owners, slots, blitTrace;
     };
-    const Mode modes[] = {{"recording off", false, false}, {"owner recording", true, false},
-                          {"full 24-byte records", true, true}};
+    const Mode modes[] = {{"recording off", false, false, false},
+                          {"owner recording", true, false, false},
+                          {"full 24-byte records", true, true, false},
+                          {"owners + blit trace", true, false, true}};
     std::printf("AROS boot, %.0f emulated seconds, PAL A500 (best of 3)\n", seconds);
     for (const Mode& mode : modes) {
         double best = 0;
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
             m.powerOn();
             m.agnus().setRecordOwners(mode.owners);
             m.agnus().setRecordSlots(mode.slots);
+            m.blitTrace().setEnabled(mode.blitTrace);
             const auto start = std::chrono::steady_clock::now();
             while (m.emulatedSeconds() < seconds) m.runFrame();
             const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

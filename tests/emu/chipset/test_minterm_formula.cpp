@@ -6,7 +6,6 @@
 #endif
 
 #include <QtTest>
-
 #include <string>
 
 using namespace copperline;
