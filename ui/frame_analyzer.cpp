@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -257,17 +258,21 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
 
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("analyzerTabs"));
-    tabs_->addTab(blitPage, tr("Blits"));
-    tabs_->addTab(waitPage, tr("CPU waits"));
+    // In scroll areas, so that the pages never make the dock (and the window) taller.
+    for (auto [page, title] : {std::pair{blitPage, tr("Blits")}, std::pair{waitPage, tr("CPU waits")}}) {
+        auto* scroll = new QScrollArea(tabs_);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(page);
+        tabs_->addTab(scroll, title);
+    }
+    // What the grid paints, beside the pages' tabs.
+    modeBox_->setToolTip(tr("What the grid shows: each clock's bus owner, or each clock the CPU was denied"));
+    tabs_->setCornerWidget(modeBox_, Qt::TopRightCorner);
 
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    auto* modeRow = new QHBoxLayout;
-    modeRow->addWidget(new QLabel(tr("Show"), top));
-    modeRow->addWidget(modeBox_);
-    modeRow->addStretch(1);
-    topLayout->addLayout(modeRow);
     topLayout->addWidget(view_, 1);
     topLayout->addWidget(legend_);
     topLayout->addWidget(readout_);
@@ -418,12 +423,15 @@ void FrameAnalyzer::showWaits(const nlohmann::json& r) {
                        .arg(denied)
                        .arg(100.0 * double(denied) / double(length), 0, 'f', 1);
     QStringList owners, kinds;
-    for (const auto& [name, n] : r.value("by_owner", nlohmann::json::object()).items())
+    // Named, not temporaries: items() keeps a reference to the object it walks.
+    const nlohmann::json byOwner = r.value("by_owner", nlohmann::json::object());
+    const nlohmann::json byKind = r.value("by_kind", nlohmann::json::object());
+    for (const auto& [name, n] : byOwner.items())
         if (n.get<std::uint64_t>())
             owners << QStringLiteral("%1 %2")
                           .arg(QString::fromStdString(name))
                           .arg(n.get<std::uint64_t>());
-    for (const auto& [name, n] : r.value("by_kind", nlohmann::json::object()).items())
+    for (const auto& [name, n] : byKind.items())
         kinds << QStringLiteral("%1 %2")
                      .arg(QString::fromStdString(name))
                      .arg(n.get<std::uint64_t>());
