@@ -32,6 +32,18 @@ QString hex(std::uint64_t v, int digits) {
     return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
 }
 
+// A field the commands give as a "0x..." string (profile.jsonl's convention), as a number.
+std::uint32_t hexField(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) return 0;
+    return std::uint32_t(std::strtoul(it->get<std::string>().c_str(), nullptr, 16));
+}
+
+QString text(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
 QString flagNames(std::uint16_t flags) {
     QStringList out;
     if (flags & slot_flag::Write)
@@ -424,8 +436,9 @@ void FrameAnalyzer::showWaits(const nlohmann::json& r) {
                        .arg(100.0 * double(denied) / double(length), 0, 'f', 1);
     QStringList owners, kinds;
     // Named, not temporaries: items() keeps a reference to the object it walks.
-    const nlohmann::json byOwner = r.value("by_owner", nlohmann::json::object());
-    const nlohmann::json byKind = r.value("by_kind", nlohmann::json::object());
+    const nlohmann::json classes = r.value("cpu_wait_classes", nlohmann::json::object());
+    const nlohmann::json byOwner = classes.value("by_owner", nlohmann::json::object());
+    const nlohmann::json byKind = classes.value("by_kind", nlohmann::json::object());
     for (const auto& [name, n] : byOwner.items())
         if (n.get<std::uint64_t>())
             owners << QStringLiteral("%1 %2")
@@ -438,17 +451,17 @@ void FrameAnalyzer::showWaits(const nlohmann::json& r) {
     text += tr("\nby denier: %1")
                 .arg(owners.isEmpty() ? tr("none") : owners.join(QStringLiteral(", ")));
     text += tr("\nby access: %1").arg(kinds.join(QStringLiteral(", ")));
-    const auto cpu = r.value("cpu_cycles", nlohmann::json::object());
+    const auto cpu = r.value("cpu", nlohmann::json::object()).value("cycles", nlohmann::json::object());
     text += tr("\nCPU cycles: instructions %1, waits %2, interrupt entry %3, stopped %4")
-                .arg(cpu.value("instructions", std::uint64_t(0)))
-                .arg(cpu.value("waits", std::uint64_t(0)))
+                .arg(cpu.value("instruction", std::uint64_t(0)))
+                .arg(cpu.value("wait", std::uint64_t(0)))
                 .arg(cpu.value("irq", std::uint64_t(0)))
                 .arg(cpu.value("stopped", std::uint64_t(0)));
     counters_->setText(text);
 
     stalls_->clear();
     for (const auto& s : r.value("stall_pcs", nlohmann::json::array())) {
-        const std::uint32_t pc = s.value("pc", 0u);
+        const std::uint32_t pc = hexField(s, "pc");
         const std::uint64_t cck = s.value("wait_cck", std::uint64_t(0));
         auto* item = new QTreeWidgetItem(stalls_);
         item->setText(0, hex(pc, 6));
@@ -466,7 +479,6 @@ void FrameAnalyzer::showWaits(const nlohmann::json& r) {
         auto* item = new QTreeWidgetItem(stalls_);
         item->setText(0, tr("%1 more").arg(rest.value("pcs", 0u)));
         item->setText(1, QString::number(rest.value("wait_cck", std::uint64_t(0))));
-        item->setText(2, QString::number(rest.value("waits", std::uint64_t(0))));
         item->setFlags(Qt::ItemIsEnabled);
         item->setData(0, Qt::UserRole, QVariant());
     }
@@ -484,10 +496,9 @@ void FrameAnalyzer::showBlits(const nlohmann::json& r) {
         auto* item = new QTreeWidgetItem(blits_);
         item->setData(0, Qt::UserRole, id);
         item->setText(0, QString::number(id));
-        item->setText(1, QString::fromStdString(b.value("size", std::string())) +
-                             (b.value("mode", std::string()) == "line" ? tr(" line") : QString()));
+        item->setText(1, text(b, "size") + (text(b, "mode") == QLatin1String("line") ? tr(" line") : QString()));
         item->setText(2, QString::fromStdString(b.value("channels", std::string())));
-        item->setText(3, hex(b.value("minterm", 0u), 2));
+        item->setText(3, hex(hexField(b, "minterm"), 2));
         item->setText(4, QString::fromStdString(b.value("formula", std::string())));
         item->setText(5, QString::number(b.value("clocks_used", 0u)));
         item->setText(6, QString::number(b.value("clocks_stalled", 0u)));
@@ -498,7 +509,7 @@ void FrameAnalyzer::showBlits(const nlohmann::json& r) {
                                  .arg(start.value("hpos", 0u)) +
                              (b.value("finished", false) ? QString() : tr(" (running)")));
         item->setText(8,
-                      b.value("by_copper", false) ? tr("Copper") : hex(b.value("start_pc", 0u), 6));
+                      b.value("by_copper", false) ? tr("Copper") : hex(hexField(b, "start_pc"), 6));
         if (id == keep) selected = item;
     }
     if (selected) {
@@ -528,32 +539,26 @@ void FrameAnalyzer::requestPreviews(std::uint32_t id) {
     for (const auto& b : blitList_)
         if (b.value("id", 0u) == id) blit = b;
     if (blit.is_null()) return;
-    blitInfo_->setText(
-        tr("blit %1: %2 %3, channels %4, minterm %5 = %6, %7 %8\n"
-           "A %9 mod %10  B %11 mod %12  C %13 mod %14  D %15 mod %16\n"
-           "words A %17 B %18 C %19 D %20; clocks used %21, stalled %22")
-            .arg(id)
-            .arg(QString::fromStdString(blit.value("mode", std::string())),
-                 QString::fromStdString(blit.value("size", std::string())),
-                 QString::fromStdString(blit.value("channels", std::string())),
-                 hex(blit.value("minterm", 0u), 2),
-                 QString::fromStdString(blit.value("formula", std::string())),
-                 QString::fromStdString(blit.value("direction", std::string())),
-                 tr("fill %1").arg(QString::fromStdString(blit.value("fill", std::string()))))
-            .arg(hex(blit.value("apt", 0u), 6))
-            .arg(blit.value("amod", 0))
-            .arg(hex(blit.value("bpt", 0u), 6))
-            .arg(blit.value("bmod", 0))
-            .arg(hex(blit.value("cpt", 0u), 6))
-            .arg(blit.value("cmod", 0))
-            .arg(hex(blit.value("dpt", 0u), 6))
-            .arg(blit.value("dmod", 0))
-            .arg(blit["words"].value("a", 0u))
-            .arg(blit["words"].value("b", 0u))
-            .arg(blit["words"].value("c", 0u))
-            .arg(blit["words"].value("d", 0u))
-            .arg(blit.value("clocks_used", 0u))
-            .arg(blit.value("clocks_stalled", 0u)));
+    const nlohmann::json pointers = blit.value("pointers", nlohmann::json::object());
+    const nlohmann::json modulos = blit.value("modulos", nlohmann::json::object());
+    const nlohmann::json words = blit.value("words", nlohmann::json::object());
+    QString info = tr("blit %1: %2 %3 %4, channels %5, minterm %6 = %7\n")
+                       .arg(id)
+                       .arg(text(blit, "mode"), text(blit, "direction"), text(blit, "size"), text(blit, "channels"),
+                            hex(hexField(blit, "minterm"), 2), text(blit, "formula"));
+    for (const char* c : {"a", "b", "c", "d"})
+        info += tr("%1 %2 mod %3  ")
+                    .arg(QString::fromLatin1(c).toUpper())
+                    .arg(hex(hexField(pointers, c), 6))
+                    .arg(modulos.value(c, 0));
+    info += tr("\nwords A %1 B %2 C %3 D %4; clocks used %5, stalled %6")
+                .arg(words.value("a", 0u))
+                .arg(words.value("b", 0u))
+                .arg(words.value("c", 0u))
+                .arg(words.value("d", 0u))
+                .arg(blit.value("clocks_used", 0u))
+                .arg(blit.value("clocks_stalled", 0u));
+    blitInfo_->setText(info);
     if (!blit.value("traced", false)) {
         previewLabels_[4]->setText(tr("not traced"));
         return;

@@ -7,7 +7,7 @@
 #include "app/control/params.h"
 #include "emu/chipset/custom_regs.h"
 #include "profiler/capture/blit_render.h"
-#include "profiler/capture/frame_json.h"
+#include "profiler/capture/frame_capture.h"
 
 #include <filesystem>
 
@@ -109,7 +109,27 @@ void registerFrameCommands(Emulator::Impl& e) {
                     p::optionalNumber(p, "top", kMaxStallPcs).value_or(kDefaultStallPcs);
                 const bool grid = p::boolean(p, "grid", false);
                 const FrameStats& f = e.machine->lastFrameStats();
-                json out = cpuWaitsJson(f, std::size_t(top));
+                // The record's header and CPU fields as profile.jsonl has them, with each
+                // line's denied clocks and their total.
+                json out = cpuWaitFields(f, std::size_t(top));
+                out["frame"] = f.frame;
+                out["partial"] = f.partial;
+                out["first_cck"] = f.firstCck;
+                out["length_cck"] = f.lengthCck;
+                out["lines"] = f.lines;
+                out["line_cck"] = f.lineCck;
+                json lines = json::array();
+                std::uint64_t denied = 0;
+                for (std::uint32_t v = 0; v < f.lines; ++v) {
+                    const std::size_t at = std::size_t(v) * Agnus::kMaxLineCck;
+                    std::uint32_t n = 0;
+                    for (std::uint32_t h = 0; h < f.lineCck && at + h < f.cpuWaitGrid.size(); ++h)
+                        n += f.cpuWaitGrid[at + h];
+                    lines.push_back(n);
+                    denied += n;
+                }
+                out["line_wait_cck"] = std::move(lines);
+                out["wait_cck"] = denied;
                 if (grid) {
                     const auto bytes = denierGrid(f, e.machine->agnus());
                     out["grid"] = p::toBase64(bytes.data(), bytes.size());
@@ -127,6 +147,7 @@ void registerFrameCommands(Emulator::Impl& e) {
                 json blits = json::array();
                 for (const BlitRecord& b : f.blits) {
                     json j = blitJson(b);
+                    j["size"] = std::to_string(b.width) + "x" + std::to_string(b.height);
                     const BlitWords* w = wasTracing ? trace.find(b.id) : nullptr;
                     j["traced"] = w != nullptr;
                     if (w) j["truncated"] = w->truncated;

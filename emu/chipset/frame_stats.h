@@ -15,7 +15,6 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace copperline {
@@ -28,10 +27,6 @@ enum class CpuAccessKind : std::uint8_t {
 };
 inline constexpr unsigned kCpuAccessKindCount = 3;
 const char* cpuAccessKindName(CpuAccessKind kind); // "fetch", "read", "write"
-
-// A minterm (BLTCON0 LF7-LF0, HRM "Logic Functions") as a minimal sum of products over the
-// blitter's A, B and C inputs, "!" for NOT: $CA is "AB+!AC", $F0 "A", $00 "0", $FF "1".
-std::string mintermFormula(std::uint8_t lf);
 
 // Chip-bus wait clocks charged to one instruction address within a frame: the
 // instruction executing when each wait began.

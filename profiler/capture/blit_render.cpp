@@ -25,6 +25,15 @@ std::optional<BlitStream> blitStreamFromName(std::string_view name) {
     return std::nullopt;
 }
 
+std::string blitChannels(std::uint16_t bltcon0) {
+    std::string out;
+    if (bltcon0 & Blitter::UseA) out += 'A';
+    if (bltcon0 & Blitter::UseB) out += 'B';
+    if (bltcon0 & Blitter::UseC) out += 'C';
+    if (bltcon0 & Blitter::UseD) out += 'D';
+    return out.empty() ? "-" : out;
+}
+
 bool blitHasStream(const BlitRecord& blit, BlitStream s) {
     static constexpr std::uint16_t use[4] = {Blitter::UseA, Blitter::UseB, Blitter::UseC,
                                              Blitter::UseD};

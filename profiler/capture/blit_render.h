@@ -7,6 +7,7 @@
 #include "profiler/capture/png.h"
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace copperline {
@@ -14,6 +15,9 @@ namespace copperline {
 // "A", "B", "C", "D", "result" (and back).
 const char* blitStreamName(BlitStream stream);
 std::optional<BlitStream> blitStreamFromName(std::string_view name);
+
+// "ABCD" for the channels a BLTCON0 enables, in order ("-" for none).
+std::string blitChannels(std::uint16_t bltcon0);
 
 // Whether the blit has the stream: a channel its BLTCON0 enables, or the result.
 bool blitHasStream(const BlitRecord& blit, BlitStream stream);

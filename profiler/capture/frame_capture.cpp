@@ -95,6 +95,8 @@ std::string hexWord(std::uint32_t v, int digits) {
     return buf;
 }
 
+} // namespace
+
 json blitJson(const BlitRecord& b) {
     const bool line = (b.bltcon1 & Blitter::Line) != 0;
     const unsigned channels = (b.bltcon0 >> 8) & 0xF; // UseA..UseD: bits 3..0 = A, B, C, D
@@ -151,7 +153,37 @@ json blitJson(const BlitRecord& b) {
     };
 }
 
-} // namespace
+json cpuWaitFields(const FrameStats& s, std::size_t top) {
+    json out = json::object();
+    out["cpu"] = json{{"instruction_cck", cck(s.cpuInstructionCycles)},
+                    {"wait_cck", cck(s.cpuWaitCycles)},
+                    {"irq_cck", cck(s.cpuIrqCycles)},
+                    {"stopped_cck", cck(s.cpuStoppedCycles)},
+                    {"cycles",
+                     {{"instruction", s.cpuInstructionCycles},
+                      {"wait", s.cpuWaitCycles},
+                      {"irq", s.cpuIrqCycles},
+                      {"stopped", s.cpuStoppedCycles}}}};
+    json byKind = json::object();
+    for (unsigned k = 0; k < kCpuAccessKindCount; ++k)
+        byKind[cpuAccessKindName(CpuAccessKind(k))] = s.cpuWaitByKind[k];
+    out["cpu_wait_classes"] = json{{"by_owner", ownerCounts(s.cpuWaitByOwner)}, {"by_kind", byKind}};
+    json stalls = json::array();
+    std::uint64_t restCck = 0, restPcs = 0;
+    for (std::size_t i = 0; i < s.stallPcs.size(); ++i) {
+        const StallPc& p = s.stallPcs[i];
+        if (i < top) {
+            stalls.push_back(
+                json{{"pc", hexWord(p.pc, 6)}, {"wait_cck", p.waitCck}, {"waits", p.waits}});
+        } else {
+            restCck += p.waitCck;
+            ++restPcs;
+        }
+    }
+    out["stall_pcs"] = std::move(stalls);
+    out["stall_pcs_rest"] = json{{"pcs", restPcs}, {"wait_cck", restCck}};
+    return out;
+}
 
 const char* screenshotsName(CaptureOptions::Screenshots s) {
     switch (s) {
@@ -331,34 +363,8 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
     if (startCck_ > s.firstCck) r["partial_from_cck"] = startCck_;
     if (s.partial) r["partial"] = true;
     r["owner_cck"] = ownerCounts(agnus.committedOwnerCounts());
-    r["cpu"] = json{{"instruction_cck", cck(s.cpuInstructionCycles)},
-                    {"wait_cck", cck(s.cpuWaitCycles)},
-                    {"irq_cck", cck(s.cpuIrqCycles)},
-                    {"stopped_cck", cck(s.cpuStoppedCycles)},
-                    {"cycles",
-                     {{"instruction", s.cpuInstructionCycles},
-                      {"wait", s.cpuWaitCycles},
-                      {"irq", s.cpuIrqCycles},
-                      {"stopped", s.cpuStoppedCycles}}}};
     irqCck2_ += s.cpuIrqCycles;
-    json byKind = json::object();
-    for (unsigned k = 0; k < kCpuAccessKindCount; ++k)
-        byKind[cpuAccessKindName(CpuAccessKind(k))] = s.cpuWaitByKind[k];
-    r["cpu_wait_classes"] = json{{"by_owner", ownerCounts(s.cpuWaitByOwner)}, {"by_kind", byKind}};
-    json stalls = json::array();
-    std::uint64_t restCck = 0, restPcs = 0;
-    for (std::size_t i = 0; i < s.stallPcs.size(); ++i) {
-        const StallPc& p = s.stallPcs[i];
-        if (i < kTopStallPcs) {
-            stalls.push_back(
-                json{{"pc", hexWord(p.pc, 6)}, {"wait_cck", p.waitCck}, {"waits", p.waits}});
-        } else {
-            restCck += p.waitCck;
-            ++restPcs;
-        }
-    }
-    r["stall_pcs"] = std::move(stalls);
-    r["stall_pcs_rest"] = json{{"pcs", restPcs}, {"wait_cck", restCck}};
+    r.update(cpuWaitFields(s, kTopStallPcs));
     r["busy_cck"] = busy;
     r["idle_cck"] = idle;
     r["idle_source"] = machine_.guestApi().idleMarkersSeen() ? "uaelib" : "none";

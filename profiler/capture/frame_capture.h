@@ -150,6 +150,13 @@ std::string encodeGrid(const std::uint8_t* cells, unsigned rows, unsigned cols, 
 std::vector<std::uint8_t> decodeGrid(const std::string& text, unsigned rows, unsigned cols,
                                      unsigned maxValue);
 
+// One blit as profile.jsonl's `blits` array and frame.blits list it.
+nlohmann::json blitJson(const BlitRecord& blit);
+// The CPU's fields of a frame record, as profile.jsonl and frame.waits give them: `cpu`
+// (the four counters), `cpu_wait_classes` (denied clocks by owner and by access kind), the
+// `top` most stalled instructions in `stall_pcs` and the others summed in `stall_pcs_rest`.
+nlohmann::json cpuWaitFields(const FrameStats& frame, std::size_t top);
+
 // The minterm as a sum of products of A, B and C ("AB+!AC"; "0" and "1" for the constant
 // functions), the form the blit lists and the Frame Analyzer show.
 std::string mintermFormula(std::uint8_t minterm);

@@ -29,6 +29,10 @@ std::unique_ptr<Emulator> frameLoad() {
     return e;
 }
 
+std::uint32_t hexField(const json& j, const char* key) {
+    return std::uint32_t(std::stoul(j.value(key, std::string("0")), nullptr, 16));
+}
+
 std::uint32_t readLong(Emulator& e, std::uint32_t addr) {
     const auto r = e.call("mem.read", {{"addr", addr}, {"len", 4}, {"encoding", "hex"}});
     return std::uint32_t(std::stoul(r.result.value("data", std::string("0")), nullptr, 16));
@@ -49,19 +53,21 @@ private slots:
         QCOMPARE(w.value("frame", 0), 5);
         const std::uint64_t denied = w.value("wait_cck", std::uint64_t(0));
         QVERIFY(denied > 1000);
-        QCOMPARE(w["cpu_cycles"].value("waits", std::uint64_t(0)), 2 * denied);
-        const std::uint64_t blitter = w["by_owner"].value("blitter", std::uint64_t(0));
-        const std::uint64_t refresh = w["by_owner"].value("refresh", std::uint64_t(0));
+        QCOMPARE(w["cpu"]["cycles"].value("wait", std::uint64_t(0)), 2 * denied);
+        QCOMPARE(w["cpu"].value("wait_cck", std::uint64_t(0)), denied);
+        const json& byOwner = w["cpu_wait_classes"]["by_owner"];
+        const std::uint64_t blitter = byOwner.value("blitter", std::uint64_t(0));
+        const std::uint64_t refresh = byOwner.value("refresh", std::uint64_t(0));
         QCOMPARE(blitter + refresh, denied);
         QVERIFY(blitter > refresh);
         std::uint64_t kinds = 0;
         for (const char* k : {"fetch", "read", "write"})
-            kinds += w["by_kind"].value(k, std::uint64_t(0));
+            kinds += w["cpu_wait_classes"]["by_kind"].value(k, std::uint64_t(0));
         QCOMPARE(kinds, denied);
         // The polling MOVEM.L first, at most `top` of them, the rest summed.
         const json& stalls = w["stall_pcs"];
         QVERIFY(stalls.size() <= 4);
-        QCOMPARE(stalls.at(0).value("pc", 0u), pollPc);
+        QCOMPARE(hexField(stalls.at(0), "pc"), pollPc);
         std::uint64_t listed = 0;
         for (const auto& s : stalls)
             listed += s.value("wait_cck", std::uint64_t(0));
@@ -101,12 +107,14 @@ private slots:
         QVERIFY(e->call("step_frame", {{"n", 2}}).ok);
         r = e->call("frame.blits");
         const json& cookie = r.result["blits"][1];
-        QCOMPARE(cookie.value("start_pc", 0u), readLong(*e, 0x1004));
+        QCOMPARE(hexField(cookie, "start_pc"), readLong(*e, 0x1004));
         QCOMPARE(cookie.value("size", std::string()), std::string("20x64"));
         QCOMPARE(cookie.value("channels", std::string()), std::string("ABCD"));
-        QCOMPARE(cookie.value("minterm", 0), 0xCA);
+        QCOMPARE(cookie.value("minterm", std::string()), std::string("0xCA"));
         QCOMPARE(cookie.value("formula", std::string()), std::string("AB+!AC"));
-        QCOMPARE(cookie.value("mode", std::string()), std::string("area"));
+        QCOMPARE(cookie.value("mode", std::string()), std::string("copy"));
+        QCOMPARE(cookie.value("width_words", 0), 20);
+        QCOMPARE(hexField(cookie["pointers"], "d"), 0x2C000u);
         QCOMPARE(cookie.value("direction", std::string()), std::string("ascending"));
         QCOMPARE(cookie.value("clocks_used", 0u), 5120u);
         QVERIFY(cookie.value("clocks_stalled", 0u) > 0);
@@ -117,6 +125,7 @@ private slots:
         QCOMPARE(clear.value("channels", std::string()), std::string("D"));
         QCOMPARE(clear.value("formula", std::string()), std::string("0"));
         QVERIFY(!clear.value("finished", true));
+        QVERIFY(clear["end"].is_null());
 
         QTemporaryDir dir;
         const std::uint32_t id = cookie.value("id", 0u);

@@ -8,6 +8,7 @@
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
 #include "profiler/capture/blit_render.h"
+#include "profiler/capture/frame_capture.h"
 #endif
 
 #include <QtTest>
