@@ -1,0 +1,210 @@
+// The Frame Analyzer's blits and CPU waits, and the capture dock, in the window, offscreen,
+// on the known load of tests/guest/hw/frame_load.S: the blit list shows the program's
+// cookie-cut blit and previews its channels from the DMA words it moved; the CPU-waits
+// mode paints every denied clock in its denier's colour and lists the polling instruction
+// first, which a click shows in the disassembly; the capture dock starts and stops a
+// capture through profile.start, profile.status and profile.stop.
+
+#include "app/control/emulator.h"
+#include "emu/machine.h"
+#include "emu/media/file_bytes.h"
+#include "profiler/capture/png.h"
+#include "ui/capture_dock.h"
+#include "ui/cpu_pane.h"
+#include "ui/frame_analyzer.h"
+#include "ui/main_window.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <filesystem>
+
+using namespace copperline;
+using nlohmann::json;
+
+namespace {
+
+std::unique_ptr<Machine> frameLoad() {
+    auto m = std::make_unique<Machine>();
+    m->bootBareMetal(readFileBytes(HW_FRAME_LOAD));
+    return m;
+}
+
+Emulator::Options windowOptions() {
+    Emulator::Options o;
+    o.pictures = true;
+    o.paced = false;
+    o.startRunning = false;
+    return o;
+}
+
+std::uint32_t readLong(Emulator& e, std::uint32_t addr) {
+    const auto r = e.call("mem.read", {{"addr", addr}, {"len", 4}});
+    return std::uint32_t(std::stoul(r.result.value("data", std::string("0")), nullptr, 16));
+}
+
+QString hex6(std::uint32_t v) {
+    return QStringLiteral("$%1").arg(v, 6, 16, QLatin1Char('0')).toUpper();
+}
+
+} // namespace
+
+class TestFrameAnalyzer : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void blitListAndPreviews() {
+        Emulator emu(frameLoad(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        FrameAnalyzer* a = w.analyzer();
+        // The blit trace is armed (the shown pane and frame.blits arm it); then the program runs.
+        QTRY_VERIFY(emu.call("frame.blits").ok);
+        QVERIFY(emu.call("step_frame", {{"n", 6}}).ok);
+        w.refresh();
+        QTRY_COMPARE(a->detailFrame(), std::int64_t(5));
+        QTRY_COMPARE(a->blitList()->topLevelItemCount(), 3);
+
+        // The cookie cut, as the program started it.
+        QTreeWidgetItem* cookie = a->blitList()->topLevelItem(1);
+        QCOMPARE(cookie->text(1), QStringLiteral("20x64"));
+        QCOMPARE(cookie->text(2), QStringLiteral("ABCD"));
+        QCOMPARE(cookie->text(3), QStringLiteral("$CA"));
+        QCOMPARE(cookie->text(4), QStringLiteral("AB+!AC"));
+        QCOMPARE(cookie->text(5), QStringLiteral("5120"));
+        QCOMPARE(cookie->text(8), hex6(readLong(emu, 0x1004)));
+        QCOMPARE(a->blitList()->topLevelItem(2)->text(2), QStringLiteral("D"));
+
+        // Selecting it previews each channel and the result, the pictures blit.render draws.
+        const std::uint32_t id = cookie->data(0, Qt::UserRole).toUInt();
+        QVERIFY(a->selectBlit(id));
+        QTRY_VERIFY(!a->preview("result").isNull());
+        QTRY_VERIFY(!a->preview("A").isNull() && !a->preview("B").isNull() &&
+                    !a->preview("C").isNull() && !a->preview("D").isNull());
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("result.png").toStdString();
+        QVERIFY(emu.call("blit.render", {{"id", id}, {"channel", "result"}, {"path", path}}).ok);
+        const Image want = readPng(path);
+        const QImage got = a->preview("result");
+        QCOMPARE(got.width(), int(want.width));
+        QCOMPARE(got.height(), int(want.height));
+        for (unsigned y = 0; y < want.height; y += 7)
+            for (unsigned x = 0; x < want.width; x += 13)
+                QCOMPARE(std::uint32_t(got.pixel(int(x), int(y))), want.at(x, y));
+        // The clear has no A: its A preview stays empty.
+        QVERIFY(a->selectBlit(a->blitList()->topLevelItem(2)->data(0, Qt::UserRole).toUInt()));
+        QTRY_VERIFY(!a->preview("D").isNull());
+        QVERIFY(a->preview("A").isNull());
+    }
+
+    void waitsModePaintsDeniedClocks() {
+        Emulator emu(frameLoad(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        FrameAnalyzer* a = w.analyzer();
+        QVERIFY(emu.call("step_frame", {{"n", 6}}).ok);
+        w.refresh();
+        QTRY_COMPARE(a->detailFrame(), std::int64_t(5));
+        a->setMode(FrameAnalyzer::Mode::CpuWaits);
+
+        // Every denied clock in its denier's colour, every other one dark.
+        const json waits = emu.call("frame.waits", {{"grid", true}}).result;
+        const QByteArray grid =
+            QByteArray::fromBase64(QByteArray::fromStdString(waits.value("grid", std::string())));
+        const int cols = waits.value("line_cck", 0), rows = waits.value("lines", 0);
+        const QImage& img = a->image();
+        QCOMPARE(img.width(), cols);
+        QCOMPARE(img.height(), rows);
+        std::uint64_t blitterCells = 0;
+        for (int y = 0; y < rows; ++y)
+            for (int x = 0; x < cols; ++x) {
+                const auto d = std::uint8_t(grid[y * cols + x]);
+                const QRgb want = d ? FrameAnalyzer::ownerColour(BusOwner(d - 1))
+                                    : FrameAnalyzer::notDeniedColour();
+                if (img.pixel(x, y) != want)
+                    QFAIL(qPrintable(QStringLiteral("clock %1,%2").arg(y).arg(x)));
+                if (d == 1 + unsigned(BusOwner::Blitter)) ++blitterCells;
+            }
+        QCOMPARE(blitterCells, waits["cpu_wait_classes"]["by_owner"].value("blitter", std::uint64_t(0)));
+        QVERIFY(blitterCells > 1000);
+        QVERIFY(a->waitCounters().contains("blitter"));
+        QVERIFY(a->waitCounters().contains("read"));
+
+        // The polling MOVEM.L heads the list; a click shows it in the disassembly.
+        const std::uint32_t pollPc = readLong(emu, 0x1008);
+        QTreeWidgetItem* top = a->stallList()->topLevelItem(0);
+        QVERIFY(top);
+        QCOMPARE(top->text(0), hex6(pollPc));
+        emit a->stallList()->itemClicked(top, 0);
+        const QString mark = QStringLiteral("* %1").arg(pollPc, 6, 16, QLatin1Char('0'));
+        QTRY_VERIFY2(w.cpuPane()->disassemblyText().contains(mark), qPrintable(w.cpuPane()->disassemblyText()));
+        QVERIFY(w.cpuPane()->disassemblyText().contains("movem"));
+        QVERIFY(!w.cpuPane()->following());
+
+        // Back to owners: the picture is the owner grid again.
+        a->setMode(FrameAnalyzer::Mode::Owners);
+        QCOMPARE(a->image().pixel(1, 100), FrameAnalyzer::ownerColour(BusOwner::Refresh));
+    }
+
+    void captureDockStartsAndStops() {
+        Emulator emu(frameLoad(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        CaptureDock* dock = w.captureDock();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("capture");
+
+        // A refused combination: the error the bus returns shows, nothing starts.
+        dock->pathEdit()->setText(path);
+        dock->memoryBox()->setChecked(true);
+        dock->triggerBox()->setCurrentIndex(1);
+        dock->triggerValue()->setText("10");
+        dock->start();
+        QTRY_VERIFY(!dock->errorText().isEmpty());
+        QVERIFY2(dock->errorText().contains("memory"), qPrintable(dock->errorText()));
+        QVERIFY(!dock->active());
+        QVERIFY(!std::filesystem::exists(path.toStdString()));
+
+        // Ten frames with slots: start, run two, watch the progress, stop.
+        dock->memoryBox()->setChecked(false);
+        dock->triggerBox()->setCurrentIndex(0);
+        dock->framesBox()->setValue(10);
+        dock->slotsBox()->setChecked(true);
+        dock->start();
+        QTRY_VERIFY(dock->active());
+        QCOMPARE(dock->folder(), path);
+        QVERIFY(!dock->startButton()->isEnabled());
+        QVERIFY(dock->stopButton()->isEnabled());
+        QVERIFY(emu.call("step_frame", {{"n", 3}}).ok);
+        dock->poll();
+        QTRY_VERIFY2(dock->progressText().startsWith("2 of 10 frames") ||
+                         dock->progressText().startsWith("3 of 10 frames"),
+                     qPrintable(dock->progressText()));
+        QVERIFY(dock->stateText().startsWith("recording"));
+        dock->stop();
+        QTRY_VERIFY(!dock->active());
+        QVERIFY(dock->startButton()->isEnabled());
+        QVERIFY(dock->openButton()->isEnabled());
+        QVERIFY(std::filesystem::exists((path + "/profile.json").toStdString()));
+        QVERIFY(std::filesystem::exists((path + "/profile.jsonl").toStdString()));
+        const json status = emu.call("profile.status").result;
+        QVERIFY(!status.value("active", true));
+    }
+};
+
+QTEST_MAIN(TestFrameAnalyzer)
+#include "test_frame_analyzer.moc"
