@@ -71,7 +71,8 @@ public:
     explicit OwnerGridView(FrameAnalyzer& owner) : QWidget(&owner), a_(owner) {
         setMouseTracking(true);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-        setMinimumSize(227 + kStripGap + kStripWidth, 313);
+        // Half a line per pixel at the least, so the pages below can have room.
+        setMinimumSize(227 + kStripGap + kStripWidth, 160);
     }
 
     QSize sizeHint() const override {
@@ -239,9 +240,11 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
     }
     auto* blitLayout = new QVBoxLayout(blitPage);
     blitLayout->setContentsMargins(0, 0, 0, 0);
-    blitLayout->addWidget(blits_, 1);
+    // A few rows of the list, and the rest for the selected blit and its pictures.
+    blits_->setMaximumHeight(5 * blits_->fontMetrics().height() + 8);
+    blitLayout->addWidget(blits_);
+    blitLayout->addLayout(previewRow, 1);
     blitLayout->addWidget(blitInfo_);
-    blitLayout->addLayout(previewRow);
 
     // The waits page: the counters and the most stalled instructions.
     auto* waitPage = new QWidget(this);
@@ -293,6 +296,7 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
     split->addWidget(tabs_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({360, 260});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(split);
