@@ -339,11 +339,16 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     const bool write = c.op == m68k::BusOp::Write;
 
     if (c.op == m68k::BusOp::InterruptAcknowledge) {
-        // The Amiga answers every IACK with VPA: an autovector, in an E-clock cycle.
+        // Nothing on the A500 asserts VPA for an acknowledge: the 68000 reads the vector
+        // number from $FFFFF0 + 2 x level as an ordinary 4-clock cycle and the ROM answers
+        // it like any read (WinUAE newcpu.cpp iack_cycle; vAmiga/Moira: 4 clocks). The
+        // ROM's last words are the autovector numbers ($0018-$001F in Kickstart, AROS has
+        // $0018-$001E). A machine with no ROM (the bare-metal harness) answers as that
+        // tail would.
         syncTo(t);
-        const MasterClock e = (t + kCyclesPerEClock - 1) / kCyclesPerEClock * kCyclesPerEClock;
-        c.data = m68k::kAutovector;
-        return unsigned(e + kCyclesPerEClock - t) - 4;
+        c.data = rom_.empty() ? std::uint16_t(0x18 + ((a >> 1) & 7))
+                              : std::uint16_t(readMemoryWord(a, Region::Rom) & 0xFF);
+        return 0;
     }
 
     if (accessObserver_) [[unlikely]]
