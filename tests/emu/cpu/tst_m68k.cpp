@@ -381,6 +381,61 @@ private slots:
         }
     }
 
+    void dbccCounterExpired() {
+        // dbf d0 with D0.w = 0: "n np np np", 14(3/0) (MC68000 User's Manual table 8-10;
+        // WinUAE gencpu.cpp, Yacht). The first fetch is at the branch target and its word is
+        // discarded; the queue refills from the next instruction. Random registers make
+        // D0.w = 0 once in 65,536, so the vectors never show it.
+        Rig m;
+        m.bus.words(kCode, {0x51C8, 0x0010}); // dbf d0,.+$12
+        m.start(0x2700);
+        Registers r = m.cpu.registers();
+        r.d[0] = 0x12340000;
+        m.cpu.setRegisters(r);
+        const std::uint64_t t0 = m.cpu.cycles();
+        QCOMPARE(m.cpu.step(), 14u);
+        QCOMPARE(m.bus.log.size(), std::size_t(3));
+        QCOMPARE(m.bus.log[0].address, kCode + 2 + 0x10);
+        QCOMPARE(m.bus.log[0].cycle, t0 + 2); // after the two internal clocks
+        QCOMPARE(m.bus.log[1].address, kCode + 4);
+        QCOMPARE(m.bus.log[2].address, kCode + 6);
+        QCOMPARE(m.bus.log[1].cycle - m.bus.log[0].cycle, 4u);
+        r = m.cpu.registers();
+        QCOMPARE(r.d[0], 0x1234FFFFu);
+        QCOMPARE(r.pc, kCode + 8);
+        QCOMPARE(r.ird, kNop);
+    }
+
+    void dbccOddDisplacementFaultsEvenWhenExpired() {
+        // The discarded fetch goes to the target, so an odd displacement takes the address
+        // error on the expiry path as on the branch path, before Dn is written (WinUAE
+        // gencpu.cpp raises it whenever the condition is false; Moira checks the target
+        // before it tests the counter). A true condition never looks at the target.
+        for (const std::uint32_t d0 : {0x00000000u, 0x00000005u}) {
+            Rig m;
+            m.bus.words(kCode, {0x51C8, 0x0011}); // dbf d0,.+$13: odd
+            m.start(0x2700);
+            Registers r = m.cpu.registers();
+            r.d[0] = d0;
+            m.cpu.setRegisters(r);
+            Recorder rec;
+            m.cpu.setObserver(&rec, kHookException);
+            m.cpu.step();
+            QCOMPARE(rec.exceptions.size(), std::size_t(1));
+            QCOMPARE(unsigned(rec.exceptions[0].vector), 3u);
+            r = m.cpu.registers();
+            QCOMPARE(r.d[0], d0); // not decremented
+            const std::uint32_t sp = r.a[7];
+            QCOMPARE(m.bus.peekLong(sp + 2), kCode + 2 + 0x11); // the access address
+            QCOMPARE(m.bus.peekLong(sp + 10), kCode + 4);       // the next instruction
+        }
+        Rig m;
+        m.bus.words(kCode, {0x50C8, 0x0011}); // dbt d0: the condition holds, no fault
+        m.start(0x2700);
+        QCOMPARE(m.cpu.step(), 12u);
+        QCOMPARE(m.cpu.registers().pc, kCode + 8);
+    }
+
     void tasIsOneAccess() {
         Rig m;
         m.bus.words(kCode, {0x4AD0, kNop}); // tas (a0)
