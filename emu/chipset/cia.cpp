@@ -90,11 +90,11 @@ void Cia::advanceSlow(MasterClock now) {
 }
 
 void Cia::eCycle() {
-    // Flags raised in the previous E cycle reach ICR now, and /IRQ with them.
+    // Flags raised in the previous E cycle set IR and pull /IRQ now, unless a read of ICR
+    // cleared them in between.
     if (irqPipe_) {
-        icr_ |= irqPipe_;
+        if (icr_ & irqPipe_ & icrMask_ & 0x1F) icr_ |= IcrIR;
         irqPipe_ = 0;
-        if (icr_ & icrMask_ & 0x1F) icr_ |= IcrIR;
     }
     timerA_.pulse = timerB_.pulse = false;
 
@@ -146,7 +146,14 @@ bool Cia::stepTimer(Timer& t, std::uint8_t& cr, bool countInput, bool eClockInpu
     return true;
 }
 
-void Cia::raise(std::uint8_t flags) { irqPipe_ |= flags; }
+// A flag is readable in ICR in the cycle it is raised; IR and /IRQ follow one E cycle later
+// (vAmiga CIA.cpp after Lorenz's 6526 model: the timer bits are set in the underflow cycle,
+// the Interrupt1 stage a cycle on). WinUAE's cia.cpp holds the timer bits back a cycle
+// too (icr2 to icr1 at the next update); vAmiga's timing is the one checked on hardware.
+void Cia::raise(std::uint8_t flags) {
+    icr_ |= flags;
+    irqPipe_ |= flags;
+}
 
 void Cia::shiftOutBit() {
     // In output mode each timer A underflow toggles CNT; a bit leaves per full period.
