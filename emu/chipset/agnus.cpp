@@ -309,12 +309,14 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
     }
 
     // The blitter takes what is left, unless BLTPRI is clear and the CPU has been refused
-    // three clocks in a row: then it lets the CPU have one (HRM chapter 6).
+    // three clocks in a row: then it lets the CPU have one (HRM chapter 6). That clock is
+    // lost to the blitter whole, an idle step as much as a bus step (vAmiga: BLS denies
+    // the blitter's BUSIDLE steps too).
     if (blitter_.running()) {
-        const bool slotFree = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::BLTEN);
-        bool may = slotFree;
-        if (may && cpuWants && !(dmacon_ & dmacon::BLTPRI) && cpuRefused_ >= 3 && blitter_.wantsBus()) may = false;
-        const Blitter::Step b = blitter_.clock(may, slotFree);
+        const bool yield = cpuWants && !(dmacon_ & dmacon::BLTPRI) && cpuRefused_ >= 3;
+        const bool slotFree = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) &&
+                              (dmacon_ & dmacon::BLTEN) && !yield;
+        const Blitter::Step b = blitter_.clock(slotFree, slotFree);
         if (b.usedBus) {
             owner = BusOwner::Blitter;
             rec.address = b.address;

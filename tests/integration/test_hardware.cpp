@@ -580,6 +580,57 @@ private slots:
         }
     }
 
+    void blitterYieldHoldsItsIdleSteps() {
+        // A 64x64 descending fill with D only takes 3 clocks a word ("- - D": the fill adds
+        // an idle step). With BLTPRI clear and the CPU polling DMACONR, the CPU is refused
+        // three clocks in a row around the refresh slots; the blitter then loses the next
+        // clock whole, its idle step included (HRM chapter 6; vAmiga's BLS line denies
+        // BUSIDLE steps too). So the blit's span is its own length plus one clock for
+        // every clock fixed DMA took and every clock it yielded to the CPU.
+        auto m = boot(HW_BLITTER_JOBS);
+        m->agnus().setRecordSlots(true);
+        Job j;
+        j.con0 = 0x01F0;  // D only, D = A
+        j.con1 = 0x0A;    // inclusive fill, descending
+        j.adat = 0x8001;
+        j.dpt = 0x20000 - 2;
+        j.size = 64 << 6;  // 64 rows of 64 words
+        writeJobs(*m, {j}, 0, 0x30);
+        std::vector<SlotRecord> all;
+        for (int f = 0; f < 4 && !m->cpu().stopped(); ++f) {
+            m->runFrame();
+            const auto& rec = m->agnus().committedRecords();
+            for (unsigned v = 0; v < m->agnus().committedLines(); ++v)
+                all.insert(all.end(), rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck,
+                           rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck + 227);
+        }
+        QVERIFY(m->cpu().stopped());
+        std::size_t start = 0, last = 0;
+        unsigned writes = 0;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (all[i].owner == BusOwner::Cpu && (all[i].flags & slot_flag::Write) && all[i].reg == reg::BLTSIZE)
+                start = i;
+            if (start && all[i].owner == BusOwner::Blitter) {
+                last = i;
+                ++writes;
+            }
+        }
+        QVERIFY(start);
+        QCOMPARE(writes, 64u * 64u);
+        std::size_t held = 0, yielded = 0;
+        for (std::size_t i = start + 1; i <= last; ++i) {
+            const BusOwner o = all[i].owner;
+            held += o != BusOwner::Blitter && o != BusOwner::Idle && o != BusOwner::Cpu;
+            // A clock the CPU won after three refused in a row is one the blitter yielded.
+            if (o == BusOwner::Cpu && i >= 3 && (all[i - 1].flags & all[i - 2].flags & all[i - 3].flags & slot_flag::CpuWaited))
+                ++yielded;
+        }
+        QVERIFY2(yielded >= 8, qPrintable(QString::number(yielded)));
+        const std::size_t expect = 2 + 3 * 64 * 64 + 2 + held + yielded;
+        QVERIFY2(last - start == expect, qPrintable(QString("%1 clocks, expected %2 (%3 held by fixed DMA, %4 yielded)")
+                                                        .arg(last - start).arg(expect).arg(held).arg(yielded)));
+    }
+
     void ciaTimerOneShotAndContinuous() {
         auto m = boot(HW_CIA_TIMERS);
         const std::uint16_t latch = 300, underflows = 10;
