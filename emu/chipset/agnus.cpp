@@ -63,6 +63,7 @@ void Agnus::reset() {
     sprites_ = {};
     vdiw_ = false;
     cpuRefused_ = 0;
+    blitIrqAt_ = 0;
     std::fill(owners_.begin(), owners_.end(), 0);
     counts_.fill(0);
     cpuWaitCck_ = 0;
@@ -325,8 +326,15 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
             rec.size = 2;
             rec.flags = b.write ? slot_flag::Write : 0;
         }
-        if (b.finished) paula_.raise(intreq::BLIT, cck_);
+        // INTREQ BLIT is set 4 colour clocks after the last main cycle (WinUAE blitter.cpp
+        // INTREQ_INT(6, 3): 3 CCK plus one; vAmiga raises it one DMA cycle after its BLTDONE
+        // step, which follows the final D write).
+        if (b.finished) blitIrqAt_ = cck_ + kBlitIrqDelayCck;
         if (blitActive_) blitClock(b);
+    }
+    if (blitIrqAt_ && cck_ >= blitIrqAt_) {
+        blitIrqAt_ = 0;
+        paula_.raise(intreq::BLIT, cck_);
     }
 
     if (cpuWants) {
@@ -752,7 +760,8 @@ void Agnus::serialize(Archive& ar) {
     ar(cck_, frame_, vpos_, hpos_, lineLength_, lof_, lol_, dmacon_, bplcon0_, diwstrt_, diwstop_, ddfstrt_,
        ddfstop_, bpl1mod_, bpl2mod_, bplpt_, sprpt_, vdiw_);
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
-    ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_);
+    ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_,
+       blitIrqAt_);
 }
 
 } // namespace copperline

@@ -161,7 +161,7 @@ private:
     // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit and no
     // CPU request. Then only Denise runs and the clock is idle.
     bool quietClock() const {
-        return plan_[hpos_] == PlanNone && !blitter_.running() &&
+        return plan_[hpos_] == PlanNone && !blitter_.running() && !blitIrqAt_ &&
                ((hpos_ & 1) || copper_.dormant(vpos_, hpos_, false));
     }
     void idleClock();
@@ -221,6 +221,9 @@ private:
     bool bitplaneLine_ = false;
     bool lineBlank_ = false;  // the whole line is in vertical blank
     unsigned cpuRefused_ = 0;  // consecutive clocks the blitter took while the CPU waited
+    // The clock at which a finished blit's INTREQ BLIT is due (0: none).
+    static constexpr unsigned kBlitIrqDelayCck = 4;
+    std::uint64_t blitIrqAt_ = 0;
 
     // Recording.
     std::vector<std::uint8_t> owners_, committedOwners_;

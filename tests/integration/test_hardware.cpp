@@ -219,10 +219,12 @@ void modelLine(std::vector<std::uint8_t>& mem, const Line& l) {
 constexpr std::uint32_t kTable = 0x70000;
 constexpr unsigned kJobBytes = 44;
 
-void writeJobs(Machine& m, const std::vector<Job>& jobs, std::uint16_t dmacon, std::uint16_t waitLine) {
+void writeJobs(Machine& m, const std::vector<Job>& jobs, std::uint16_t dmacon,
+               std::uint16_t waitLine, std::uint16_t intena = 0) {
     pokeWord(m, kTable, std::uint16_t(jobs.size()));
     pokeWord(m, kTable + 2, dmacon);
     pokeWord(m, kTable + 4, waitLine);
+    pokeWord(m, kTable + 6, intena);
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const Job& j = jobs[i];
         const std::uint32_t a = kTable + 8 + std::uint32_t(i) * kJobBytes;
@@ -629,6 +631,44 @@ private slots:
         const std::size_t expect = 2 + 3 * 64 * 64 + 2 + held + yielded;
         QVERIFY2(last - start == expect, qPrintable(QString("%1 clocks, expected %2 (%3 held by fixed DMA, %4 yielded)")
                                                         .arg(last - start).arg(expect).arg(held).arg(yielded)));
+    }
+
+    void blitterInterruptFollowsTheLastCycle() {
+        // INTREQ BLIT is set 4 colour clocks after the blit's last main cycle (WinUAE
+        // INTREQ_INT(6, 3); vAmiga one DMA cycle after its BLTDONE step, which follows the
+        // final D write), and the pins show level 3 Paula::kIplDelayCck (3) clocks later:
+        // 7 after the last main cycle, the D slot of the last word's group, which is the
+        // blitter's last clock before the final D write. The CPU stays at mask 7; only the
+        // pins show it.
+        auto m = boot(HW_BLITTER_JOBS);
+        m->agnus().setRecordSlots(true);
+        Job j;
+        j.con0 = 0x09F0; // A -> D
+        j.apt = 0x10000;
+        j.dpt = 0x18000;
+        j.size = std::uint16_t(4 << 6 | 8);
+        writeJobs(*m, {j}, 0x0400, 0x30, 0x0040); // BLTPRI; INTENA BLIT
+        std::vector<SlotRecord> all;
+        for (int f = 0; f < 3 && !m->cpu().stopped(); ++f) {
+            m->runFrame();
+            const auto& rec = m->agnus().committedRecords();
+            for (unsigned v = 0; v < m->agnus().committedLines(); ++v)
+                all.insert(all.end(), rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck,
+                           rec.begin() + std::ptrdiff_t(v) * Agnus::kMaxLineCck + 227);
+        }
+        QVERIFY(m->cpu().stopped());
+        std::size_t lastMain = 0, lastWrite = 0, ipl3 = 0;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (all[i].owner == BusOwner::Blitter) {
+                lastMain = lastWrite;
+                lastWrite = i;
+            }
+            if (!ipl3 && all[i].ipl == 3) ipl3 = i;
+        }
+        QVERIFY(lastMain && ipl3);
+        QVERIFY(all[lastWrite].flags & slot_flag::Write);
+        QCOMPARE(ipl3 - lastMain, std::size_t(4 + Paula::kIplDelayCck));
+        QVERIFY(m->paula().spy(reg::INTREQR) & 0x0040);
     }
 
     void ciaTimerOneShotAndContinuous() {

@@ -13,7 +13,8 @@ struct Job {
 
 struct Table {
     u16 count, dmacon; /* DMACON bits to set while blitting (BLTPRI or not) */
-    u16 waitLine, pad;  /* start the first blit at this line, so a frame holds them all */
+    u16 waitLine;      /* start the first blit at this line, so a frame holds them all */
+    u16 intena;        /* INTENA bits to enable (the CPU stays at mask 7: only the pins show it) */
     struct Job jobs[];
 };
 
@@ -30,6 +31,7 @@ int guest_main(void) {
     REG(DMACON) = 0x7FFF;
     REG(INTENA) = 0x7FFF;
     REG(DMACON) = (u16)(0x8000 | 0x0200 | 0x0040 | TABLE->dmacon);
+    if (TABLE->intena) REG(INTENA) = (u16)(0xC000 | TABLE->intena);
     if (TABLE->waitLine) {
         while ((REG(VHPOSR) >> 8) != 0) {
         }
