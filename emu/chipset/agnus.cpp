@@ -64,6 +64,7 @@ void Agnus::reset() {
     vdiw_ = false;
     cpuRefused_ = 0;
     blitIrqAt_ = 0;
+    copperDeferred_ = false;
     std::fill(owners_.begin(), owners_.end(), 0);
     counts_.fill(0);
     cpuWaitCck_ = 0;
@@ -288,11 +289,20 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
     }
 
     // The Copper acts in even clocks and takes the bus only when fixed DMA left it free.
-    if (!(h & 1) && copper_.state() != Copper::State::Idle) {
-        // The Copper may not take the bus at $E0 ($E1 on an NTSC long line).
-        const bool may = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN) &&
-                         h != (lol_ ? 0xE1u : 0xE0u);
-        const Copper::Step s = copper_.clock(vpos_, std::uint16_t(h), may, blitter_.busy(), chip_);
+    // When it wants the bus at $E0 ($E1 on an NTSC long line) nobody gets that clock and the
+    // Copper acts in the next one instead, odd as it is (vAmiga AgnusDma.cpp busIsFree
+    // marks the slot blocked; WinUAE custom.cpp agrees on the visible result).
+    if ((!(h & 1) || copperDeferred_) && copper_.state() != Copper::State::Idle) {
+        copperDeferred_ = false;
+        const bool may =
+            owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN);
+        if (may && h == (lol_ ? 0xE1u : 0xE0u) && copper_.wantsBus()) {
+            owner = BusOwner::Copper; // held, no transfer
+            copperDeferred_ = true;
+        }
+        const Copper::Step s =
+            copperDeferred_ ? Copper::Step{}
+                            : copper_.clock(vpos_, std::uint16_t(h), may, blitter_.busy(), chip_);
         if (s.usedBus) {
             owner = BusOwner::Copper;
             rec.address = s.address;
@@ -761,7 +771,7 @@ void Agnus::serialize(Archive& ar) {
        ddfstop_, bpl1mod_, bpl2mod_, bplpt_, sprpt_, vdiw_);
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
     ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_,
-       blitIrqAt_);
+       blitIrqAt_, copperDeferred_);
 }
 
 } // namespace copperline

@@ -162,7 +162,7 @@ private:
     // CPU request. Then only Denise runs and the clock is idle.
     bool quietClock() const {
         return plan_[hpos_] == PlanNone && !blitter_.running() && !blitIrqAt_ &&
-               ((hpos_ & 1) || copper_.dormant(vpos_, hpos_, false));
+               (((hpos_ & 1) && !copperDeferred_) || copper_.dormant(vpos_, hpos_, false));
     }
     void idleClock();
     std::uint32_t slotEvents(unsigned h) const;
@@ -224,6 +224,7 @@ private:
     // The clock at which a finished blit's INTREQ BLIT is due (0: none).
     static constexpr unsigned kBlitIrqDelayCck = 4;
     std::uint64_t blitIrqAt_ = 0;
+    bool copperDeferred_ = false; // the Copper wanted the barred $E0: it acts in $E1
 
     // Recording.
     std::vector<std::uint8_t> owners_, committedOwners_;

@@ -9,7 +9,7 @@
 // register at the second. WAIT and SKIP compare the beam in the even clock after their
 // second fetch, then need one more even clock to wake up before the next fetch: 8 CCK when
 // the position has already passed. A strobe of COPJMPx costs two even clocks before the
-// first fetch from the new list. The Copper never takes the bus at hpos $E0.
+// first fetch from the new list. At hpos $E0 Agnus holds the Copper back a clock (it acts in $E1).
 
 #include "emu/memory/chip_ram.h"
 

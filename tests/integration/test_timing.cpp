@@ -12,6 +12,8 @@
 #include <QtTest>
 #include <memory>
 #include <set>
+#include <utility>
+#include <vector>
 
 using namespace copperline;
 
@@ -62,6 +64,42 @@ private slots:
         QVERIFY2(distinct.size() == 1,
                  qPrintable("the entry depends on the E phase: " + list(cck)));
         QCOMPARE(cck[0], kIrqEntryCck);
+    }
+
+    void copperWantingE0TakesE1() {
+        // The Copper may not have hpos $E0; when it wants the bus there, nobody gets that
+        // clock (the CPU waits too) and the Copper takes $E1, the odd clock after it
+        // (vAmiga AgnusDma.cpp: the slot is BLOCKED; WinUAE custom.cpp agrees). The CPU
+        // polls chip RAM meanwhile, so an idle $E0 would be its. Without
+        // that it lost $E0 and $E2 (refresh) and resumed at the next line's $00.
+        // WAIT ($40,$D0) wakes at $CE (the comparator leads by 2), its wake-up clock is
+        // $D0, then the MOVEs fetch at $D2/$D4, $D6/$D8, $DA/$DC, $DE/$E1 and, on the next
+        // line, $00/$02 (refresh has the odd $01-$05).
+        auto m = boot(HW_COPPER_E0);
+        m->agnus().setRecordSlots(true);
+        for (int f = 0; f < 3; ++f)
+            m->runFrame();
+        const auto& rec = m->agnus().committedRecords();
+        auto at = [&](unsigned v, unsigned h) -> const SlotRecord& {
+            return rec[std::size_t(v) * Agnus::kMaxLineCck + h];
+        };
+        std::vector<std::pair<unsigned, unsigned>> writes;
+        for (unsigned v = 0x40; v < 0x42; ++v)
+            for (unsigned h = 0; h < 227; ++h)
+                if (at(v, h).owner == BusOwner::Copper && (at(v, h).flags & slot_flag::Write))
+                    writes.push_back({v, h});
+        const std::vector<std::pair<unsigned, unsigned>> want = {
+            {0x40, 0xD4}, {0x40, 0xD8}, {0x40, 0xDC}, {0x40, 0xE1},
+            {0x41, 0x02}, {0x41, 0x06}, {0x41, 0x0A}, {0x41, 0x0E}};
+        QCOMPARE(writes, want);
+        QCOMPARE(at(0x40, 0xE0).owner, BusOwner::Copper); // held, no transfer: not the CPU's
+        QCOMPARE(at(0x40, 0xDE).owner, BusOwner::Copper);
+        QCOMPARE(at(0x40, 0xE2).owner, BusOwner::Refresh);
+        // Where the Copper sleeps, $E0 is the CPU's whenever it asks.
+        unsigned cpuAtE0 = 0;
+        for (unsigned v = 0x50; v < 0x120; ++v)
+            cpuAtE0 += at(v, 0xE0).owner == BusOwner::Cpu;
+        QVERIFY(cpuAtE0 > 0);
     }
 
 private:
