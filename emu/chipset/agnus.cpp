@@ -603,7 +603,7 @@ void Agnus::startFrame() {
     // count alternates 131/132), so LOL is not reset here.
     vdiw_ = false;
     for (auto& s : sprites_) s.state = SpriteDma::Off;
-    copper_.startOfFrame();
+    copper_.startOfFrame((dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN));
     paula_.raise(intreq::VERTB, cck_);
     denise_.beginFrame(lof_, (bplcon0_ & 4) != 0);
     if (listener_) listener_->vsync(cck_);

@@ -24,9 +24,9 @@ void Copper::poke(std::uint16_t r, std::uint16_t v) {
     }
 }
 
-void Copper::startOfFrame() {
+void Copper::startOfFrame(bool dmaOn) {
     pc_ = cop1lc_;
-    state_ = State::Fetch1;
+    state_ = dmaOn ? State::Fetch1 : State::Restart;
     skipNext_ = false;  // a SKIP does not reach into a restarted list
 }
 
@@ -44,6 +44,11 @@ Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree,
         pc_ = jumpTarget_;
         state_ = State::Fetch1;
         break;
+    case State::Restart:
+        if (!busFree) break;
+        pc_ = cop1lc_;
+        state_ = State::Fetch1;
+        [[fallthrough]];
     case State::Fetch1:
         if (!busFree) break;
         s.usedBus = true;

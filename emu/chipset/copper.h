@@ -21,7 +21,19 @@ class Archive;
 
 class Copper {
 public:
-    enum class State : std::uint8_t { Idle, Fetch1, Fetch2, Wait, Skip, Wakeup, Jump1, Jump2, Halted };
+    // Restart: the vertical blank's restart came while Copper DMA was off and waits for it.
+    enum class State : std::uint8_t {
+        Idle,
+        Fetch1,
+        Fetch2,
+        Wait,
+        Skip,
+        Wakeup,
+        Jump1,
+        Jump2,
+        Halted,
+        Restart
+    };
 
     struct Step {
         bool usedBus = false;    // the Copper owned this colour clock
@@ -36,8 +48,12 @@ public:
     void reset();
     // COP1LCH/L, COP2LCH/L, COPJMP1/2 strobes, COPCON.
     void poke(std::uint16_t reg, std::uint16_t value);
-    // Line 0 restarts the Copper at COP1LC (HRM chapter 2).
-    void startOfFrame();
+    // Line 0 restarts the Copper at COP1LC (HRM chapter 2). With Copper DMA off the restart
+    // waits: the list starts from whatever COP1LC holds when DMA comes back, so a COP1LC
+    // written meanwhile is the one that runs (WinUAE keeps the strobe pending until Copper
+    // DMA allows its first fetch; vAmiga pushes COP1LC writes into the PC while the Copper
+    // has not been active in the frame).
+    void startOfFrame(bool dmaOn);
 
     // One even colour clock. `busFree`: no fixed DMA holds this slot and the Copper may
     // use the bus (DMAEN and COPEN set, not at $E0). `blitterBusy` for WAIT/SKIP with BFD=0.
@@ -53,7 +69,8 @@ public:
 
     // Whether the Copper would use the bus in this clock if it were free.
     bool wantsBus() const {
-        return state_ == State::Fetch1 || state_ == State::Fetch2 || state_ == State::Wakeup;
+        return state_ == State::Fetch1 || state_ == State::Fetch2 || state_ == State::Wakeup ||
+               state_ == State::Restart;
     }
 
     State state() const { return state_; }

@@ -102,6 +102,25 @@ private slots:
         QVERIFY(cpuAtE0 > 0);
     }
 
+    void copperResumedByCopenRunsTheNewList() {
+        // Copper DMA off across a vertical blank, COP1LC rewritten at line 292, COPEN on
+        // again with no strobe (hw_copper_copen, the pattern of a trackloaded game demo).
+        // The restart waits for Copper DMA and then takes COP1LC as it is: the new list
+        // runs (WinUAE: the vertical-blank strobe stays pending until Copper DMA allows its
+        // first fetch; vAmiga: COP1LC writes go into the PC while the Copper has not been
+        // active in the frame). Resuming the old PC ran the old list, which writes COP1LC
+        // back to itself: the new list never ran.
+        auto m = boot(HW_COPPER_COPEN);
+        for (int f = 0; f < 8 && !m->spyWord(0x7F000); ++f)
+            m->runFrame();
+        QCOMPARE(m->spyWord(0x7F000), std::uint16_t(1));
+        for (int f = 0; f < 3; ++f) {
+            m->runFrame();
+            QCOMPARE(m->denise().spy(reg::COLOR00), std::uint16_t(0x0F0));
+            QCOMPARE(m->copper().cop1lc(), 0x7E100u);
+        }
+    }
+
 private:
     static constexpr unsigned kIrqEntryCck = 42;
 };

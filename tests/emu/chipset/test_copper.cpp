@@ -43,7 +43,7 @@ private slots:
         r.copper.poke(reg::COP1LCL, 0x1000);
         r.copper.poke(reg::COP2LCH, 0);
         r.copper.poke(reg::COP2LCL, 0x2000);
-        r.copper.startOfFrame();
+        r.copper.startOfFrame(true);
         r.writes.clear();
         // The Copper itself handles COPJMP2; the machine sees the MOVEs.
         for (unsigned i = 0; i < 40; ++i) {
@@ -64,7 +64,7 @@ private slots:
             Rig r;
             r.list(0, {reg::BLTCON0, 0x09F0, reg::COLOR00, 0x0FFF});
             r.copper.poke(reg::COPCON, cdang ? 2 : 0);
-            r.copper.startOfFrame();
+            r.copper.startOfFrame(true);
             r.run(0x30, 0, 10);
             if (cdang) {
                 QCOMPARE(r.writes.size(), std::size_t(2));
@@ -78,11 +78,11 @@ private slots:
         Rig r;
         r.list(0, {reg::COPCON, 0x0000});
         r.copper.poke(reg::COPCON, 2);
-        r.copper.startOfFrame();
+        r.copper.startOfFrame(true);
         r.run(0x30, 0, 4);
         QCOMPARE(r.copper.state(), Copper::State::Halted);
         // The next frame restarts it.
-        r.copper.startOfFrame();
+        r.copper.startOfFrame(true);
         QCOMPARE(r.copper.state(), Copper::State::Fetch1);
     }
 
@@ -91,7 +91,7 @@ private slots:
         for (const bool bfd : {false, true}) {
             Rig r;
             r.list(0, {0x3001, std::uint16_t(bfd ? 0xFFFE : 0x7FFE), reg::COLOR00, 0x0F00});
-            r.copper.startOfFrame();
+            r.copper.startOfFrame(true);
             r.run(0x40, 0, 20, /*blitterBusy=*/true);
             QCOMPARE(r.writes.size(), std::size_t(bfd ? 1 : 0));
             if (!bfd) {
@@ -106,7 +106,7 @@ private slots:
         // line $80 and on.
         Rig r;
         r.list(0, {0x8001, 0x80FE, reg::COLOR00, 0x0ABC});
-        r.copper.startOfFrame();
+        r.copper.startOfFrame(true);
         r.run(0x7F, 0, 50);
         QVERIFY(r.writes.empty());
         r.run(0x80, 0, 10);
@@ -116,7 +116,7 @@ private slots:
     void saveAndLoadMidList() {
         Rig r;
         r.list(0, {reg::COLOR00, 1, reg::COLOR00, 2, reg::COLOR00, 3, 0xFFFF, 0xFFFE});
-        r.copper.startOfFrame();
+        r.copper.startOfFrame(true);
         r.run(0x30, 0, 3);
         auto s = Archive::saver();
         r.copper.serialize(s);
