@@ -732,6 +732,19 @@ Reader readerOf(std::uint16_t r) {
 }
 } // namespace
 
+std::pair<unsigned, unsigned> Agnus::readBeam() const {
+    // A read sees the beam 5 clocks after the clock it was granted (vAmiga peekVHPOSR; UAE
+    // reads the same), and the line number turns over 2 clocks after the position does:
+    // positions 0 and 1 still read the old line. Registers are read after Agnus ran the
+    // granted clock, so that is 4 on from here.
+    unsigned v = vpos_, h = hpos_ + 4;
+    if (h >= lineLength_) {
+        h -= lineLength_;
+        if (h >= 2) v = v + 1 >= frameLines() ? 0 : v + 1;
+    }
+    return {v, h};
+}
+
 std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
     r &= 0x1FE;
     switch (readerOf(r)) {
@@ -744,8 +757,12 @@ std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
         return std::uint16_t(dmacon_ | (blitter_.busy() ? dmacon::BBUSY : 0) | (blitter_.zero() ? dmacon::BZERO : 0));
     case reg::VPOSR:
         // LOF, the Agnus id (0 for the 8371 PAL, $10 for NTSC: vAmiga), V8.
-        return std::uint16_t((lof_ ? 0x8000 : 0) | (config_.ntsc ? 0x1000 : 0) | ((vpos_ >> 8) & 1));
-    case reg::VHPOSR: return std::uint16_t((vpos_ & 0xFF) << 8 | (hpos_ & 0xFF));
+        return std::uint16_t((lof_ ? 0x8000 : 0) | (config_.ntsc ? 0x1000 : 0) |
+                             ((readBeam().first >> 8) & 1));
+    case reg::VHPOSR: {
+        const auto [v, h] = readBeam();
+        return std::uint16_t((v & 0xFF) << 8 | (h & 0xFF));
+    }
     case reg::BLTDDAT: return blitter_.bltddat();
     default: return 0xFFFF;
     }

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace copperline {
@@ -176,6 +177,8 @@ private:
     void doSpriteFetch(unsigned sprite, unsigned word, SlotRecord& rec);
     void writeRegisterAgnus(std::uint16_t reg, std::uint16_t value);
     bool verticalBlank() const;
+    // The line and position a VPOSR/VHPOSR read returns.
+    std::pair<unsigned, unsigned> readBeam() const;
     void ownerCount(BusOwner o);
     void chargeDenied(BusOwner owner, std::size_t index);
     void blitStarted();
