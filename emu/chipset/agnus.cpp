@@ -15,8 +15,11 @@ std::uint16_t setClear(std::uint16_t old, std::uint16_t value) {
 }
 
 // Horizontal comparator positions in colour clocks (HRM "Horizontal Beam Position";
-// ocs-timing-facts section 1). Used for the slot events and Denise's blanking.
-constexpr unsigned kHblankStart = 0x0F, kHblankEnd = 0x35;
+// ocs-timing-facts section 1). Used for the slot events and Denise's blanking. Blanking
+// ends where Denise's hardwired blank does, lores pixel $5D of its counter, 46.5 CCK
+// (WinUAE custom.cpp "Horizontal hardwired defaults"; FS-UAE shows colour from $2E), not
+// at the HRM's $35 (docs/display.md).
+constexpr unsigned kHblankStart = 0x0F, kHblankEnd = 0x2E;
 constexpr unsigned kHsyncStart = 0x12, kHsyncEnd = 0x23;
 // Refresh slots (ocs-timing-facts section 2).
 constexpr unsigned kRefresh[] = {0x01, 0x03, 0x05};

@@ -332,7 +332,7 @@ private slots:
         QCOMPARE(events(0x50, 0x12), HSS);
         QCOMPARE(events(0x50, 0x23), HSE);
         QCOMPARE(events(0x50, 0x0F), HBS);
-        QCOMPARE(events(0x50, 0x35), HBE);
+        QCOMPARE(events(0x50, 0x2E), HBE); // Denise's hardwired blank end (docs/display.md)
         QCOMPARE(events(0x50, 0x38), DDFS);
         QCOMPARE(events(0x50, 0x40), HDIWS);       // DIWSTRT H $81 / 2
         QCOMPARE(events(0x50, 0xD0), DDFE);

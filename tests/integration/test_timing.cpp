@@ -167,6 +167,31 @@ private slots:
         QVERIFY(wrapped >= 2); // some reads fall where the position has turned over
     }
 
+    void borderShowsFromTheBlankEnd() {
+        // A red border, no bitplanes (hw_border_left). The horizontal blank runs from CCK
+        // $0F to $2D: Denise's hardwired blank ends at lores pixel $5D of its counter,
+        // 46.5 CCK (WinUAE custom.cpp), and FS-UAE shows colour from $2E; the HRM's $35
+        // blanked 7 clocks of border both peers show. Pixels are 4 per CCK.
+        auto m = boot(HW_BORDER_LEFT);
+        for (int f = 0; f < 3; ++f)
+            m->runFrame();
+        const VideoField& f = m->field(true);
+        QCOMPARE(f.width, 908u);
+        const std::uint32_t red = 0xFFFF0000u, black = 0xFF000000u;
+        for (const unsigned line : {0x30u, 0x80u, 0x120u}) {
+            const std::uint32_t* row = f.pixels.data() + std::size_t(line) * f.width;
+            auto cck = [&](unsigned h) { return row[4 * h]; };
+            QCOMPARE(cck(0x0E), red);
+            QCOMPARE(cck(0x0F), black);
+            QCOMPARE(cck(0x2D), black);
+            for (unsigned h = 0x2E; h < 0x36; ++h)
+                QCOMPARE(cck(h), red);
+            QCOMPARE(row[4 * 0x2E + 3], red);
+        }
+        // The vertical blank stays black whatever the border.
+        QCOMPARE(f.pixels[std::size_t(0x10) * f.width + 4 * 0x80], black);
+    }
+
 private:
     static constexpr unsigned kIrqEntryCck = 42;
 };
