@@ -268,8 +268,9 @@ void Machine::runUntil(MasterClock until) {
 void Machine::hsync(std::uint64_t cck) {
     ciaB_.todPulse();
     keyboard_.update(cck, ciaA_);
-    // The selected drive's index pulse reaches CIA-B's /FLAG (HRM appendix E).
-    if (floppy_.advanceTo(cck)) ciaB_.flagPulse();
+    // The selected drive's index pulse reaches CIA-B's /FLAG (HRM appendix E), and its
+    // status lines move with time too (/RDY once the motor is at speed).
+    updateDriveLines();
 }
 void Machine::vsync(std::uint64_t) { ciaA_.todPulse(); }
 void Machine::frameCommitted(std::uint64_t frame) {

@@ -56,11 +56,11 @@ unsigned FloppyController::setControlLines(std::uint8_t prb, std::uint64_t cck) 
         FloppyDrive& d = drives_[n];
         const std::uint8_t sel = std::uint8_t(kPrbSel0 << n);
         const bool selected = !(prb & sel), wasSelected = !(old & sel);
-        if (selected && !wasSelected) d.selectEdge(motorLine);
+        if (selected && !wasSelected) d.selectEdge(motorLine, cck);
         d.setSelected(selected);
         // /SIDE low selects the upper head, side 1 (HRM "Disk Hardware").
         d.setHead((prb & kPrbSide) ? 0 : 1);
-        if (selected && (old & kPrbStep) && !(prb & kPrbStep)) d.step(!(prb & kPrbDir));
+        if (selected && (old & kPrbStep) && !(prb & kPrbStep)) d.step(!(prb & kPrbDir), cck);
     }
     return pulses;
 }
@@ -69,7 +69,7 @@ std::uint8_t FloppyController::statusPins() const {
     std::uint8_t v = 0xFF;
     for (const auto& d : drives_) {
         if (!d.selected()) continue;
-        if (d.ready()) v &= std::uint8_t(~kPraRdy);
+        if (d.ready(now_)) v &= std::uint8_t(~kPraRdy);
         if (d.track0()) v &= std::uint8_t(~kPraTk0);
         if (d.writeProtected()) v &= std::uint8_t(~kPraWpro);
         if (d.diskChanged()) v &= std::uint8_t(~kPraChng);
@@ -122,7 +122,7 @@ void FloppyController::byteTick(std::uint64_t k) {
         return;
     }
 
-    const std::uint8_t b = spinning ? d->readByte(pos) : 0;
+    const std::uint8_t b = spinning ? d->readByte(pos, at) : 0;
     dataByte_ = b;
     byteReady_ = true;
     shift_ = std::uint16_t(shift_ << 8 | b);

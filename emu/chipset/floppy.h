@@ -41,7 +41,11 @@ public:
 
     explicit FloppyController(Paula& paula);
 
-    void configure(bool ntsc) { bytePeriod_ = ntsc ? kNtscBytePeriodQcck : kPalBytePeriodQcck; }
+    void configure(bool ntsc) {
+        bytePeriod_ = ntsc ? kNtscBytePeriodQcck : kPalBytePeriodQcck;
+        for (auto& d : drives_)
+            d.setClock(ntsc ? 3579545.0 : 3546895.0);
+    }
 
     FloppyDrive& drive(unsigned n) { return drives_[n & 3]; }
     const FloppyDrive& drive(unsigned n) const { return drives_[n & 3]; }

@@ -13,6 +13,7 @@ void FloppyDrive::reset() {
     idBit_ = false;
     changed_ = true;
     mfmTrack_ = 0xFFFF;
+    spunUpAt_ = settledAt_ = lastStep_ = 0;
 }
 
 void FloppyDrive::insert(AdfImage image) {
@@ -31,9 +32,10 @@ void FloppyDrive::eject() {
     changed_ = true;
 }
 
-void FloppyDrive::selectEdge(bool motorLine) {
+void FloppyDrive::selectEdge(bool motorLine, std::uint64_t cck) {
     const bool was = motor_;
     motor_ = motorLine;
+    if (!was && motor_) spunUpAt_ = cck + cckFor(kSpinUpMs * 1000.0);
     if (was && !motor_) {
         idCount_ = 0; // the ID shift register reloads when the motor is turned off
     } else if (!was && !motor_) {
@@ -42,14 +44,18 @@ void FloppyDrive::selectEdge(bool motorLine) {
     }
 }
 
-void FloppyDrive::step(bool inwards) {
+void FloppyDrive::step(bool inwards, std::uint64_t cck) {
     if (!connected_) return;
     const unsigned next = inwards ? (cylinder_ < kMaxCylinder ? cylinder_ + 1 : cylinder_)
                                   : (cylinder_ > 0 ? cylinder_ - 1 : 0);
     if (hasDisk_) changed_ = false;
     if (next == cylinder_) return;
+    // The stepper cannot follow pulses closer than this (vAmiga: 40 us).
+    if (lastStep_ && cck < lastStep_ + cckFor(kMinStepGapUs)) return;
     flush();
     cylinder_ = next;
+    lastStep_ = cck;
+    settledAt_ = cck + cckFor((kStepMs + kSettleMs) * 1000.0);
 }
 
 void FloppyDrive::setHead(unsigned head) {
@@ -69,8 +75,11 @@ bool FloppyDrive::loadTrack() {
     return true;
 }
 
-std::uint8_t FloppyDrive::readByte(unsigned position) {
+std::uint8_t FloppyDrive::readByte(unsigned position, std::uint64_t cck) {
     if (!loadTrack()) return 0;
+    // A head still moving or settling reads noise; with every other bit clear it never
+    // forms a sync word (vAmiga reads random bits masked with $55).
+    if (cck < settledAt_) return std::uint8_t((position * 0x9E3779B1u) >> 24) & 0x55;
     return mfm_[position % mfm::kTrackBytes];
 }
 
@@ -95,7 +104,7 @@ void FloppyDrive::flush() {
 void FloppyDrive::serialize(Archive& ar) {
     ar(connected_, motor_, selected_, cylinder_, head_, idCount_, idBit_, changed_, hasDisk_,
        modified_);
-    ar(disk_.writeProtected, mfmTrack_, mfmDirty_);
+    ar(disk_.writeProtected, mfmTrack_, mfmDirty_, spunUpAt_, settledAt_, lastStep_);
     // The image travels inside the state: a loaded state reads the disk it was saved with.
     std::uint32_t n = std::uint32_t(disk_.bytes.size());
     ar(n);

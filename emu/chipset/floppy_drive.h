@@ -17,6 +17,10 @@
 // - /STEP moves the head one cylinder on its falling edge, towards the spindle when /DIR
 //   is low. /CHNG goes low when a disk is removed (and at power-on) and high again at the
 //   first step pulse with a disk in the drive, which is how the OS polls for a disk.
+// - Mechanics (docs/floppy.md): the motor takes kSpinUpMs to reach speed and /RDY is
+//   asserted only then, with a disk in; a step takes kStepMs and the head kSettleMs to
+//   settle, and until then the head reads noise; a step pulse within kMinStepGapUs of the
+//   last is ignored (vAmiga's A1010 figures; WinUAE's ready delay agrees).
 
 #include "emu/media/adf.h"
 
@@ -31,6 +35,10 @@ class FloppyDrive {
 public:
     static constexpr unsigned kMaxCylinder = 83; // the stop beyond the 80 formatted cylinders
     static constexpr std::uint32_t kDdDriveId = 0xFFFFFFFF;
+    static constexpr unsigned kSpinUpMs = 380, kStepMs = 3, kSettleMs = 9, kMinStepGapUs = 40;
+
+    // The colour clock rate, for the mechanical delays (PAL by default).
+    void setClock(double cckPerSecond) { cckPerUs_ = cckPerSecond / 1e6; }
 
     // Whether a drive is fitted. An A500 has DF0; DF1-DF3 are external.
     void setConnected(bool on) { connected_ = on; }
@@ -50,9 +58,9 @@ public:
 
     // The control lines, with this drive's select line. Called when CIA-B's port B pins
     // change.
-    void selectEdge(bool motorLine); // /SEL fell; motorLine: /MTR low
+    void selectEdge(bool motorLine, std::uint64_t cck); // /SEL fell; motorLine: /MTR low
     void setSelected(bool on) { selected_ = on; }
-    void step(bool inwards);
+    void step(bool inwards, std::uint64_t cck);
     void setHead(unsigned head);
 
     bool selected() const { return selected_; }
@@ -61,15 +69,19 @@ public:
     unsigned head() const { return head_; }
     bool spinning() const { return connected_ && motor_; }
 
-    // Output lines while selected, true when asserted (low on the wire).
-    bool ready() const { return connected_ && (motor_ ? true : idBit_); }
+    // Output lines while selected, true when asserted (low on the wire). /RDY: the motor
+    // at speed with a disk in; with the motor off, the drive's ID bit.
+    bool ready(std::uint64_t cck) const {
+        return connected_ && (motor_ ? hasDisk_ && cck >= spunUpAt_ : idBit_);
+    }
     bool track0() const { return connected_ && cylinder_ == 0; }
     bool writeProtected() const { return connected_ && hasDisk_ && disk_.writeProtected; }
     bool diskChanged() const { return connected_ && changed_; }
 
     // The MFM byte under the head at byte `position` of the revolution (0 = the index);
     // zero where there is no disk or no formatted track.
-    std::uint8_t readByte(unsigned position);
+    // `cck`: when the byte passes; a moving or settling head reads noise.
+    std::uint8_t readByte(unsigned position, std::uint64_t cck);
     void writeByte(unsigned position, std::uint8_t value);
 
     void reset(); // power-on: motor off, head at cylinder 0, disk change latched
@@ -77,6 +89,7 @@ public:
 
 private:
     bool loadTrack();
+    std::uint64_t cckFor(double us) const { return std::uint64_t(us * cckPerUs_ + 0.5); }
 
     bool connected_ = false;
     bool motor_ = false, selected_ = false;
@@ -90,6 +103,10 @@ private:
     std::vector<std::uint8_t> mfm_;   // the current track's MFM bytes
     std::uint16_t mfmTrack_ = 0xFFFF; // which track mfm_ holds (0xFFFF: none)
     bool mfmDirty_ = false;
+    double cckPerUs_ = 3.546895;
+    std::uint64_t spunUpAt_ = 0;  // the motor reaches speed
+    std::uint64_t settledAt_ = 0; // the head has stepped and settled
+    std::uint64_t lastStep_ = 0;  // the last step pulse that moved the head (0: none)
 };
 
 } // namespace copperline

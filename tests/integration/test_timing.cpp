@@ -6,6 +6,7 @@
 #ifndef Q_MOC_RUN
 #include "emu/chipset/custom_regs.h"
 #include "emu/machine.h"
+#include "emu/media/adf.h"
 #include "emu/media/file_bytes.h"
 #endif
 
@@ -190,6 +191,57 @@ private slots:
         }
         // The vertical blank stays black whatever the border.
         QCOMPARE(f.pixels[std::size_t(0x10) * f.width + 4 * 0x80], black);
+    }
+
+    void trackloaderTimesItsOwnLoad() {
+        // hw_trackloader turns DF0's motor on, waits for /RDY, reads tracks 0-3 with
+        // word-synchronised DMA (6,200 words each), stepping once with a 3 ms delay and no
+        // settle wait, and times it all with CIA-B's TOD (one count a line, 227 CCK). Then
+        // it steps eight times at varied points of the revolution and times, after the
+        // 3 ms delay, the first sync word. Mechanics (vAmiga's A1010 figures): /RDY 380 ms
+        // after the motor starts (WinUAE: 18 frames of lines, 359 ms, plus a little
+        // random), a step 3 ms and the head's settle 9 ms, with noise under the head
+        // meanwhile. /RDY used to come at once and the head to read at once.
+        auto m = boot(HW_TRACKLOADER);
+        AdfImage disk;
+        disk.name = "pattern";
+        disk.bytes.resize(adf::kImageBytes);
+        for (std::size_t i = 0; i < disk.bytes.size(); ++i)
+            disk.bytes[i] = std::uint8_t(i * 7 + (i >> 9));
+        m->insertDisk(0, std::move(disk));
+        auto word = [&](unsigned i) { return unsigned(m->spyWord(0x7F000 + 2 * i)); };
+        constexpr unsigned kDone = 19;
+        for (int f = 0; f < 300 && !word(kDone); ++f)
+            m->runFrame();
+        QCOMPARE(word(kDone), 1u);
+        const double lineMs = 227 / 3546.895;
+        // 380 ms is 5,937.6 lines; the status lines follow at the next line, the poll and
+        // the TOD reads add a line more.
+        const unsigned ready = word(0);
+        QVERIFY2(ready >= 5937 && ready <= 5940,
+                 qPrintable(QString("/RDY after %1 lines").arg(ready)));
+        for (unsigned t = 0; t < 4; ++t) {
+            // A track: to find a sync word, up to a sector and the track gap (1,088 + 532
+            // bytes, 25.9 ms), or the 12 ms of the step on track 2 first; then 6,200 words
+            // at 32 us, 198.4 ms.
+            const double ms = word(1 + t) * lineMs;
+            QVERIFY2(ms >= 198.4 - 0.2 && ms <= 198.4 + 25.9 + (t == 2 ? 12 : 0) + 0.2,
+                     qPrintable(QString("track %1 took %2 ms").arg(t).arg(ms)));
+        }
+        // The whole load: the four tracks and the step delay, plus a few lines of the
+        // loader's own work between them.
+        const unsigned tracks = word(1) + word(2) + word(3) + word(4);
+        QVERIFY2(word(9) >= tracks + 47 && word(9) <= tracks + 47 + 8,
+                 qPrintable(QString("load %1 lines, tracks %2").arg(word(9)).arg(tracks)));
+        QVERIFY(word(10) >= 11); // the last track's sectors came in, each with its sync words
+        // Settling: nothing syncs before 3 + 9 ms from the step pulse, 9 ms after the delay
+        // (141 lines), and a sync passes within 25.9 ms after that.
+        for (unsigned i = 0; i < 8; ++i) {
+            const double ms = word(11 + i) * lineMs;
+            QVERIFY2(ms >= 9.0 - lineMs && ms <= 9.0 + 25.9 + 0.2,
+                     qPrintable(
+                         QString("step %1: the first sync %2 ms after the delay").arg(i).arg(ms)));
+        }
     }
 
 private:

@@ -178,9 +178,22 @@ private slots:
         Rig r;
         r.lines(std::uint8_t(0xFF & ~kMtr)); // motor line low, drive not selected
         QVERIFY(!r.fc.drive(0).motor());
+        r.fc.drive(0).insert(patternImage());
         r.lines(std::uint8_t(r.prb & ~kSel0));
         QVERIFY(r.fc.drive(0).motor());
+        // /RDY waits for the motor to reach speed, 380 ms (vAmiga's A1010; WinUAE holds it
+        // 18 frames of lines). It was asserted at once, and without a disk too; both peers
+        // assert it only with a disk in.
+        const std::uint64_t on = r.agnus.cck();
+        const std::uint64_t spinUp = std::uint64_t(0.380 * 3546895 + 0.5);
+        r.agnus.runTo(on + spinUp - 1);
+        r.lines(r.prb);
+        QVERIFY(r.fc.statusPins() & kRdy);
+        r.agnus.runTo(on + spinUp);
+        r.lines(r.prb);
         QVERIFY(!(r.fc.statusPins() & kRdy));
+        r.fc.drive(0).eject();
+        QVERIFY(r.fc.statusPins() & kRdy); // no disk, no /RDY
         // Deselected, the motor keeps running and the lines go quiet.
         r.lines(std::uint8_t(r.prb | kSel0 | kMtr));
         QVERIFY(r.fc.drive(0).motor());
