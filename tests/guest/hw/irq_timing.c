@@ -38,7 +38,7 @@ int guest_main(void) {
     REG(DMACON) = 0x7FFF;
     REG(INTENA) = 0x7FFF;
     REG(INTREQ) = 0x7FFF;
-    *(void (*volatile*)(void))0x64 = level1;
+    __asm__ volatile("move.l %0,0x64" : : "g"(level1) : "memory"); /* the level-1 vector */
     REG(INTENA) = 0xC004; /* master enable, SOFT */
     __asm__ volatile("move.w #0x2000,%%sr" ::: "cc");
     for (unsigned n = 0; n < TRIALS; ++n)
