@@ -629,6 +629,9 @@ void Denise::serialize(Archive& ar) {
     if (ar.loading()) {
         if (pendingCount_ > kMaxPending)
             throw StateError("Denise state holds too many pending writes");
+        // Six bitplanes make pixel values 0-63; the colour tables have 64 entries.
+        if (lastBits_ >= 64 || std::any_of(shifted_.begin(), shifted_.end(), [](std::uint8_t v) { return v >= 64; }))
+            throw StateError("Denise state holds a pixel value above 63 (six bitplanes at most)");
         // The mode the tables were built for, so that rebuilding them sees no HAM switch.
         hamMode_ = (bplcon0_ & kHomod) && !(bplcon0_ & kDblpf);
         tablesDirty_ = true;

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -252,6 +253,42 @@ private slots:
             QVERIFY2(r.exit == 2, qPrintable(bad.join(' ') + ": " + r.err));
             QVERIFY(!QFile::exists(bad[1]));
         }
+    }
+
+    void romSymbolsOfAnArosCapture() {
+        // At the "Waiting for bootable media" screen exec, graphics and intuition are up
+        // (dos.library starts only with something to boot: test_amigaos_aros covers it).
+        const QString dir = tmp.filePath("aros");
+        const Run r = runCopperline({"--profile", dir, "--profile-frames", "1", "--profile-after", "30"});
+        QCOMPARE(r.exit, 0);
+        const json summary = json::parse(std::ifstream((dir + "/profile.json").toStdString()));
+        const json& rom = summary.at("rom_symbols");
+        QVERIFY(rom.at("exec_base").is_number());
+        std::map<std::string, json> libraries;
+        for (const json& l : rom.at("libraries")) libraries[l.at("name").get<std::string>()] = l;
+        for (const char* name : {"exec.library", "graphics.library", "intuition.library"}) {
+            QVERIFY2(libraries.count(name), name);
+            const json& lvos = libraries[name].at("lvos");
+            QVERIFY(lvos.size() > 50);
+            // Every target read from a JMP lies in a ROM or in RAM, and most are in ROM.
+            unsigned inRom = 0;
+            for (const json& v : lvos)
+                if (v.at("target").is_number()) {
+                    const auto t = v.at("target").get<std::uint32_t>();
+                    if (t >= 0xE00000) ++inRom;
+                }
+            QVERIFY(inRom > lvos.size() / 2);
+        }
+        // exec's AllocMem (LVO -198) is a JMP into the Kickstart ROM.
+        bool allocMem = false;
+        for (const json& v : libraries["exec.library"].at("lvos"))
+            if (v.at("lvo").get<int>() == -198) {
+                allocMem = v.at("target").is_number() && v.at("target").get<std::uint32_t>() >= 0xF80000;
+            }
+        QVERIFY(allocMem);
+        // The system stack is ExecBase's; it is never null on a running AROS.
+        QVERIFY(summary.at("systemStackLower").is_number());
+        QVERIFY(summary.at("systemStackUpper").get<std::uint32_t>() > summary.at("systemStackLower").get<std::uint32_t>());
     }
 
     void aKilledCaptureLeavesWholeLines() {

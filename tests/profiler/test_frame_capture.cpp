@@ -99,6 +99,11 @@ private slots:
 
         const auto fn = functions();
         QVERIFY(fn.count("start_blit") && fn.count("wait_blit"));
+        const auto inside = [&](const std::string& name, std::uint32_t pc) {
+            const auto [at, size] = fn.at(name);
+            return pc >= at && pc < at + size;
+        };
+        std::uint64_t blitsSeen = 0;
         for (std::size_t i = 0; i < files.frames.size(); ++i) {
             const json& f = files.frames[i];
             QCOMPARE(f.at("seq").get<std::uint64_t>(), std::uint64_t(i));
@@ -128,8 +133,44 @@ private slots:
             for (std::uint8_t g : grid)
                 bitplane += g == std::uint8_t(BusOwner::Bitplane);
             QCOMPARE(bitplane, f.at("owner_cck").at("bitplane").get<std::uint64_t>());
+            // Waits: with BLTPRI set the CPU waits for the blitter, in wait_blit.
+            const std::uint64_t waitCck = f.at("cpu").at("cycles").at("wait").get<std::uint64_t>() / 2;
+            std::uint64_t byOwner = 0, byKind = 0;
+            for (const auto& [k, v] : f.at("cpu_wait_classes").at("by_owner").items())
+                byOwner += v.get<std::uint64_t>();
+            for (const auto& [k, v] : f.at("cpu_wait_classes").at("by_kind").items())
+                byKind += v.get<std::uint64_t>();
+            QCOMPARE(byOwner, waitCck);
+            QCOMPARE(byKind, waitCck);
+            QVERIFY(waitCck > 0);
+            QVERIFY(f.at("cpu_wait_classes").at("by_owner").at("blitter").get<std::uint64_t>() > 0);
+            const auto& top = f.at("stall_pcs").at(0);
+            QVERIFY2(inside("wait_blit", std::stoul(top.at("pc").get<std::string>(), nullptr, 16)),
+                     top.dump().c_str());
+            const auto waits = decodeGrid(f.at("grids").at("cpu_waits").get<std::string>(), 313, 227, 1);
+            std::uint64_t marked = 0;
+            for (std::uint8_t w : waits)
+                marked += w;
+            QCOMPARE(marked, waitCck);
+            // The program's blit: 16 words by 64 rows, A to D, minterm $F0, from start_blit.
+            for (const json& b : f.at("blits")) {
+                QCOMPARE(b.at("width_words").get<unsigned>(), 16u);
+                QCOMPARE(b.at("height").get<unsigned>(), 64u);
+                QCOMPARE(b.at("channels").get<std::string>(), std::string("AD"));
+                QCOMPARE(b.at("minterm").get<std::string>(), std::string("0xF0"));
+                QCOMPARE(b.at("formula").get<std::string>(), std::string("A"));
+                QVERIFY(inside("start_blit", std::stoul(b.at("start_pc").get<std::string>(), nullptr, 16)));
+                if (b.at("finished").get<bool>()) {
+                    QCOMPARE(b.at("words").at("a").get<unsigned>(), 16u * 64u);
+                    QCOMPARE(b.at("words").at("d").get<unsigned>(), 16u * 64u);
+                }
+                ++blitsSeen;
+            }
             QVERIFY(f.contains("slots"));
         }
+
+        // One blit a frame, each reported in the frame it ran in.
+        QVERIFY(blitsSeen >= 199);
 
         // The idle clocks the capture saw match what the program measured from the beam,
         // within a line: frame e+j holds the end of wait j and the start of wait j+1.

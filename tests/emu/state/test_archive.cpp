@@ -1,5 +1,6 @@
 // One serialize() serves save, load and hash.
 
+#include "emu/chipset/denise.h"
 #include "emu/chipset/keyboard.h"
 #include "emu/state/archive.h"
 
@@ -84,6 +85,37 @@ private slots:
         Keyboard again;
         auto l = Archive::loader(bytes);
         QVERIFY_THROWS_EXCEPTION(StateError, again.serialize(l));
+    }
+
+    // A state whose shifter holds a pixel value above 63 would index past Denise's
+    // 64-entry colour tables when drawn: every byte of a Denise state set to $40 (and to
+    // $FF) either loads into a Denise that draws a whole frame, or is refused. Under the
+    // sanitize preset a read past the tables fails the test.
+    void refusesPixelValuesPastSixPlanes() {
+        Denise d;
+        d.reset();
+        auto s = Archive::saver();
+        d.serialize(s);
+        const auto good = s.takeBytes();
+        unsigned refused = 0;
+        for (const std::uint8_t value : {std::uint8_t(0x40), std::uint8_t(0xFF)}) {
+            for (std::size_t i = 0; i < good.size(); ++i) {
+                auto bytes = good;
+                bytes[i] = value;
+                Denise again;
+                auto l = Archive::loader(bytes);
+                try {
+                    again.serialize(l);
+                } catch (const StateError&) {
+                    ++refused;
+                    continue;
+                }
+                again.beginFrame(true, false);
+                for (std::uint16_t v = 0x2C; v < 0x30; ++v)
+                    for (std::uint16_t h = 0; h < 227; ++h) again.clock(v, h, false);
+            }
+        }
+        QVERIFY(refused > 0);
     }
 };
 
