@@ -87,13 +87,38 @@ int main(int argc, char** argv) {
         "The folder uaelib's debug_load and debug_save may use (without it they "
         "fail for the guest; docs/guest-api.md).",
         "DIR");
+    const QCommandLineOption budgetOpt("record-budget",
+                                       "Bytes the record of the past may hold, in MiB (default 256, or "
+                                       "COPPERLINE_DBG_RR_BUDGET_MB; at least 1).",
+                                       "MIB");
     parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
-                       shotOverlayOpt, guestFilesOpt});
+                       shotOverlayOpt, guestFilesOpt, budgetOpt});
     copperline::addRunOptions(parser);
     copperline::addProfileOptions(parser);
     parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
     parser.process(*app);
+
+    // The record's budget: the flag, else the variable users of the Rust Copperline know.
+    std::size_t recordBudgetMiB = 256;
+    {
+        QString text = parser.value(budgetOpt);
+        const char* what = "--record-budget";
+        if (!parser.isSet(budgetOpt) && qEnvironmentVariableIsSet("COPPERLINE_DBG_RR_BUDGET_MB")) {
+            text = qEnvironmentVariable("COPPERLINE_DBG_RR_BUDGET_MB");
+            what = "COPPERLINE_DBG_RR_BUDGET_MB";
+        }
+        if (!text.isEmpty()) {
+            bool ok = false;
+            const qulonglong v = text.toULongLong(&ok);
+            if (!ok || v < 1 || v > 1024 * 1024) {
+                std::fprintf(stderr, "copperline: %s: expected MiB from 1 to 1048576, not '%s'\n", what,
+                             text.toLocal8Bit().constData());
+                return copperline::exit_status::Usage;
+            }
+            recordBudgetMiB = std::size_t(v);
+        }
+    }
 
     copperline::Machine::Config config;
     config.ntsc = parser.isSet(ntscOpt);
@@ -175,6 +200,7 @@ int main(int argc, char** argv) {
     eo.pictures = !headless;
     eo.serialOut = serialFile;
     eo.tracesDir = parser.value("traces").toStdString();
+    eo.recordBudgetBytes = recordBudgetMiB << 20;
     copperline::Emulator emulator(std::move(machine), eo);
     emulator.setQuitHandler([] { QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit, Qt::QueuedConnection); });
 

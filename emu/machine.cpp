@@ -42,10 +42,22 @@ Machine::Machine() : Machine(Config{}) {}
 
 Machine::~Machine() = default;
 
-void Machine::setRom(const RomImage& rom) { rom_ = rom.bytes; }
+namespace {
+std::uint64_t romHash(const std::vector<std::uint8_t>& rom) {
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    for (auto b : rom) h = (h ^ b) * 0x100000001B3ull;
+    return h;
+}
+} // namespace
+
+void Machine::setRom(const RomImage& rom) {
+    rom_ = rom.bytes;
+    romHash_ = romHash(rom_);
+}
 
 void Machine::setExtRom(const RomImage& rom) {
     extRom_ = rom.bytes;
+    extRomHash_ = romHash(extRom_);
     for (unsigned p = 0xE0; p <= 0xE7; ++p) map_[p] = Region::ExtRom;
 }
 
@@ -96,8 +108,33 @@ void Machine::resetLine() {
 
 void Machine::updateDriveLines() {
     if (floppy_.setControlLines(ciaB_.portBPins(), agnus_.cck())) ciaB_.flagPulse();
-    // PA7/PA6 are the fire buttons (not pressed), PA1/PA0 outputs; PA5-PA2 the drives.
-    ciaA_.setPortAInput(std::uint8_t(0xC3 | (floppy_.statusPins() & 0x3C)));
+    // PA7/PA6 are the fire buttons (low while pressed), PA1/PA0 outputs; PA5-PA2 the drives.
+    const std::uint8_t fire = std::uint8_t((portButtons_ & 0x01 ? 0x40 : 0) | (portButtons_ & 0x10 ? 0x80 : 0));
+    ciaA_.setPortAInput(std::uint8_t((0xC3 & ~fire) | (floppy_.statusPins() & 0x3C)));
+}
+
+// ---- game ports ------------------------------------------------------------------------
+
+namespace {
+// POTGOR's pins (Paula::setPotInputs): port 0 right DATLY (pin 1), middle DATLX (pin 0);
+// port 1 right DATRY (pin 3), middle DATRX (pin 2).
+std::uint8_t potPins(std::uint8_t buttons) {
+    return std::uint8_t((buttons & 0x02 ? 0x2 : 0) | (buttons & 0x04 ? 0x1 : 0) | (buttons & 0x20 ? 0x8 : 0) |
+                        (buttons & 0x40 ? 0x4 : 0));
+}
+} // namespace
+
+void Machine::setPortButtons(unsigned port, bool left, bool right, bool middle) {
+    const unsigned shift = (port & 1) * 4;
+    portButtons_ = std::uint8_t((portButtons_ & ~(0x7u << shift)) |
+                                ((left ? 1u : 0u) | (right ? 2u : 0u) | (middle ? 4u : 0u)) << shift);
+    paula_.setPotInputs(potPins(portButtons_));
+    updateDriveLines();
+}
+
+void Machine::setJoystick(unsigned port, bool up, bool down, bool left, bool right) {
+    const unsigned r = right, l = left;
+    denise_.setJoyData(port, std::uint16_t(r << 1 | (unsigned(down) ^ r) | l << 9 | (unsigned(up) ^ l) << 8));
 }
 
 void Machine::connectDrive(unsigned n, bool on) {
@@ -352,8 +389,10 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
         return 0;
     }
 
-    if (accessObserver_) [[unlikely]]
-        if (!muted_) accessObserver_->cpuAccess(c);
+    if (accessObserver_ || accessProbe_) [[unlikely]] {
+        if (accessObserver_ && !muted_) accessObserver_->cpuAccess(c);
+        if (accessProbe_) accessProbe_->cpuAccess(c);
+    }
     const Region r = region(a);
     switch (r) {
     case Region::Chip:
@@ -489,6 +528,8 @@ void Machine::serialize(Archive& ar) {
     ar(lastIpl_, lastIplAt_);
     floppy_.serialize(ar);
     guestApi_.serialize(ar);
+    ar(portButtons_);
+    if (ar.loading()) paula_.setPotInputs(potPins(portButtons_));
 }
 
 std::uint64_t Machine::stateHash() {
@@ -500,13 +541,8 @@ std::uint64_t Machine::stateHash() {
 namespace {
 constexpr char kStateMagic[4] = {'C', 'L', 'S', 'T'};
 // 2: the blitter keeps its blit count (the profiler's stable blit ids).
-constexpr std::uint32_t kStateVersion = 2;
-
-std::uint64_t romHash(const std::vector<std::uint8_t>& rom) {
-    std::uint64_t h = 0xCBF29CE484222325ull;
-    for (auto b : rom) h = (h ^ b) * 0x100000001B3ull;
-    return h;
-}
+// 3: the game ports' buttons joined the state.
+constexpr std::uint32_t kStateVersion = 3;
 } // namespace
 
 std::vector<std::uint8_t> Machine::saveState() {
@@ -516,7 +552,7 @@ std::vector<std::uint8_t> Machine::saveState() {
     std::memcpy(magic, kStateMagic, 4);
     std::uint8_t ntsc = config_.ntsc;
     std::uint32_t chipBytes = config_.chipRamBytes, slowBytes = config_.slowRamBytes;
-    std::uint64_t rh = romHash(rom_), eh = romHash(extRom_);
+    std::uint64_t rh = romHash_, eh = extRomHash_;
     ar(magic, version, ntsc, chipBytes, slowBytes, rh, eh);
     serialize(ar);
     return ar.takeBytes();
@@ -537,7 +573,7 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
     ar(ntsc, chipBytes, slowBytes, rh, eh);
     if (bool(ntsc) != config_.ntsc || chipBytes != config_.chipRamBytes || slowBytes != config_.slowRamBytes)
         throw StateError("the state was saved on a differently configured machine");
-    if (rh != romHash(rom_) || eh != romHash(extRom_))
+    if (rh != romHash_ || eh != extRomHash_)
         throw StateError("the state was saved with a different ROM");
     // Load into a scratch copy first, so a truncated file changes nothing.
     const std::vector<std::uint8_t> before = saveState();

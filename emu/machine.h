@@ -149,6 +149,17 @@ public:
     void insertDisk(unsigned n, AdfImage image);
     void ejectDisk(unsigned n);
 
+    // ---- game ports (HRM "Controller ports"); port 0 is the mouse port -----------------
+    // A mouse moves JOYxDAT's counters; its left button (a joystick's fire) pulls CIA-A
+    // PA6/PA7 low, its right and middle buttons the POT pins. A joystick's switches set
+    // JOYxDAT's bits as the HRM's table gives them (right: bit 1, left: bit 9, down: bit 0
+    // XOR bit 1, up: bit 8 XOR bit 9). What the ports hold is part of the state.
+    void moveMouse(unsigned port, int dx, int dy) { denise_.moveMouse(port, dx, dy); }
+    void setPortButtons(unsigned port, bool left, bool right, bool middle);
+    void setJoystick(unsigned port, bool up, bool down, bool left, bool right);
+    // Bits 0-2: port 0's left, right, middle; bits 4-6: port 1's.
+    std::uint8_t portButtons() const { return portButtons_; }
+
     // CPU observers (emu/cpu/m68k_types.h): any number may attach, each with its own
     // hooks; the CPU arms the union. Attaching again changes an observer's hooks.
     void attachCpuObserver(m68k::Observer* observer, unsigned hooks) {
@@ -190,6 +201,9 @@ public:
     void setSerialSink(std::function<void(std::uint8_t)> sink) { paula_.setSerialSink(std::move(sink)); }
     // Watchpoints: see CpuAccessObserver (nullptr detaches).
     void setCpuAccessObserver(CpuAccessObserver* observer) { accessObserver_ = observer; }
+    // An access observer that muting does not silence: the record's own replays use it to
+    // find writes and watchpoint hits in the past (emu/record/record.h).
+    void setAccessProbe(CpuAccessObserver* probe) { accessProbe_ = probe; }
     // Called after each committed frame.
     void setFrameCallback(std::function<void(std::uint64_t)> cb) { onFrame_ = std::move(cb); }
 
@@ -262,6 +276,10 @@ private:
     std::uint64_t lastIplAt_ = 0;
     std::function<void(std::uint64_t)> onFrame_;
     CpuAccessObserver* accessObserver_ = nullptr;
+    CpuAccessObserver* accessProbe_ = nullptr;
+    std::uint8_t portButtons_ = 0;
+    // FNV-1a of rom_ and extRom_ for state headers (the empty ROM's hash until one is set).
+    std::uint64_t romHash_ = 0xCBF29CE484222325ull, extRomHash_ = 0xCBF29CE484222325ull;
     VideoField fields_[2];
     unsigned lastFieldIndex_ = 0;
 };

@@ -28,6 +28,7 @@ inline constexpr int ResumePending = -32002; // a resume already waits for the m
 inline constexpr int InvalidState = -32003;  // not now: e.g. the machine must be paused first
 inline constexpr int Unsupported = -32004;   // not in this mode
 inline constexpr int HostIo = -32005;        // a host file could not be read or written
+inline constexpr int HistoryExhausted = -32006; // further back than the record reaches
 inline constexpr int NotFound = -32007;      // no such breakpoint, register or subscription
 inline constexpr int LineTooLong = -32010;   // a protocol line passed the size limit
 inline constexpr int ShuttingDown = -32011;  // the emulator stopped before it could answer

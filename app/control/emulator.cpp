@@ -29,6 +29,8 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     : machine(std::move(m)), options(o) {
     machine->setFrameCallback([this](std::uint64_t) { frameCommitted = true; });
     machine->setSerialSink([this](std::uint8_t b) {
+        // A replay goes over output the guest gave already.
+        if (record && record->replaying()) return;
         if (options.serialOut) {
             std::fputc(b, options.serialOut);
             if (b == '\n') std::fflush(options.serialOut);
@@ -55,10 +57,13 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     });
     overlay = std::make_shared<const OverlayShapes>();
     running = options.startRunning;
+    record = std::make_unique<Record>(*machine, options.recordBudgetBytes);
     registerMachineCommands(*this);
     registerProfileCommands(*this);
     registerDebugCommands(*this);
     registerFrameCommands(*this);
+    registerRecordCommands(*this);
+    registerInputCommands(*this);
     publish();
 }
 
@@ -244,8 +249,10 @@ void Emulator::Impl::execute(Request& request) {
 void Emulator::Impl::runSlice() {
     Machine& m = *machine;
     auto& cpu = m.cpu();
+    Record& rec = *record;
     while (running) {
         if (pending.load(std::memory_order_relaxed)) return;
+        if (m.now() >= rec.nextDue()) rec.applyDue();
         const std::uint32_t pc = cpu.instructionAddress();
         if (!skipBreakOnce && !pcBreaks.empty() &&
             std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
@@ -325,6 +332,40 @@ void Emulator::Impl::runSlice() {
 
 void Emulator::Impl::onFrame() {
     frameCommitted = false;
+    record->frameStarted();
+    refreshFrameViews();
+    const Agnus& a = machine->agnus();
+    const auto now = Clock::now();
+    const double emu = machine->emulatedSeconds();
+    if (speedHost == Clock::time_point{}) {
+        speedHost = now;
+        speedEmu = emu;
+    } else if (const double dt = std::chrono::duration<double>(now - speedHost).count();
+               dt >= 0.5) {
+        speed = (emu - speedEmu) / dt;
+        speedHost = now;
+        speedEmu = emu;
+    }
+    publish();
+    if (frameInterest.load(std::memory_order_relaxed) > 0) {
+        nlohmann::json counts = nlohmann::json::object();
+        for (unsigned o = 0; o < kBusOwnerCount; ++o)
+            counts[busOwnerName(BusOwner(o))] = grid->counts[o];
+        nlohmann::json event = {
+            {"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}};
+        if (machine->guestApi().idleMarkersSeen())
+            event["guest_idle_cck"] = machine->guestApi().lastFrameIdleCck();
+        emit("event.frame", event);
+    }
+    if (!serialBuffer.empty()) {
+        if (serialInterest.load(std::memory_order_relaxed) > 0) {
+            emit("event.serial", {{"text", params::latin1ToUtf8(serialBuffer)}});
+        }
+        serialBuffer.clear();
+    }
+}
+
+void Emulator::Impl::refreshFrameViews() {
     const Agnus& a = machine->agnus();
     auto g = std::make_shared<OwnerGrid>();
     g->frame = machine->frame() - 1;
@@ -341,36 +382,6 @@ void Emulator::Impl::onFrame() {
     if (options.pictures) {
         picture = std::make_shared<const Image>(composeDisplay(*machine));
         pictureFrame = grid->frame;
-    }
-
-    const auto now = Clock::now();
-    const double emu = machine->emulatedSeconds();
-    if (speedHost == Clock::time_point{}) {
-        speedHost = now;
-        speedEmu = emu;
-    } else if (const double dt = std::chrono::duration<double>(now - speedHost).count();
-               dt >= 0.5) {
-        speed = (emu - speedEmu) / dt;
-        speedHost = now;
-        speedEmu = emu;
-    }
-    publish();
-
-    if (frameInterest.load(std::memory_order_relaxed) > 0) {
-        nlohmann::json counts = nlohmann::json::object();
-        for (unsigned o = 0; o < kBusOwnerCount; ++o)
-            counts[busOwnerName(BusOwner(o))] = grid->counts[o];
-        nlohmann::json event = {
-            {"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}};
-        if (machine->guestApi().idleMarkersSeen())
-            event["guest_idle_cck"] = machine->guestApi().lastFrameIdleCck();
-        emit("event.frame", event);
-    }
-    if (!serialBuffer.empty()) {
-        if (serialInterest.load(std::memory_order_relaxed) > 0) {
-            emit("event.serial", {{"text", params::latin1ToUtf8(serialBuffer)}});
-        }
-        serialBuffer.clear();
     }
 }
 
@@ -423,6 +434,9 @@ nlohmann::json Emulator::Impl::status() const {
 
 void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
     running = false;
+    // Where the machine stands includes the inputs due here (docs/record.md).
+    record->note();
+    record->applyDue();
     target = Target{};
     skipBreakOnce = false;
     paceValid = false;
@@ -514,6 +528,10 @@ void Emulator::Impl::emit(const std::string& method, const nlohmann::json& param
 
 void Emulator::Impl::timelineMoved() {
     if (capture) capture->reposition();
+}
+
+void Emulator::Impl::applyInput(const MachineInput& in, std::uint64_t due) {
+    record->input(in, due);
 }
 
 void Emulator::Impl::rebuildBreakIndex() {

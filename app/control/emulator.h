@@ -29,6 +29,7 @@ public:
         bool pictures = false;     // compose the display into every frame's snapshot (the window)
         std::FILE* serialOut = nullptr; // where the guest's serial output goes besides event.serial
         std::string tracesDir; // where captures go by default (--traces); empty: the XDG data folder
+        std::size_t recordBudgetBytes = std::size_t(256) << 20; // the record of the past (docs/record.md)
     };
 
     // Reply to one submitted command; called on the emulator thread.

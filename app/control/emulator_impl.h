@@ -7,6 +7,7 @@
 #include "app/control/emulator.h"
 #include "emu/machine.h"
 #include "profiler/capture/frame_capture.h"
+#include "emu/record/record.h"
 
 #include <atomic>
 #include <chrono>
@@ -62,6 +63,9 @@ struct Emulator::Impl : CpuAccessObserver {
     // ---- the emulator thread's own ----------------------------------------------------
     std::unique_ptr<Machine> machine;
     Options options;
+    // The record of the past (emu/record/record.h): every input from outside goes through
+    // applyInput so that it is logged.
+    std::unique_ptr<Record> record;
     CommandBus bus;
 
     bool running = false;
@@ -153,6 +157,11 @@ struct Emulator::Impl : CpuAccessObserver {
     void timelineMoved();
     // Sends what uaelib delivered since the last call as one event.debug.
     void flushDebugEvents();
+    // Applies an input from outside through the record (at `due`, a master clock, or now).
+    void applyInput(const MachineInput& in, std::uint64_t due = 0);
+    // The owner grid and the picture of the last committed frame, as onFrame builds them
+    // (after the record moved the machine).
+    void refreshFrameViews();
 
     // CpuAccessObserver: watchpoints.
     void cpuAccess(const m68k::BusCycle& cycle) override;
@@ -171,5 +180,16 @@ nlohmann::json resourceJson(const GuestApi::Resource& r);
 // The Frame Analyzer's commands: frame.record, frame.slots, frame.waits, frame.blits,
 // blit.render (frame_commands.cpp).
 void registerFrameCommands(Emulator::Impl& impl);
+// The record's commands: reverse_*, timeline.*, last_writer (record_commands.cpp).
+void registerRecordCommands(Emulator::Impl& impl);
+// input.key, input.mouse, input.joy (input_commands.cpp).
+void registerInputCommands(Emulator::Impl& impl);
+
+// Chip RAM (and its mirrors) or slow RAM: what the debugger may write and the record
+// tracks writes to.
+bool isRam(const Machine& m, std::uint32_t address);
+// Refuses while the machine runs: -32002 when a resume waits for it to stop (if `resume`),
+// else -32003.
+void requirePaused(const Emulator::Impl& e, const char* what, bool resume = true);
 
 } // namespace copperline

@@ -38,14 +38,6 @@ std::string hex64(std::uint64_t v) {
     throw CommandError(code, message);
 }
 
-void requirePaused(const Emulator::Impl& e, const char* what, bool resume = true) {
-    if (resume && e.running && !e.stopWaiters.empty())
-        fail(errc::ResumePending,
-             std::string(what) + ": a resume already waits for the machine to stop");
-    if (e.running)
-        fail(errc::InvalidState, std::string(what) + ": the machine is running; pause it first");
-}
-
 json regsJson(const CpuRegisters& r) {
     static constexpr const char* dn[8] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
     static constexpr const char* an[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
@@ -70,13 +62,6 @@ json breakpointJson(const Breakpoint& b) {
         out["access"] = b.onRead && b.onWrite ? "access" : b.onRead ? "read" : "write";
     }
     return out;
-}
-
-// The debugger may write RAM only: chip RAM (and its mirrors) and slow RAM.
-bool writableRam(const Machine& m, std::uint32_t a) {
-    a &= 0xFFFFFF;
-    if (a < 0x200000) return true;
-    return a >= 0xC00000 && a < 0xC00000 + m.config().slowRamBytes;
 }
 
 std::vector<std::uint8_t> readFile(const std::string& path, std::uint64_t limit) {
@@ -127,6 +112,21 @@ std::uint64_t le(const std::vector<std::uint8_t>& b, std::size_t at, unsigned n)
 }
 
 } // namespace
+
+void requirePaused(const Emulator::Impl& e, const char* what, bool resume) {
+    if (resume && e.running && !e.stopWaiters.empty())
+        fail(errc::ResumePending,
+             std::string(what) + ": a resume already waits for the machine to stop");
+    if (e.running)
+        fail(errc::InvalidState, std::string(what) + ": the machine is running; pause it first");
+}
+
+// The debugger may write RAM only: chip RAM (and its mirrors) and slow RAM.
+bool isRam(const Machine& m, std::uint32_t a) {
+    a &= 0xFFFFFF;
+    if (a < 0x200000) return true;
+    return a >= 0xC00000 && a < 0xC00000 + m.config().slowRamBytes;
+}
 
 void registerMachineCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;
@@ -270,6 +270,10 @@ void registerMachineCommands(Emulator::Impl& e) {
                     e.machine->powerOn();
                 else
                     fail(errc::InvalidParams, "kind: expected \"warm\" or \"cold\"");
+                // A reset starts a new record: the past before it is another timeline. Power
+                // restarts the clock at zero, which moves the timeline backward.
+                e.record->restart();
+                if (kind == "cold") e.timelineMoved();
                 json s = e.status();
                 s["reset"] = kind;
                 return s;
@@ -383,7 +387,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 r.pc = pc + 4;
                 r.ird = e.machine->spyWord(pc);
                 r.irc = e.machine->spyWord(pc + 2);
-                cpu.setRegisters(r);
+                e.applyInput(MachineInput::setRegisters(r));
                 return regsJson(e.registers());
             });
     bus.add("mem.read",
@@ -417,15 +421,15 @@ void registerMachineCommands(Emulator::Impl& e) {
                 if (bytes.size() > kMaxReadBytes)
                     fail(errc::InvalidParams, "data: at most 1 MiB per write");
                 for (std::size_t i = 0; i < bytes.size(); ++i)
-                    if (!writableRam(*e.machine, addr + std::uint32_t(i))) {
+                    if (!isRam(*e.machine, addr + std::uint32_t(i))) {
                         char buf[64];
                         std::snprintf(buf, sizeof buf, "$%06X is not RAM; nothing was written",
                                       (addr + unsigned(i)) & 0xFFFFFF);
                         fail(errc::InvalidParams, buf);
                     }
-                for (std::size_t i = 0; i < bytes.size(); ++i)
-                    e.machine->pokeByte(addr + std::uint32_t(i), bytes[i]);
-                return json{{"addr", addr}, {"written", bytes.size()}};
+                const auto written = bytes.size();
+                e.applyInput(MachineInput::memory(addr, bytes));
+                return json{{"addr", addr}, {"written", written}};
             });
     bus.add("custom.dump",
             "The custom registers by name: those the chips can be read back from, and the last "
@@ -518,6 +522,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 } catch (const std::exception& ex) {
                     fail(errc::CommandFailed, path + ": " + ex.what());
                 }
+                e.record->restart();
                 e.timelineMoved();
                 return json{{"path", path},
                             {"frame", e.machine->frame()},

@@ -131,11 +131,12 @@ std::uint16_t Paula::spy(std::uint16_t r) const {
     case reg::DSKDATR: return 0;
     case reg::POTGOR: {
         // Each pin reads its output value when driven, else high through the pull-up
-        // (no right or middle button pressed).
+        // unless a button pulls it low (HRM "Reading the mouse buttons").
         std::uint16_t v = 0;
         for (int pin = 0; pin < 4; ++pin) {
             const unsigned dataBit = 8 + 2 * pin, outBit = 9 + 2 * pin;
-            const bool level = (potgo_ & (1u << outBit)) ? (potgo_ & (1u << dataBit)) != 0 : true;
+            const bool level = (potgo_ & (1u << outBit)) ? (potgo_ & (1u << dataBit)) != 0
+                                                         : !(potLow_ & (1u << pin));
             if (level) v |= std::uint16_t(1u << dataBit);
         }
         return v;

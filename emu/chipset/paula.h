@@ -82,6 +82,9 @@ public:
     // The disk controller (emu/chipset/floppy.h) holds the disk registers: DSKPT, DSKLEN,
     // DSKSYNC and DSKBYTR reach it through Paula, and it sees ADKCON.
     void attachFloppy(FloppyController* floppy) { floppy_ = floppy; }
+    // The POT pins the outside holds low (bit n: pin n of POTGOR's DATLX, DATLY, DATRX,
+    // DATRY): the right and middle mouse buttons. The machine keeps this in its state.
+    void setPotInputs(std::uint8_t low) { potLow_ = low; }
     FloppyController* floppy() const { return floppy_; }
 
     void serialize(Archive& ar);
@@ -118,6 +121,7 @@ private:
 
     Audio audio_[4];
     std::uint16_t potgo_ = 0;
+    std::uint8_t potLow_ = 0;
     FloppyController* floppy_ = nullptr;
 
     std::function<void(std::uint8_t)> serialSink_;
