@@ -44,6 +44,8 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
             debugResourcesChanged = true;
             return;
         }
+        // A replay goes over log lines the guest gave already.
+        if (record && record->replaying()) return;
         const auto& line = machine->guestApi().log().back();
         if (debugItems.size() >= kMaxDebugItems) {
             ++debugDropped;
