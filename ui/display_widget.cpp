@@ -2,6 +2,10 @@
 
 #include "profiler/capture/overlay.h"
 
+#include "ui/amiga_keys.h"
+
+#include <QKeyEvent>
+#include <QMouseEvent>
 #include <QPainter>
 
 namespace copperline {
@@ -10,6 +14,7 @@ DisplayWidget::DisplayWidget(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setMinimumSize(227, 156);
+    setFocusPolicy(Qt::ClickFocus);
 }
 
 void DisplayWidget::setPicture(std::shared_ptr<const Image> picture) {
@@ -70,6 +75,74 @@ void DisplayWidget::paintEvent(QPaintEvent*) {
     // Sharp pixels: a debugger shows what the chips drew, not a filtered guess.
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     p.drawImage(targetRect(), image_);
+}
+
+// ---- input capture ------------------------------------------------------------------------
+
+void DisplayWidget::keyPressEvent(QKeyEvent* e) {
+    if (e->key() == Qt::Key_F12) {
+        release();
+        return;
+    }
+    if (e->isAutoRepeat()) return; // the Amiga's keyboard repeats nothing; its OS does
+    if (const auto code = amigaRawKey(e->key())) {
+        emit keyChanged(*code, true);
+        return;
+    }
+    QWidget::keyPressEvent(e);
+}
+
+void DisplayWidget::keyReleaseEvent(QKeyEvent* e) {
+    if (e->isAutoRepeat()) return;
+    if (const auto code = amigaRawKey(e->key())) {
+        emit keyChanged(*code, false);
+        return;
+    }
+    QWidget::keyReleaseEvent(e);
+}
+
+namespace {
+int buttonIndex(Qt::MouseButton b) {
+    return b == Qt::LeftButton ? 0 : b == Qt::RightButton ? 1 : b == Qt::MiddleButton ? 2 : -1;
+}
+} // namespace
+
+void DisplayWidget::mousePressEvent(QMouseEvent* e) {
+    if (!captured_) {
+        // The first click only captures.
+        captured_ = true;
+        last_ = e->position();
+        setMouseTracking(true);
+        setCursor(Qt::BlankCursor);
+        return;
+    }
+    if (const int b = buttonIndex(e->button()); b >= 0) emit mouseButton(b, true);
+}
+
+void DisplayWidget::mouseReleaseEvent(QMouseEvent* e) {
+    if (!captured_) return;
+    if (const int b = buttonIndex(e->button()); b >= 0) emit mouseButton(b, false);
+}
+
+void DisplayWidget::mouseMoveEvent(QMouseEvent* e) {
+    if (!captured_) return;
+    // One host pixel is one counter step; JOYxDAT's counters take at most 127 per read.
+    const QPointF d = e->position() - last_;
+    last_ = e->position();
+    const int dx = std::clamp(int(d.x()), -127, 127), dy = std::clamp(int(d.y()), -127, 127);
+    if (dx || dy) emit mouseMoved(dx, dy);
+}
+
+void DisplayWidget::focusOutEvent(QFocusEvent* e) {
+    release();
+    QWidget::focusOutEvent(e);
+}
+
+void DisplayWidget::release() {
+    if (!captured_) return;
+    captured_ = false;
+    setMouseTracking(false);
+    unsetCursor();
 }
 
 } // namespace copperline

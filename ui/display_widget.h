@@ -37,18 +37,38 @@ public:
 
     QSize sizeHint() const override;
 
+    // Input capture: with the keyboard focus (a click gives it), keys go to the guest;
+    // after a click the mouse is captured too, its moves and buttons going to the guest,
+    // until F12 releases it.
+    bool mouseCaptured() const { return captured_; }
+
+signals:
+    void keyChanged(int rawkey, bool down);
+    void mouseMoved(int dx, int dy);
+    // 0 left, 1 right, 2 middle.
+    void mouseButton(int button, bool down);
+
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    void keyReleaseEvent(QKeyEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void focusOutEvent(QFocusEvent* e) override;
 
 private:
     // Rebuilds image_ from the picture, with the overlay drawn on a copy when it shows.
     void rebuild();
 
+    void release();
     std::shared_ptr<const Image> picture_;
     std::shared_ptr<const OverlayShapes> overlay_;
     bool overlayVisible_ = true;
     Image composed_; // the picture with the overlay, while one is drawn
     QImage image_;
+    bool captured_ = false;
+    QPointF last_;
 };
 
 } // namespace copperline

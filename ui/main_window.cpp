@@ -6,6 +6,7 @@
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
 #include "ui/relay.h"
+#include "ui/timeline_strip.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -20,6 +21,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QUrl>
+#include <QVBoxLayout>
 
 namespace copperline {
 
@@ -37,15 +39,24 @@ MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
     setWindowTitle(QStringLiteral("Copperline"));
     setObjectName(QStringLiteral("MainWindow"));
 
-    display_ = new DisplayWidget(this);
-    setCentralWidget(display_);
+    auto* centre = new QWidget(this);
+    auto* column = new QVBoxLayout(centre);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    display_ = new DisplayWidget(centre);
+    timeline_ = new TimelineStrip(centre);
+    column->addWidget(display_, 1);
+    column->addWidget(timeline_);
+    setCentralWidget(centre);
     buildActions();
     buildDocks();
+    buildRecord();
 
     frameLabel_ = new QLabel(this);
     beamLabel_ = new QLabel(this);
     speedLabel_ = new QLabel(this);
-    for (QLabel* l : {frameLabel_, beamLabel_, speedLabel_}) {
+    backLabel_ = new QLabel(this);
+    for (QLabel* l : {frameLabel_, beamLabel_, speedLabel_, backLabel_}) {
         l->setMinimumWidth(
             fontMetrics().horizontalAdvance(QStringLiteral("speed 00.00x real time")));
         statusBar()->addPermanentWidget(l);
@@ -235,11 +246,87 @@ void MainWindow::refresh() {
     beamLabel_->setText(tr("beam %1,%2").arg(s->vpos).arg(s->hpos));
     speedLabel_->setText(s->running ? tr("speed %1x real time").arg(s->speed, 0, 'f', 2)
                                     : tr("paused"));
+    pollTimeline();
+}
+
+// ---- the record of the past -----------------------------------------------------------------
+
+void MainWindow::buildRecord() {
+    auto* machine = menuBar()->actions().at(1)->menu();
+    auto* bar = findChild<QToolBar*>(QStringLiteral("runToolBar"));
+    bar->addSeparator();
+    const auto add = [&](const QString& name, const QString& text, const QKeySequence& key,
+                         std::function<void()> what) {
+        auto* a = new QAction(text, this);
+        a->setObjectName(name);
+        a->setShortcut(key);
+        connect(a, &QAction::triggered, this, std::move(what));
+        machine->addAction(a);
+        bar->addAction(a);
+    };
+    // The reverse verbs want a paused machine; a pause queued first gives them one.
+    add("back_step", tr("< Step"), QKeySequence(Qt::SHIFT | Qt::Key_F7), [this] {
+        command("pause");
+        command("reverse_step", {{"n", 1}});
+    });
+    add("back_frame", tr("< Frame"), QKeySequence(Qt::SHIFT | Qt::Key_F8), [this] {
+        command("pause");
+        command("reverse_frame", {{"n", 1}});
+    });
+    add("back_run", tr("< Run"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] {
+        command("pause");
+        command("reverse_continue");
+    });
+    add("now", tr("Now"), QKeySequence(Qt::SHIFT | Qt::Key_F6), [this] {
+        command("pause");
+        command("timeline.status", {}, [this](bool ok, const nlohmann::json& s) {
+            if (ok) command("timeline.seek", {{"cck", s["newest"].value("cck", 0ull)}});
+        });
+    });
+    connect(timeline_, &TimelineStrip::scrubbed, this, &MainWindow::seekTo);
+    connect(display_, &DisplayWidget::keyChanged, this, [this](int code, bool down) {
+        command("input.key", {{"rawkey", code}, {"action", down ? "press" : "release"}});
+    });
+    connect(display_, &DisplayWidget::mouseMoved, this,
+            [this](int dx, int dy) { command("input.mouse", {{"dx", dx}, {"dy", dy}}); });
+    connect(display_, &DisplayWidget::mouseButton, this, [this](int b, bool down) {
+        static constexpr const char* names[] = {"left", "right", "middle"};
+        command("input.mouse", {{names[b], down}});
+    });
+}
+
+void MainWindow::pollTimeline() {
+    // Five times a second is enough for a strip and a label.
+    if (timelineAsked_ || (timelinePolled_.isValid() && timelinePolled_.elapsed() < 200)) return;
+    timelinePolled_.start();
+    timelineAsked_ = true;
+    command("timeline.status", {}, [this](bool ok, const nlohmann::json& s) {
+        timelineAsked_ = false;
+        if (!ok) return;
+        timeline_->setSpan(s["oldest"].value("cck", 0ull), s["newest"].value("cck", 0ull),
+                           s["here"].value("cck", 0ull));
+        const double back = s.value("seconds_back", 0.0);
+        backLabel_->setText(back > 0 ? tr("%1 s back").arg(back, 0, 'f', 2) : tr("now"));
+    });
+}
+
+void MainWindow::seekTo(std::uint64_t cck) {
+    // A drag asks faster than the machine stands: only the latest target waits its turn.
+    scrubTo_ = cck;
+    if (seeking_) return;
+    seeking_ = true;
+    const std::uint64_t target = *scrubTo_;
+    scrubTo_.reset();
+    command("pause");
+    command("timeline.seek", {{"cck", target}}, [this](bool, const nlohmann::json&) {
+        seeking_ = false;
+        if (scrubTo_) seekTo(*scrubTo_);
+    });
 }
 
 QString MainWindow::statusText() const {
     return frameLabel_->text() + QStringLiteral("  ") + beamLabel_->text() + QStringLiteral("  ") +
-           speedLabel_->text();
+           speedLabel_->text() + QStringLiteral("  ") + backLabel_->text();
 }
 
 void MainWindow::showError(const nlohmann::json& error) {

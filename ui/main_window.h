@@ -6,9 +6,11 @@
 // command sent to the emulator thread; it reads the machine only through the snapshots
 // that thread publishes, so it never touches chip state.
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 class QLabel;
@@ -21,6 +23,7 @@ class DisplayWidget;
 class FrameAnalyzer;
 class CpuPane;
 class CaptureDock;
+class TimelineStrip;
 struct Relay;
 
 class MainWindow : public QMainWindow {
@@ -42,7 +45,10 @@ public:
     FrameAnalyzer* analyzer() const { return analyzer_; }
     CpuPane* cpuPane() const { return cpu_; }
     CaptureDock* captureDock() const { return capture_; }
-    // The toolbar's actions by name: "run", "pause", "step", "frame", "reset".
+    TimelineStrip* timeline() const { return timeline_; }
+    // The toolbar's actions by name: "run", "pause", "step", "frame", "reset", and the
+    // record's "back_step", "back_frame", "back_run", "now".
+>>>>>>> 4e1f483 (Window: < Step, < Frame, < Run and Now, a timeline strip under the display that scrubs, how far back in the status bar, keyboard and mouse capture through the input commands; the record stores noise pages raw; byte vectors save in bulk)
     QAction* action(const QString& name) const;
     QString statusText() const;
 
@@ -59,6 +65,11 @@ private:
     void buildCaptureDock();
     void showAbout();
     void showError(const nlohmann::json& error);
+    // The record of the past: the strip, the status bar's "how far back", the reverse
+    // actions and the display's input capture (timeline_strip.h, display_widget.h).
+    void buildRecord();
+    void pollTimeline();
+    void seekTo(std::uint64_t cck);
 
     Emulator& emulator_;
     std::shared_ptr<Relay> relay_;
@@ -69,6 +80,12 @@ private:
     QLabel* frameLabel_ = nullptr;
     QLabel* beamLabel_ = nullptr;
     QLabel* speedLabel_ = nullptr;
+    QLabel* backLabel_ = nullptr;
+    TimelineStrip* timeline_ = nullptr;
+    bool timelineAsked_ = false;          // a timeline.status is on its way
+    bool seeking_ = false;                // a scrub's timeline.seek is on its way
+    std::optional<std::uint64_t> scrubTo_; // the latest scrub target not yet sent
+    QElapsedTimer timelinePolled_;
     QTimer* timer_ = nullptr;
     std::uint64_t shownSerial_ = 0;
 };

@@ -3,6 +3,8 @@
 #include "emu/machine.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <zlib.h>
@@ -49,6 +51,19 @@ private:
     bool was_;
     bool& replaying_;
 };
+
+// Whether a page's bytes are close enough to noise that deflate would not shrink them:
+// their order-0 entropy above 7.5 bits a byte. Deflate spends as long failing on such a
+// page as it spends on fifty pages of zeros, and a program's noise (compressed data,
+// random tables) is common enough that the check pays for itself.
+bool looksRandom(const std::uint8_t* data, std::size_t n) {
+    std::array<std::uint32_t, 256> count{};
+    for (std::size_t i = 0; i < n; ++i) ++count[data[i]];
+    double bits = 0;
+    for (const std::uint32_t c : count)
+        if (c) bits -= double(c) * std::log2(double(c) / double(n));
+    return bits > 7.5 * double(n);
+}
 
 } // namespace
 
@@ -163,7 +178,12 @@ void Record::takeSnapshot() {
             continue;
         }
         auto page = std::make_shared<Page>();
-        page->z = z_->compress(raw.data() + off, len);
+        if (looksRandom(raw.data() + off, len)) {
+            page->raw = true;
+            page->z.assign(raw.data() + off, raw.data() + off + len);
+        } else {
+            page->z = z_->compress(raw.data() + off, len);
+        }
         page->z.shrink_to_fit();
         storedBytes_ += page->z.size() + kPageOverhead;
         s.pages.push_back(std::move(page));
@@ -237,7 +257,11 @@ void Record::decompress(const Snapshot& s, std::vector<std::uint8_t>& out) {
     out.resize(s.rawBytes);
     for (std::size_t p = 0; p < s.pages.size(); ++p) {
         const std::size_t off = p * kPageBytes;
-        z_->decompress(s.pages[p]->z, out.data() + off, std::min(kPageBytes, out.size() - off));
+        const Page& page = *s.pages[p];
+        if (page.raw)
+            std::copy(page.z.begin(), page.z.end(), out.begin() + std::ptrdiff_t(off));
+        else
+            z_->decompress(page.z, out.data() + off, std::min(kPageBytes, out.size() - off));
     }
 }
 

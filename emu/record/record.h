@@ -119,6 +119,7 @@ public:
 private:
     struct Page {
         std::vector<std::uint8_t> z; // zlib stream of kPageBytes (fewer for the last page)
+        bool raw = false;            // z holds the bytes themselves (they did not compress)
     };
     struct Snapshot {
         TimelinePoint at;

@@ -113,6 +113,8 @@ private:
                 if (remaining() < n) throw StateError("state data is truncated");
                 std::copy(in_.begin() + std::ptrdiff_t(pos_), in_.begin() + std::ptrdiff_t(pos_ + n), v.begin());
                 pos_ += n;
+            } else if (mode_ == Mode::Save) {
+                out_.insert(out_.end(), v.begin(), v.end()); // memory: the bulk of a state
             } else {
                 for (auto b : v) put(b);
             }
