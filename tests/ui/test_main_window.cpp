@@ -13,6 +13,7 @@
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
 #include "ui/main_window.h"
+#include "ui/timeline_strip.h"
 
 #include <QDockWidget>
 #include <QLocalSocket>
@@ -326,6 +327,51 @@ private slots:
         QVERIFY(!emu.snapshot()->running);
         const json status = socketCall(socket, id++, "status", json::object());
         QCOMPARE(status["result"].value("state", ""), std::string("paused"));
+    }
+
+    void theRecordFromTheWindow() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (const char* name : {"back_step", "back_frame", "back_run", "now"})
+            QVERIFY(w.action(name));
+        QVERIFY(emu.call("step_frame", {{"n", 100}}).ok);
+        const auto newest = emu.call("timeline.status").result["newest"];
+
+        // < Frame: a frame back; the strip's marker and the status bar follow.
+        QSignalSpy replies(&w, &MainWindow::replied);
+        w.action("back_frame")->trigger();
+        QTRY_VERIFY(answered(replies, "reverse_frame") != 0);
+        QCOMPARE(answered(replies, "reverse_frame"), 1);
+        QCOMPARE(emu.snapshot()->frame, 99ull);
+        QTRY_VERIFY(w.timeline()->here() < w.timeline()->newest());
+        QTRY_VERIFY(w.statusText().contains(QStringLiteral("s back")));
+        // < Step from there.
+        const auto before = emu.snapshot()->instructions;
+        w.action("back_step")->trigger();
+        QTRY_VERIFY(answered(replies, "reverse_step") != 0);
+        QVERIFY(emu.snapshot()->instructions < before);
+
+        // Pressing the strip near its start stands the machine near the record's start.
+        auto* strip = w.timeline();
+        QTRY_VERIFY(strip->newest() >= newest.value("cck", 0ull));
+        mouse(strip, QEvent::MouseButtonPress, QPointF(strip->width() * 0.25, strip->height() / 2.0));
+        QTRY_VERIFY(answered(replies, "timeline.seek") != 0);
+        QCOMPARE(answered(replies, "timeline.seek"), 1);
+        QVERIFY(emu.snapshot()->frame < 40);
+
+        // Now: back to the newest point.
+        w.action("now")->trigger();
+        QTRY_COMPARE(emu.snapshot()->frame, 100ull);
+        QTRY_COMPARE(emu.call("timeline.status").result.value("in_past", true), false);
+
+        // A key on the display reaches the guest through input.key, logged in the record.
+        w.display()->setFocus();
+        QTest::keyPress(w.display(), Qt::Key_A);
+        QTest::keyRelease(w.display(), Qt::Key_A);
+        QTRY_COMPARE(emu.call("timeline.status").result.value("inputs", 0), 2);
     }
 };
 
