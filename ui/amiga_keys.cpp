@@ -7,7 +7,8 @@ namespace copperline {
 std::optional<int> amigaRawKey(int k) {
     // The main block's rows (HRM appendix H, figure H-2): 1-0 from $01, Q-P from $10,
     // A-L from $20, Z-M from $31.
-    static constexpr char row1[] = "1234567890", row2[] = "QWERTYUIOP", row3[] = "ASDFGHJKL", row4[] = "ZXCVBNM";
+    static constexpr char row1[] = "1234567890", row2[] = "QWERTYUIOP", row3[] = "ASDFGHJKL",
+                          row4[] = "ZXCVBNM";
     const auto in = [k](const char* row, int base) -> std::optional<int> {
         for (int i = 0; row[i]; ++i)
             if (k == row[i]) return base + i;

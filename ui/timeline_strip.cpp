@@ -16,7 +16,8 @@ TimelineStrip::TimelineStrip(QWidget* parent) : QWidget(parent) {
     setToolTip(tr("The record of the past: press or drag to stand the machine there"));
 }
 
-void TimelineStrip::setSpan(std::uint64_t oldestCck, std::uint64_t newestCck, std::uint64_t hereCck) {
+void TimelineStrip::setSpan(std::uint64_t oldestCck, std::uint64_t newestCck,
+                            std::uint64_t hereCck) {
     if (oldestCck == oldest_ && newestCck == newest_ && hereCck == here_) return;
     oldest_ = oldestCck;
     newest_ = std::max(newestCck, oldestCck);

@@ -33,13 +33,15 @@ double cpuHz(const Machine& m) {
 std::uint64_t dueAt(const Emulator::Impl& e, const json& params) {
     const auto it = params.find("at_seconds");
     if (it == params.end() || it->is_null()) return e.machine->now();
-    if (!it->is_number()) fail(errc::InvalidParams, "at_seconds: expected a number of emulated seconds");
+    if (!it->is_number())
+        fail(errc::InvalidParams, "at_seconds: expected a number of emulated seconds");
     const double s = it->get<double>();
     if (!std::isfinite(s) || s < 0 || s > 1e7)
         fail(errc::InvalidParams, "at_seconds: expected emulated seconds from 0 to 1e7");
     const auto due = std::uint64_t(std::llround(s * cpuHz(*e.machine)));
     if (due < e.machine->now())
-        fail(errc::InvalidParams, "at_seconds: " + std::to_string(s) + " has passed (the machine is at " +
+        fail(errc::InvalidParams, "at_seconds: " + std::to_string(s) +
+                                      " has passed (the machine is at " +
                                       std::to_string(e.machine->emulatedSeconds()) + " s)");
     return due;
 }
@@ -47,7 +49,8 @@ std::uint64_t dueAt(const Emulator::Impl& e, const json& params) {
 unsigned port(const json& params, unsigned fallback) {
     const auto n = p::optionalNumber(params, "port", 4).value_or(fallback);
     if (n < 1 || n > 2)
-        fail(errc::InvalidParams, "port: an A500 has ports 1 and 2 (3 and 4 need a parallel-port adapter)");
+        fail(errc::InvalidParams,
+             "port: an A500 has ports 1 and 2 (3 and 4 need a parallel-port adapter)");
     return unsigned(n - 1);
 }
 
@@ -64,7 +67,8 @@ void registerInputCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;
 
     bus.add("input.key",
-            "A key: {rawkey 0-255, action press|release|tap (default), hold_ms (default 80), at_seconds}.",
+            "A key: {rawkey 0-255, action press|release|tap (default), hold_ms (default 80), "
+            "at_seconds}.",
             [&e](const json& params) {
                 const auto raw = p::number(params, "rawkey", 255);
                 const std::string action = p::optionalString(params, "action").value_or("tap");
@@ -80,13 +84,17 @@ void registerInputCommands(Emulator::Impl& e) {
                     e.applyInput(MachineInput::key(code, true), due);
                     if (action == "tap")
                         e.applyInput(MachineInput::key(code, false),
-                                     due + std::uint64_t(double(hold) * cpuHz(*e.machine) / 1000.0));
+                                     due +
+                                         std::uint64_t(double(hold) * cpuHz(*e.machine) / 1000.0));
                 }
-                return json{{"rawkey", code}, {"action", action}, {"at_seconds", double(due) / cpuHz(*e.machine)}};
+                return json{{"rawkey", code},
+                            {"action", action},
+                            {"at_seconds", double(due) / cpuHz(*e.machine)}};
             });
 
     bus.add("input.mouse",
-            "Moves the mouse {dx, dy (-127..127)} and sets buttons {left, right, middle} on {port} (default 1).",
+            "Moves the mouse {dx, dy (-127..127)} and sets buttons {left, right, middle} on {port} "
+            "(default 1).",
             [&e](const json& params) {
                 const auto dx = p::optionalSigned(params, "dx", -kMaxMove, kMaxMove).value_or(0);
                 const auto dy = p::optionalSigned(params, "dy", -kMaxMove, kMaxMove).value_or(0);
@@ -116,38 +124,44 @@ void registerInputCommands(Emulator::Impl& e) {
                             {"middle", bool(held & MachineInput::kButtonMiddle)}};
             });
 
-    bus.add("input.joy",
-            "Sets the joystick on {port} (default 2): {up, down, left, right, red (or fire), blue}.",
-            [&e](const json& params) {
-                for (const char* key : {"green", "yellow", "play", "rwd", "ffw"})
-                    if (optionalBool(params, key).value_or(false))
-                        fail(errc::InvalidParams,
-                             std::string(key) + ": a CD32 pad's button; an A500 joystick has red and blue");
-                const bool up = optionalBool(params, "up").value_or(false);
-                const bool down = optionalBool(params, "down").value_or(false);
-                const bool left = optionalBool(params, "left").value_or(false);
-                const bool right = optionalBool(params, "right").value_or(false);
-                if ((up && down) || (left && right))
-                    fail(errc::InvalidParams, "a joystick cannot point up and down (or left and right) at once");
-                const auto red = optionalBool(params, "red");
-                const auto fire = optionalBool(params, "fire");
-                if (red && fire && *red != *fire) fail(errc::InvalidParams, "fire: is red; give one of them");
-                const bool redDown = red.value_or(fire.value_or(false));
-                const bool blue = optionalBool(params, "blue").value_or(false);
-                const unsigned n = port(params, 2);
-                const std::uint64_t due = dueAt(e, params);
-                const auto sticks = std::uint8_t((up ? MachineInput::kUp : 0) | (down ? MachineInput::kDown : 0) |
-                                                 (left ? MachineInput::kLeft : 0) |
-                                                 (right ? MachineInput::kRight : 0));
-                e.applyInput(MachineInput::joystick(n, sticks), due);
-                // Red is the fire line (a mouse's left button), blue the second (its right).
-                const unsigned middle = (e.machine->portButtons() >> (4 * n)) & MachineInput::kButtonMiddle;
-                e.applyInput(MachineInput::buttons(n, std::uint8_t((redDown ? MachineInput::kButtonLeft : 0) |
-                                                                   (blue ? MachineInput::kButtonRight : 0) | middle)),
-                             due);
-                return json{{"port", n + 1}, {"up", up},     {"down", down}, {"left", left},
-                            {"right", right}, {"red", redDown}, {"blue", blue}};
-            });
+    bus.add(
+        "input.joy",
+        "Sets the joystick on {port} (default 2): {up, down, left, right, red (or fire), blue}.",
+        [&e](const json& params) {
+            for (const char* key : {"green", "yellow", "play", "rwd", "ffw"})
+                if (optionalBool(params, key).value_or(false))
+                    fail(errc::InvalidParams,
+                         std::string(key) +
+                             ": a CD32 pad's button; an A500 joystick has red and blue");
+            const bool up = optionalBool(params, "up").value_or(false);
+            const bool down = optionalBool(params, "down").value_or(false);
+            const bool left = optionalBool(params, "left").value_or(false);
+            const bool right = optionalBool(params, "right").value_or(false);
+            if ((up && down) || (left && right))
+                fail(errc::InvalidParams,
+                     "a joystick cannot point up and down (or left and right) at once");
+            const auto red = optionalBool(params, "red");
+            const auto fire = optionalBool(params, "fire");
+            if (red && fire && *red != *fire)
+                fail(errc::InvalidParams, "fire: is red; give one of them");
+            const bool redDown = red.value_or(fire.value_or(false));
+            const bool blue = optionalBool(params, "blue").value_or(false);
+            const unsigned n = port(params, 2);
+            const std::uint64_t due = dueAt(e, params);
+            const auto sticks =
+                std::uint8_t((up ? MachineInput::kUp : 0) | (down ? MachineInput::kDown : 0) |
+                             (left ? MachineInput::kLeft : 0) | (right ? MachineInput::kRight : 0));
+            e.applyInput(MachineInput::joystick(n, sticks), due);
+            // Red is the fire line (a mouse's left button), blue the second (its right).
+            const unsigned middle =
+                (e.machine->portButtons() >> (4 * n)) & MachineInput::kButtonMiddle;
+            e.applyInput(MachineInput::buttons(
+                             n, std::uint8_t((redDown ? MachineInput::kButtonLeft : 0) |
+                                             (blue ? MachineInput::kButtonRight : 0) | middle)),
+                         due);
+            return json{{"port", n + 1},  {"up", up},       {"down", down}, {"left", left},
+                        {"right", right}, {"red", redDown}, {"blue", blue}};
+        });
 }
 
 } // namespace copperline

@@ -36,7 +36,8 @@ json pointJson(const Machine& m, const TimelinePoint& t) {
 
 // The machine stands where the record put it: the views follow, the capture hears of a
 // backward move, and the stop is announced like any other.
-json arrived(Emulator::Impl& e, const char* reason, std::uint64_t fromCycle, json detail = nullptr) {
+json arrived(Emulator::Impl& e, const char* reason, std::uint64_t fromCycle,
+             json detail = nullptr) {
     if (e.machine->now() < fromCycle) e.timelineMoved();
     e.frameCommitted = false;
     e.refreshFrameViews();
@@ -69,8 +70,11 @@ public:
         if (e_.watchHit) {
             const auto w = *e_.watchHit;
             e_.watchHit.reset();
-            hits[m.now()] = {{"kind", "watch"}, {"id", w.id}, {"address", w.address},
-                             {"access", w.write ? "write" : "read"}, {"instruction_pc", pc_}};
+            hits[m.now()] = {{"kind", "watch"},
+                             {"id", w.id},
+                             {"address", w.address},
+                             {"access", w.write ? "write" : "read"},
+                             {"instruction_pc", pc_}};
             return true;
         }
         if (m.cpu().stopped()) return false;
@@ -122,8 +126,9 @@ public:
             if (canonical(a) != target_) continue;
             last_.pc = pc_;
             last_.oldValue = m_.spyByte(a);
-            last_.newValue = c.op == m68k::BusOp::TestAndSet ? std::uint8_t(last_.oldValue | 0x80)
-                                                             : std::uint8_t(upper ? c.data >> 8 : c.data);
+            last_.newValue = c.op == m68k::BusOp::TestAndSet
+                                 ? std::uint8_t(last_.oldValue | 0x80)
+                                 : std::uint8_t(upper ? c.data >> 8 : c.data);
             last_.at = before_;
             pending_ = true;
         }
@@ -179,7 +184,8 @@ void registerRecordCommands(Emulator::Impl& e) {
                 const auto at = searchBack(e, v, n);
                 if (!at) {
                     returnTo(e, from);
-                    fail(errc::HistoryExhausted, "reverse_step: the record does not reach " + std::to_string(n) +
+                    fail(errc::HistoryExhausted, "reverse_step: the record does not reach " +
+                                                     std::to_string(n) +
                                                      " steps back; the machine did not move");
                 }
                 e.record->seek(Record::Key::Cycle, *at);
@@ -193,79 +199,86 @@ void registerRecordCommands(Emulator::Impl& e) {
                 requirePaused(e, "reverse_frame");
                 const std::uint64_t frame = e.machine->frame();
                 if (n > frame || frame - n < e.record->oldest().frame)
-                    fail(errc::HistoryExhausted, "reverse_frame: the record reaches back to frame " +
-                                                     std::to_string(e.record->oldest().frame) +
-                                                     "; the machine did not move");
+                    fail(errc::HistoryExhausted,
+                         "reverse_frame: the record reaches back to frame " +
+                             std::to_string(e.record->oldest().frame) +
+                             "; the machine did not move");
                 const std::uint64_t from = e.machine->now();
                 if (!e.record->seek(Record::Key::Frame, frame - n))
-                    fail(errc::HistoryExhausted, "reverse_frame: frame " + std::to_string(frame - n) +
-                                                     " starts before the record; the machine did not move");
+                    fail(errc::HistoryExhausted,
+                         "reverse_frame: frame " + std::to_string(frame - n) +
+                             " starts before the record; the machine did not move");
                 return arrived(e, "reverse", from);
             });
 
-    bus.add("reverse_continue",
-            "Runs backward to the latest breakpoint or watchpoint hit in the record (or its start).",
-            [&e](const json&) {
-                requirePaused(e, "reverse_continue");
-                if (e.breakpoints.empty())
-                    fail(errc::InvalidState, "reverse_continue: no breakpoint or watchpoint is set");
-                const std::uint64_t from = e.machine->now();
-                BreakHits v(e);
-                const auto at = searchBack(e, v, 1);
-                e.watchHit.reset();
-                if (!at) {
-                    // As a debugger's reverse-continue does: the start of the history.
-                    e.record->seek(Record::Key::Cycle, e.record->oldest().cycle);
-                    return arrived(e, "reverse", from, {{"reached_oldest", true}});
-                }
-                json detail = v.hits[*at];
-                e.record->seek(Record::Key::Cycle, *at);
-                return arrived(e, "reverse", from, std::move(detail));
-            });
+    bus.add(
+        "reverse_continue",
+        "Runs backward to the latest breakpoint or watchpoint hit in the record (or its start).",
+        [&e](const json&) {
+            requirePaused(e, "reverse_continue");
+            if (e.breakpoints.empty())
+                fail(errc::InvalidState, "reverse_continue: no breakpoint or watchpoint is set");
+            const std::uint64_t from = e.machine->now();
+            BreakHits v(e);
+            const auto at = searchBack(e, v, 1);
+            e.watchHit.reset();
+            if (!at) {
+                // As a debugger's reverse-continue does: the start of the history.
+                e.record->seek(Record::Key::Cycle, e.record->oldest().cycle);
+                return arrived(e, "reverse", from, {{"reached_oldest", true}});
+            }
+            json detail = v.hits[*at];
+            e.record->seek(Record::Key::Cycle, *at);
+            return arrived(e, "reverse", from, std::move(detail));
+        });
 
-    bus.add("timeline.seek",
-            "Stands the machine on {position} (retired instructions), {frame} or {cck}: one of them.",
-            [&e](const json& params) {
-                const auto position = p::optionalNumber(params, "position", ~0ull);
-                const auto frame = p::optionalNumber(params, "frame", ~0ull);
-                const auto cck = p::optionalNumber(params, "cck", ~0ull >> 2);
-                if (int(position.has_value()) + int(frame.has_value()) + int(cck.has_value()) != 1)
-                    fail(errc::InvalidParams, "timeline.seek: give exactly one of position, frame or cck");
-                requirePaused(e, "timeline.seek");
-                e.record->note();
-                const TimelinePoint oldest = e.record->oldest(), newest = e.record->newest();
-                Record::Key key;
-                std::uint64_t value;
-                const char* name;
-                if (position) {
-                    key = Record::Key::Instructions, value = *position, name = "position";
-                } else if (frame) {
-                    key = Record::Key::Frame, value = *frame, name = "frame";
-                } else {
-                    key = Record::Key::Cycle, value = *cck * kCyclesPerCck, name = "cck";
-                }
-                const auto keyOf = [&](const TimelinePoint& t) {
-                    return key == Record::Key::Instructions ? t.instructions
-                           : key == Record::Key::Frame      ? t.frame
-                                                            : t.cycle;
-                };
-                const auto shown = [&](const TimelinePoint& t) {
-                    return std::to_string(key == Record::Key::Cycle ? t.cck : keyOf(t));
-                };
-                if (value > keyOf(newest))
-                    fail(errc::InvalidParams, std::string(name) + ": the record's newest is " + shown(newest) +
-                                                  "; the machine did not move");
-                if (value < keyOf(oldest))
-                    fail(errc::HistoryExhausted, std::string(name) + ": the record reaches back to " +
-                                                     shown(oldest) + "; the machine did not move");
-                const std::uint64_t from = e.machine->now();
-                if (!e.record->seek(key, value))
-                    fail(errc::HistoryExhausted,
-                         std::string(name) + ": before the record's oldest boundary; the machine did not move");
-                return arrived(e, "seek", from);
-            });
+    bus.add(
+        "timeline.seek",
+        "Stands the machine on {position} (retired instructions), {frame} or {cck}: one of them.",
+        [&e](const json& params) {
+            const auto position = p::optionalNumber(params, "position", ~0ull);
+            const auto frame = p::optionalNumber(params, "frame", ~0ull);
+            const auto cck = p::optionalNumber(params, "cck", ~0ull >> 2);
+            if (int(position.has_value()) + int(frame.has_value()) + int(cck.has_value()) != 1)
+                fail(errc::InvalidParams,
+                     "timeline.seek: give exactly one of position, frame or cck");
+            requirePaused(e, "timeline.seek");
+            e.record->note();
+            const TimelinePoint oldest = e.record->oldest(), newest = e.record->newest();
+            Record::Key key;
+            std::uint64_t value;
+            const char* name;
+            if (position) {
+                key = Record::Key::Instructions, value = *position, name = "position";
+            } else if (frame) {
+                key = Record::Key::Frame, value = *frame, name = "frame";
+            } else {
+                key = Record::Key::Cycle, value = *cck * kCyclesPerCck, name = "cck";
+            }
+            const auto keyOf = [&](const TimelinePoint& t) {
+                return key == Record::Key::Instructions ? t.instructions
+                       : key == Record::Key::Frame      ? t.frame
+                                                        : t.cycle;
+            };
+            const auto shown = [&](const TimelinePoint& t) {
+                return std::to_string(key == Record::Key::Cycle ? t.cck : keyOf(t));
+            };
+            if (value > keyOf(newest))
+                fail(errc::InvalidParams, std::string(name) + ": the record's newest is " +
+                                              shown(newest) + "; the machine did not move");
+            if (value < keyOf(oldest))
+                fail(errc::HistoryExhausted, std::string(name) + ": the record reaches back to " +
+                                                 shown(oldest) + "; the machine did not move");
+            const std::uint64_t from = e.machine->now();
+            if (!e.record->seek(key, value))
+                fail(errc::HistoryExhausted,
+                     std::string(name) +
+                         ": before the record's oldest boundary; the machine did not move");
+            return arrived(e, "seek", from);
+        });
 
-    bus.add("timeline.status", "What the record holds: oldest and newest positions, snapshots, bytes, budget.",
+    bus.add("timeline.status",
+            "What the record holds: oldest and newest positions, snapshots, bytes, budget.",
             [&e](const json&) {
                 Record& r = *e.record;
                 r.note();
@@ -285,7 +298,8 @@ void registerRecordCommands(Emulator::Impl& e) {
             });
 
     bus.add("last_writer",
-            "The latest CPU write to the RAM byte {addr} inside the record: position, pc, old and new value.",
+            "The latest CPU write to the RAM byte {addr} inside the record: position, pc, old and "
+            "new value.",
             [&e](const json& params) {
                 const auto addr = std::uint32_t(p::number(params, "addr", 0xFFFFFF));
                 if (!isRam(*e.machine, addr))
@@ -302,9 +316,10 @@ void registerRecordCommands(Emulator::Impl& e) {
                 }
                 const auto& w = v.writes[*at];
                 out["outcome"] = "found";
-                out["record"] = {{"addr", addr},         {"old", w.oldValue},  {"new", w.newValue},
-                                 {"pc", w.pc},           {"pos", w.at.instructions}, {"cck", w.at.cck},
-                                 {"frame", w.at.frame}};
+                out["record"] = {
+                    {"addr", addr},       {"old", w.oldValue},        {"new", w.newValue},
+                    {"pc", w.pc},         {"pos", w.at.instructions}, {"cck", w.at.cck},
+                    {"frame", w.at.frame}};
                 return out;
             });
 }

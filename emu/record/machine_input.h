@@ -24,11 +24,11 @@ struct MachineInput {
     static constexpr std::uint8_t kButtonLeft = 1, kButtonRight = 2, kButtonMiddle = 4;
 
     Kind kind = Kind::Key;
-    std::uint8_t port = 0;  // Mouse, Buttons, Joystick: the game port, 0 or 1
-    std::uint8_t code = 0;  // Key: the raw key code (HRM appendix H)
-    bool down = false;      // Key: pressed (true) or released
-    std::int16_t dx = 0, dy = 0; // Mouse: counter movement
-    std::uint8_t bits = 0;  // Buttons or Joystick: what is held
+    std::uint8_t port = 0;           // Mouse, Buttons, Joystick: the game port, 0 or 1
+    std::uint8_t code = 0;           // Key: the raw key code (HRM appendix H)
+    bool down = false;               // Key: pressed (true) or released
+    std::int16_t dx = 0, dy = 0;     // Mouse: counter movement
+    std::uint8_t bits = 0;           // Buttons or Joystick: what is held
     std::uint32_t address = 0;       // Memory: the first byte
     std::vector<std::uint8_t> bytes; // Memory: written from `address` on
     m68k::Registers registers{};     // Registers: the whole register set

@@ -35,7 +35,8 @@ std::uint64_t keyOf(const TimelinePoint& p, Record::Key k) {
 // Restores a machine's muted flag however the replay ends.
 class MutedReplay {
 public:
-    MutedReplay(Machine& m, bool& replaying) : m_(m), was_(m.observersMuted()), replaying_(replaying) {
+    MutedReplay(Machine& m, bool& replaying)
+        : m_(m), was_(m.observersMuted()), replaying_(replaying) {
         m_.setObserversMuted(true);
         replaying_ = true;
     }
@@ -58,7 +59,8 @@ private:
 // random tables) is common enough that the check pays for itself.
 bool looksRandom(const std::uint8_t* data, std::size_t n) {
     std::array<std::uint32_t, 256> count{};
-    for (std::size_t i = 0; i < n; ++i) ++count[data[i]];
+    for (std::size_t i = 0; i < n; ++i)
+        ++count[data[i]];
     double bits = 0;
     for (const std::uint32_t c : count)
         if (c) bits -= double(c) * std::log2(double(c) / double(n));
@@ -93,7 +95,8 @@ struct Record::Zlib {
         def.avail_in = uInt(n);
         def.next_out = out.data();
         def.avail_out = uInt(out.size());
-        if (deflate(&def, Z_FINISH) != Z_STREAM_END) throw std::runtime_error("record: deflate failed");
+        if (deflate(&def, Z_FINISH) != Z_STREAM_END)
+            throw std::runtime_error("record: deflate failed");
         return {out.begin(), out.begin() + std::ptrdiff_t(out.size() - def.avail_out)};
     }
     void decompress(const std::vector<std::uint8_t>& z, std::uint8_t* to, std::size_t n) {
@@ -325,7 +328,8 @@ void Record::forkHere() {
         inputBytes_ += e.input.bytesHeld();
         kept.push_back(std::move(e));
     }
-    std::stable_sort(kept.begin(), kept.end(), [](const Entry& a, const Entry& b) { return a.at < b.at; });
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const Entry& a, const Entry& b) { return a.at < b.at; });
     inputs_ = std::move(kept);
     const auto it = std::upper_bound(inputs_.begin(), inputs_.end(), now,
                                      [](std::uint64_t c, const Entry& x) { return c < x.at; });
@@ -336,8 +340,9 @@ void Record::forkHere() {
 // ---- standing somewhere --------------------------------------------------------------------
 
 std::optional<std::size_t> Record::latestBefore(Key key, std::uint64_t value) const {
-    const auto it = std::partition_point(snapshots_.begin(), snapshots_.end(),
-                                         [&](const Snapshot& s) { return keyOf(s.at, key) < value; });
+    const auto it =
+        std::partition_point(snapshots_.begin(), snapshots_.end(),
+                             [&](const Snapshot& s) { return keyOf(s.at, key) < value; });
     if (it == snapshots_.begin()) return std::nullopt;
     return std::size_t(it - snapshots_.begin()) - 1;
 }
@@ -380,7 +385,8 @@ bool Record::seek(Key key, std::uint64_t value) {
     return true;
 }
 
-std::optional<std::uint64_t> Record::findBack(std::uint64_t before, std::uint64_t n, ReplayVisitor& visitor) {
+std::optional<std::uint64_t> Record::findBack(std::uint64_t before, std::uint64_t n,
+                                              ReplayVisitor& visitor) {
     note();
     if (n == 0) return std::nullopt;
     auto idx = latestBefore(Key::Cycle, before);
@@ -397,7 +403,8 @@ std::optional<std::uint64_t> Record::findBack(std::uint64_t before, std::uint64_
             const std::uint64_t c = m_.now();
             // The end boundary is visited too (what its step did is only seen here), but
             // never `before` itself.
-            if (visitor.boundary(m_) && c < before && (found.empty() || found.back() != c)) found.push_back(c);
+            if (visitor.boundary(m_) && c < before && (found.empty() || found.back() != c))
+                found.push_back(c);
             if (c >= end) break;
             visitor.beforeStep(m_);
             m_.stepInstruction();

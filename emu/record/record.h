@@ -112,7 +112,8 @@ public:
     // The master clock of the `n`th latest candidate boundary (ReplayVisitor::boundary)
     // strictly before `before`, looking back snapshot by snapshot. nullopt when the record
     // holds fewer. Leaves the machine somewhere in the past: seek afterwards.
-    std::optional<std::uint64_t> findBack(std::uint64_t before, std::uint64_t n, ReplayVisitor& visitor);
+    std::optional<std::uint64_t> findBack(std::uint64_t before, std::uint64_t n,
+                                          ReplayVisitor& visitor);
     // Whether a replay is running (sinks of output the machine already gave stay quiet).
     bool replaying() const { return replaying_; }
 
@@ -129,7 +130,7 @@ private:
     struct Entry {
         std::uint64_t issued = 0; // the boundary it was issued at
         std::uint64_t due = 0;
-        std::uint64_t at = 0;     // applied at this boundary (or, until applied, its due)
+        std::uint64_t at = 0; // applied at this boundary (or, until applied, its due)
         bool applied = false;
         MachineInput input;
     };

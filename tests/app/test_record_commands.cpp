@@ -97,8 +97,10 @@ private slots:
         QVERIFY(e->call("input.mouse", {{"dx", 10}, {"dy", -4}, {"at_seconds", 4.5}}).ok);
         QVERIFY(e->call("input.mouse", {{"left", true}, {"at_seconds", 6.0}}).ok);
         QVERIFY(e->call("input.mouse", {{"left", false}, {"at_seconds", 6.2}}).ok);
-        QVERIFY(e->call("input.key", {{"rawkey", 0x45}, {"action", "press"}, {"at_seconds", 9.0}}).ok);
-        QVERIFY(e->call("input.key", {{"rawkey", 0x45}, {"action", "release"}, {"at_seconds", 9.3}}).ok);
+        QVERIFY(
+            e->call("input.key", {{"rawkey", 0x45}, {"action", "press"}, {"at_seconds", 9.0}}).ok);
+        QVERIFY(e->call("input.key", {{"rawkey", 0x45}, {"action", "release"}, {"at_seconds", 9.3}})
+                    .ok);
         QVERIFY(e->call("step_frame", {{"n", 100}}).ok);
         std::vector<std::string> frames;
         for (int f = 0; f < 500; ++f) {
@@ -132,15 +134,18 @@ private slots:
         QVERIFY2(r.ok, r.errorMessage.c_str());
         QCOMPARE(r.result.value("outcome", ""), std::string("found"));
         const json w = r.result["record"];
-        const auto now = e->call("mem.read", {{"addr", 0x403}, {"len", 1}}).result.value("data", "");
+        const auto now =
+            e->call("mem.read", {{"addr", 0x403}, {"len", 1}}).result.value("data", "");
         QCOMPARE(w.value("new", -1), std::stoi(now, nullptr, 16));
         QCOMPARE((w.value("old", -1) + 1) & 0xFF, w.value("new", -1));
         QVERIFY(w.value("pc", 0u) >= 0x1000 && w.value("pc", 0u) < 0x1200);
         QVERIFY(w.value("pos", ~0ull) <= e->call("status").result.value("instructions", 0ull));
         // The machine did not move.
-        QCOMPARE(r.result["position"].value("position", 0ull), e->call("status").result.value("instructions", 0ull));
+        QCOMPARE(r.result["position"].value("position", 0ull),
+                 e->call("status").result.value("instructions", 0ull));
         // Nothing writes $500.
-        QCOMPARE(e->call("last_writer", {{"addr", 0x500}}).result.value("outcome", ""), std::string("never_written"));
+        QCOMPARE(e->call("last_writer", {{"addr", 0x500}}).result.value("outcome", ""),
+                 std::string("never_written"));
         // A mirror of chip RAM is the same byte.
         json mirrored = e->call("last_writer", {{"addr", 0x80403}}).result["record"];
         QCOMPARE(mirrored.value("addr", 0), 0x80403);
@@ -159,13 +164,15 @@ private slots:
         QCOMPARE(code(e->call("reverse_continue")), errc::InvalidState); // nothing set
         // A watchpoint set now still finds writes in the past.
         QVERIFY(e->call("break.add", {{"kind", "watch"}, {"addr", 0x400}, {"len", 4}}).ok);
-        const auto frames = e->call("mem.read", {{"addr", 0x400}, {"len", 4}}).result.value("data", "");
+        const auto frames =
+            e->call("mem.read", {{"addr", 0x400}, {"len", 4}}).result.value("data", "");
         const auto r = e->call("reverse_continue");
         QVERIFY2(r.ok, r.errorMessage.c_str());
         QCOMPARE(r.result.value("reason", ""), std::string("reverse"));
         QCOMPARE(r.result["detail"].value("kind", ""), std::string("watch"));
         // Standing just after the latest write: $400 holds what it holds now.
-        QCOMPARE(e->call("mem.read", {{"addr", 0x400}, {"len", 4}}).result.value("data", ""), frames);
+        QCOMPARE(e->call("mem.read", {{"addr", 0x400}, {"len", 4}}).result.value("data", ""),
+                 frames);
         // Once more: the write before it, one frame earlier.
         const auto r2 = e->call("reverse_continue");
         QVERIFY(r2.ok);
@@ -177,20 +184,24 @@ private slots:
         QVERIFY(e->call("step_frame", {{"n", 2}}).ok);
         QVERIFY(e->call("input.joy", {{"right", true}, {"fire", true}}).ok);
         // JOY1DAT: right sets bit 1, and bit 0 (down XOR right).
-        QCOMPARE(e->call("mem.read", {{"addr", 0xDFF00C}, {"len", 2}}).result.value("data", ""), std::string("0003"));
+        QCOMPARE(e->call("mem.read", {{"addr", 0xDFF00C}, {"len", 2}}).result.value("data", ""),
+                 std::string("0003"));
         // /FIR1 (CIA-A PA7) low.
-        const auto pra = std::stoi(e->call("mem.read", {{"addr", 0xBFE001}, {"len", 1}}).result.value("data", ""),
-                                   nullptr, 16);
+        const auto pra = std::stoi(
+            e->call("mem.read", {{"addr", 0xBFE001}, {"len", 1}}).result.value("data", ""), nullptr,
+            16);
         QCOMPARE(pra & 0x80, 0);
         QVERIFY(e->call("input.mouse", {{"dx", -2}, {"dy", 3}}).ok);
-        QCOMPARE(e->call("mem.read", {{"addr", 0xDFF00A}, {"len", 2}}).result.value("data", ""), std::string("03fe"));
+        QCOMPARE(e->call("mem.read", {{"addr", 0xDFF00A}, {"len", 2}}).result.value("data", ""),
+                 std::string("03fe"));
         const auto m = e->call("input.mouse", {{"right", true}});
         QVERIFY(m.ok);
         QVERIFY(m.result.value("right", false));
         QVERIFY(!m.result.value("left", true));
         // POTGOR DATLY (bit 10) low while the right button is held.
-        const auto potgor = std::stoi(e->call("mem.read", {{"addr", 0xDFF016}, {"len", 2}}).result.value("data", ""),
-                                      nullptr, 16);
+        const auto potgor = std::stoi(
+            e->call("mem.read", {{"addr", 0xDFF016}, {"len", 2}}).result.value("data", ""), nullptr,
+            16);
         QCOMPARE(potgor & 0x400, 0);
     }
 
@@ -214,14 +225,17 @@ private slots:
         QCOMPARE(code(e->call("reverse_step", {{"n", 1'000'000}})), errc::HistoryExhausted);
         QCOMPARE(code(e->call("reverse_frame", {{"n", 11}})), errc::HistoryExhausted);
         QCOMPARE(code(e->call("reverse_frame", {{"n", "lots"}})), errc::InvalidParams);
-        QCOMPARE(code(e->call("timeline.seek", {{"frame", oldestFrame - 1}})), errc::HistoryExhausted);
+        QCOMPARE(code(e->call("timeline.seek", {{"frame", oldestFrame - 1}})),
+                 errc::HistoryExhausted);
         QCOMPARE(code(e->call("timeline.seek", {{"frame", 1'000'000}})), errc::InvalidParams);
         QCOMPARE(code(e->call("timeline.seek", {{"frame", 25}, {"cck", 5}})), errc::InvalidParams);
         QCOMPARE(code(e->call("timeline.seek", json::object())), errc::InvalidParams);
         QCOMPARE(code(e->call("timeline.seek", {{"position", -5}})), errc::InvalidParams);
         QCOMPARE(code(e->call("input.key", {{"rawkey", 256}})), errc::InvalidParams);
-        QCOMPARE(code(e->call("input.key", {{"rawkey", 0x20}, {"action", "hold"}})), errc::InvalidParams);
-        QCOMPARE(code(e->call("input.key", {{"rawkey", 0x20}, {"at_seconds", 0.01}})), errc::InvalidParams);
+        QCOMPARE(code(e->call("input.key", {{"rawkey", 0x20}, {"action", "hold"}})),
+                 errc::InvalidParams);
+        QCOMPARE(code(e->call("input.key", {{"rawkey", 0x20}, {"at_seconds", 0.01}})),
+                 errc::InvalidParams);
         QCOMPARE(code(e->call("input.mouse", {{"dx", 500}})), errc::InvalidParams);
         QCOMPARE(code(e->call("input.mouse", {{"port", 3}})), errc::InvalidParams);
         QCOMPARE(code(e->call("input.joy", {{"up", true}, {"down", true}})), errc::InvalidParams);
@@ -231,7 +245,8 @@ private slots:
         QCOMPARE(e->call("timeline.status").result.value("inputs", -1), 0);
         // A seek while a resume waits for the machine to stop.
         std::promise<CommandResult> resumed;
-        e->submit("continue", json::object(), [&](const CommandResult& r) { resumed.set_value(r); });
+        e->submit("continue", json::object(),
+                  [&](const CommandResult& r) { resumed.set_value(r); });
         QCOMPARE(code(e->call("timeline.seek", {{"frame", oldestFrame}})), errc::ResumePending);
         QCOMPARE(code(e->call("reverse_step")), errc::ResumePending);
         QVERIFY(e->call("pause").ok);

@@ -52,7 +52,8 @@ struct Times {
     double median = 0, p95 = 0;
 };
 
-Times standRandomly(Record& r, std::uint64_t from, std::uint64_t to, int samples, std::mt19937_64& rng) {
+Times standRandomly(Record& r, std::uint64_t from, std::uint64_t to, int samples,
+                    std::mt19937_64& rng) {
     std::uniform_int_distribution<std::uint64_t> pick(from, to);
     std::vector<double> ms;
     for (int i = 0; i < samples; ++i) {
@@ -68,7 +69,8 @@ Times standRandomly(Record& r, std::uint64_t from, std::uint64_t to, int samples
     return {ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 95 / 100)]};
 }
 
-void bench(const char* name, const std::function<std::unique_ptr<Machine>()>& make, double seconds) {
+void bench(const char* name, const std::function<std::unique_ptr<Machine>()>& make,
+           double seconds) {
     std::printf("\n%s, %.0f emulated seconds with the record (budget 256 MiB)\n", name, seconds);
     double plain = 0;
     {
@@ -91,12 +93,15 @@ void bench(const char* name, const std::function<std::unique_ptr<Machine>()>& ma
     std::mt19937_64 rng(15);
     const std::uint64_t newest = r.newest().cycle, oldest = r.oldest().cycle;
     const std::uint64_t tenSeconds = std::uint64_t(10 * kPalCpuHz);
-    const Times recent = standRandomly(r, newest > oldest + tenSeconds ? newest - tenSeconds : oldest, newest, 200, rng);
-    std::printf("  stand on a random boundary, latest 10 s: median %.1f ms, p95 %.1f ms\n", recent.median, recent.p95);
+    const Times recent = standRandomly(
+        r, newest > oldest + tenSeconds ? newest - tenSeconds : oldest, newest, 200, rng);
+    std::printf("  stand on a random boundary, latest 10 s: median %.1f ms, p95 %.1f ms\n",
+                recent.median, recent.p95);
     const Times whole = standRandomly(r, oldest, newest, 60, rng);
-    std::printf("  stand on a random boundary, whole record: median %.1f ms, p95 %.1f ms\n", whole.median, whole.p95);
-    std::printf("  speed: %.2f emulated s per host s without the record, %.2f with it (%.0f%%)\n", plain, withRecord,
-                100.0 * withRecord / plain);
+    std::printf("  stand on a random boundary, whole record: median %.1f ms, p95 %.1f ms\n",
+                whole.median, whole.p95);
+    std::printf("  speed: %.2f emulated s per host s without the record, %.2f with it (%.0f%%)\n",
+                plain, withRecord, 100.0 * withRecord / plain);
 }
 
 } // namespace
@@ -127,17 +132,23 @@ int main(int argc, char** argv) {
         m.runUntil(std::uint64_t(40 * kPalCpuHz));
         idle = m.saveState();
     }
-    bench("AROS idle screen", [&] {
-        auto m = std::make_unique<Machine>();
-        m->setRom(rom);
-        m->setExtRom(ext);
-        m->loadState(idle);
-        return m;
-    }, seconds);
-    bench("churn (chip RAM rewritten as fast as the bus allows)", [&] {
-        auto m = std::make_unique<Machine>();
-        m->bootBareMetal(churn);
-        return m;
-    }, seconds);
+    bench(
+        "AROS idle screen",
+        [&] {
+            auto m = std::make_unique<Machine>();
+            m->setRom(rom);
+            m->setExtRom(ext);
+            m->loadState(idle);
+            return m;
+        },
+        seconds);
+    bench(
+        "churn (chip RAM rewritten as fast as the bus allows)",
+        [&] {
+            auto m = std::make_unique<Machine>();
+            m->bootBareMetal(churn);
+            return m;
+        },
+        seconds);
     return 0;
 }

@@ -13,7 +13,6 @@
 #endif
 
 #include <QtTest>
-
 #include <map>
 #include <memory>
 #include <set>
@@ -49,7 +48,8 @@ struct Rig {
     }
     void frames(unsigned n) {
         const auto end = m->frame() + n;
-        while (m->frame() < end) step();
+        while (m->frame() < end)
+            step();
     }
 };
 
@@ -65,7 +65,9 @@ struct Saved {
 };
 
 Saved save(Machine& m) {
-    return {m.stateHash(), m.cpu().registers(), {m.chipRam().data(), m.chipRam().data() + m.chipRam().size()}};
+    return {m.stateHash(),
+            m.cpu().registers(),
+            {m.chipRam().data(), m.chipRam().data() + m.chipRam().size()}};
 }
 
 struct Seen {
@@ -83,7 +85,8 @@ Seen checkReverseSteps(Rig& rig, std::uint64_t n, const std::set<std::uint64_t>&
         seen.irq |= rig.m->cpu().interruptNext();
         rig.countedStep();
         seen.blit |= rig.m->blitter().busy();
-        seen.disk |= rig.m->agnus().committedOwnerCounts()[unsigned(BusOwner::Disk)] > 0 && rig.m->frame() > frame0;
+        seen.disk |= rig.m->agnus().committedOwnerCounts()[unsigned(BusOwner::Disk)] > 0 &&
+                     rig.m->frame() > frame0;
         if (ks.count(n - i)) saved[n - i] = save(*rig.m);
     }
     seen.frames = rig.m->frame() - frame0;
@@ -134,7 +137,8 @@ private slots:
         rig.frames(170);
         QVERIFY(rig.m->spyWord(0x402) > 0);
         const std::uint64_t n = 40000;
-        const Seen s = checkReverseSteps(rig, n, {1, 2, 3, 17, 250, 1000, 2999, 7777, 15000, 30000, n - 1});
+        const Seen s =
+            checkReverseSteps(rig, n, {1, 2, 3, 17, 250, 1000, 2999, 7777, 15000, 30000, n - 1});
         QVERIFY(s.frames >= 1); // the steps crossed a frame boundary
         QVERIFY(s.irq);
         QVERIFY(s.blit);
@@ -152,7 +156,8 @@ private slots:
             rig.frames(1);
             if (rig.m->agnus().committedOwnerCounts()[unsigned(BusOwner::Disk)] > 0) break;
         }
-        QVERIFY2(rig.m->agnus().committedOwnerCounts()[unsigned(BusOwner::Disk)] > 0, "no disk DMA in 20 s");
+        QVERIFY2(rig.m->agnus().committedOwnerCounts()[unsigned(BusOwner::Disk)] > 0,
+                 "no disk DMA in 20 s");
         const std::uint64_t n = 40000;
         const Seen s = checkReverseSteps(rig, n, {1, 5, 64, 4096, 20000, 39000});
         QVERIFY(s.frames >= 1);
@@ -171,7 +176,7 @@ private slots:
         rig.r->input(MachineInput::memory(0x300, {0xCA, 0xFE}));
         QCOMPARE(rig.m->spyWord(0x300), std::uint16_t(0xCAFE));
         QCOMPARE(rig.m->spyWord(0xDFF00A), std::uint16_t(0xFD05)); // JOY0DAT: y -3, x +5
-        QCOMPARE(rig.m->ciaA().portAPins() & 0x40, 0);            // /FIR0 low
+        QCOMPARE(rig.m->ciaA().portAPins() & 0x40, 0);             // /FIR0 low
         std::vector<std::uint64_t> hashes;
         std::vector<std::uint64_t> at;
         for (int f = 0; f < 10; ++f) {
