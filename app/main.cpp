@@ -87,10 +87,11 @@ int main(int argc, char** argv) {
         "The folder uaelib's debug_load and debug_save may use (without it they "
         "fail for the guest; docs/guest-api.md).",
         "DIR");
-    const QCommandLineOption budgetOpt("record-budget",
-                                       "Bytes the record of the past may hold, in MiB (default 256, or "
-                                       "COPPERLINE_DBG_RR_BUDGET_MB; at least 1).",
-                                       "MIB");
+    const QCommandLineOption budgetOpt(
+        "record-budget",
+        "Bytes the record of the past may hold, in MiB (default 256, or "
+        "COPPERLINE_DBG_RR_BUDGET_MB; at least 1).",
+        "MIB");
     parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
                        shotOverlayOpt, guestFilesOpt, budgetOpt});
@@ -112,8 +113,8 @@ int main(int argc, char** argv) {
             bool ok = false;
             const qulonglong v = text.toULongLong(&ok);
             if (!ok || v < 1 || v > 1024 * 1024) {
-                std::fprintf(stderr, "copperline: %s: expected MiB from 1 to 1048576, not '%s'\n", what,
-                             text.toLocal8Bit().constData());
+                std::fprintf(stderr, "copperline: %s: expected MiB from 1 to 1048576, not '%s'\n",
+                             what, text.toLocal8Bit().constData());
                 return copperline::exit_status::Usage;
             }
             recordBudgetMiB = std::size_t(v);

@@ -287,8 +287,9 @@ void MainWindow::buildRecord() {
     connect(display_, &DisplayWidget::keyChanged, this, [this](int code, bool down) {
         command("input.key", {{"rawkey", code}, {"action", down ? "press" : "release"}});
     });
-    connect(display_, &DisplayWidget::mouseMoved, this,
-            [this](int dx, int dy) { command("input.mouse", {{"dx", dx}, {"dy", dy}}); });
+    connect(display_, &DisplayWidget::mouseMoved, this, [this](int dx, int dy) {
+        command("input.mouse", {{"dx", dx}, {"dy", dy}});
+    });
     connect(display_, &DisplayWidget::mouseButton, this, [this](int b, bool down) {
         static constexpr const char* names[] = {"left", "right", "middle"};
         command("input.mouse", {{names[b], down}});

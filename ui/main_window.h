@@ -10,8 +10,8 @@
 #include <QMainWindow>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 class QLabel;
 class QTimer;
@@ -82,8 +82,8 @@ private:
     QLabel* speedLabel_ = nullptr;
     QLabel* backLabel_ = nullptr;
     TimelineStrip* timeline_ = nullptr;
-    bool timelineAsked_ = false;          // a timeline.status is on its way
-    bool seeking_ = false;                // a scrub's timeline.seek is on its way
+    bool timelineAsked_ = false;           // a timeline.status is on its way
+    bool seeking_ = false;                 // a scrub's timeline.seek is on its way
     std::optional<std::uint64_t> scrubTo_; // the latest scrub target not yet sent
     QElapsedTimer timelinePolled_;
     QTimer* timer_ = nullptr;

@@ -29,7 +29,8 @@ public:
         bool pictures = false;     // compose the display into every frame's snapshot (the window)
         std::FILE* serialOut = nullptr; // where the guest's serial output goes besides event.serial
         std::string tracesDir; // where captures go by default (--traces); empty: the XDG data folder
-        std::size_t recordBudgetBytes = std::size_t(256) << 20; // the record of the past (docs/record.md)
+        // The byte budget of the record of the past (docs/record.md).
+        std::size_t recordBudgetBytes = std::size_t(256) << 20;
     };
 
     // Reply to one submitted command; called on the emulator thread.

@@ -43,8 +43,8 @@ constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 } // namespace
 
-std::optional<std::int64_t> optionalSigned(const nlohmann::json& p, const char* key, std::int64_t min,
-                                           std::int64_t max) {
+std::optional<std::int64_t> optionalSigned(const nlohmann::json& p, const char* key,
+                                           std::int64_t min, std::int64_t max) {
     auto it = p.find(key);
     if (it == p.end() || it->is_null()) return std::nullopt;
     if (!it->is_number_integer()) invalid(std::string(key) + ": expected an integer");
@@ -52,7 +52,8 @@ std::optional<std::int64_t> optionalSigned(const nlohmann::json& p, const char* 
         invalid(std::string(key) + ": must be at most " + std::to_string(max));
     const auto v = it->get<std::int64_t>();
     if (v < min || v > max)
-        invalid(std::string(key) + ": must be from " + std::to_string(min) + " to " + std::to_string(max));
+        invalid(std::string(key) + ": must be from " + std::to_string(min) + " to " +
+                std::to_string(max));
     return v;
 }
 

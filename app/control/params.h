@@ -18,8 +18,8 @@ std::uint64_t number(const nlohmann::json& p, const char* key, std::uint64_t max
 std::optional<std::uint64_t> optionalNumber(const nlohmann::json& p, const char* key,
                                             std::uint64_t max = 0xFFFFFFFFu);
 // A signed JSON integer in [min, max]; nullopt when absent.
-std::optional<std::int64_t> optionalSigned(const nlohmann::json& p, const char* key, std::int64_t min,
-                                           std::int64_t max);
+std::optional<std::int64_t> optionalSigned(const nlohmann::json& p, const char* key,
+                                           std::int64_t min, std::int64_t max);
 std::string string(const nlohmann::json& p, const char* key);
 std::optional<std::string> optionalString(const nlohmann::json& p, const char* key);
 bool boolean(const nlohmann::json& p, const char* key, bool fallback);

@@ -357,7 +357,8 @@ private slots:
         // Pressing the strip near its start stands the machine near the record's start.
         auto* strip = w.timeline();
         QTRY_VERIFY(strip->newest() >= newest.value("cck", 0ull));
-        mouse(strip, QEvent::MouseButtonPress, QPointF(strip->width() * 0.25, strip->height() / 2.0));
+        mouse(strip, QEvent::MouseButtonPress,
+              QPointF(strip->width() * 0.25, strip->height() / 2.0));
         QTRY_VERIFY(answered(replies, "timeline.seek") != 0);
         QCOMPARE(answered(replies, "timeline.seek"), 1);
         QVERIFY(emu.snapshot()->frame < 40);
