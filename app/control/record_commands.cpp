@@ -27,7 +27,7 @@ double secondsAt(const Machine& m, std::uint64_t cycle) {
     return double(cycle) / (m.config().ntsc ? kNtscCpuHz : kPalCpuHz);
 }
 
-json pointJson(const Machine& m, const TimelinePoint& t) {
+json pointJson(const Machine& m, const RecordPoint& t) {
     return {{"position", t.instructions},
             {"cck", t.cck},
             {"frame", t.frame},
@@ -100,7 +100,7 @@ public:
     struct Write {
         std::uint32_t pc = 0;
         std::uint8_t oldValue = 0, newValue = 0;
-        TimelinePoint at; // the boundary before the writing step
+        RecordPoint at; // the boundary before the writing step
     };
     WritesTo(Machine& m, std::uint32_t address) : m_(m), target_(canonical(address)) {}
     std::map<std::uint64_t, Write> writes; // by the boundary after the writing step
@@ -143,7 +143,7 @@ private:
     Machine& m_;
     std::uint32_t target_;
     std::uint32_t pc_ = 0;
-    TimelinePoint before_;
+    RecordPoint before_;
     Write last_;
     bool pending_ = false;
 };
@@ -244,7 +244,7 @@ void registerRecordCommands(Emulator::Impl& e) {
                      "timeline.seek: give exactly one of position, frame or cck");
             requirePaused(e, "timeline.seek");
             e.record->note();
-            const TimelinePoint oldest = e.record->oldest(), newest = e.record->newest();
+            const RecordPoint oldest = e.record->oldest(), newest = e.record->newest();
             Record::Key key;
             std::uint64_t value;
             const char* name;
@@ -255,12 +255,12 @@ void registerRecordCommands(Emulator::Impl& e) {
             } else {
                 key = Record::Key::Cycle, value = *cck * kCyclesPerCck, name = "cck";
             }
-            const auto keyOf = [&](const TimelinePoint& t) {
+            const auto keyOf = [&](const RecordPoint& t) {
                 return key == Record::Key::Instructions ? t.instructions
                        : key == Record::Key::Frame      ? t.frame
                                                         : t.cycle;
             };
-            const auto shown = [&](const TimelinePoint& t) {
+            const auto shown = [&](const RecordPoint& t) {
                 return std::to_string(key == Record::Key::Cycle ? t.cck : keyOf(t));
             };
             if (value > keyOf(newest))
@@ -283,7 +283,7 @@ void registerRecordCommands(Emulator::Impl& e) {
                 Record& r = *e.record;
                 r.note();
                 const Machine& m = *e.machine;
-                const TimelinePoint here = r.here(), newest = r.newest();
+                const RecordPoint here = r.here(), newest = r.newest();
                 return json{{"oldest", pointJson(m, r.oldest())},
                             {"newest", pointJson(m, newest)},
                             {"here", pointJson(m, here)},

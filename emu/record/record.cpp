@@ -23,7 +23,7 @@ constexpr unsigned kThinEvery = 16;
 constexpr std::size_t kPageOverhead = 64;
 constexpr std::size_t kSnapshotOverhead = 96;
 
-std::uint64_t keyOf(const TimelinePoint& p, Record::Key k) {
+std::uint64_t keyOf(const RecordPoint& p, Record::Key k) {
     switch (k) {
     case Record::Key::Cycle: return p.cycle;
     case Record::Key::Instructions: return p.instructions;
@@ -138,12 +138,12 @@ std::size_t Record::bytesUsed() const {
     return storedBytes_ + inputBytes_ + lastRaw_.capacity() + scratch_.capacity();
 }
 
-TimelinePoint Record::here() const {
+RecordPoint Record::here() const {
     const Machine& m = m_;
     return {m.now(), m.cpu().instructions(), const_cast<Machine&>(m).agnus().cck(), m.frame()};
 }
 
-TimelinePoint Record::oldest() const {
+RecordPoint Record::oldest() const {
     return snapshots_.empty() ? newest_ : snapshots_.front().at;
 }
 
@@ -371,7 +371,7 @@ bool Record::seek(Key key, std::uint64_t value) {
         applyAt(m_.now());
         return true;
     }
-    const TimelinePoint now = here();
+    const RecordPoint now = here();
     if (keyOf(now, key) < value && now.cycle >= snapshots_[*j].at.cycle) {
         // Ahead of here on the same stretch: run on from here.
         replayUntil(reached);

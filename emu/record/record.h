@@ -11,7 +11,7 @@
 // interrupt entry, or a clock of STOP) advances the master clock, so the master clock at
 // a step boundary names that boundary uniquely on one timeline. The record speaks of a
 // boundary by its master clock; people speak of it by the count of retired instructions,
-// with its colour clock and frame (TimelinePoint).
+// with its colour clock and frame (RecordPoint).
 //
 // Storage. A snapshot is the machine's state as Machine::saveState writes it, cut into
 // 4 KiB pages. A page equal to the same page of the snapshot before shares that one's
@@ -36,7 +36,7 @@ namespace copperline {
 class Machine;
 
 // Where a step boundary lies, in every unit the record and its users speak.
-struct TimelinePoint {
+struct RecordPoint {
     std::uint64_t cycle = 0;        // master clock (68000 cycles); names the boundary
     std::uint64_t instructions = 0; // retired instructions (the position)
     std::uint64_t cck = 0;
@@ -97,9 +97,9 @@ public:
     void note();
 
     // ---- what the record holds --------------------------------------------------------
-    TimelinePoint here() const;
-    TimelinePoint oldest() const;
-    TimelinePoint newest() const { return newest_; }
+    RecordPoint here() const;
+    RecordPoint oldest() const;
+    RecordPoint newest() const { return newest_; }
     bool inPast() const;
     // Whether the record reaches back to where it started (nothing evicted yet).
     bool holdsStart() const { return !evicted_; }
@@ -123,7 +123,7 @@ private:
         bool raw = false;            // z holds the bytes themselves (they did not compress)
     };
     struct Snapshot {
-        TimelinePoint at;
+        RecordPoint at;
         std::uint32_t rawBytes = 0;
         std::vector<std::shared_ptr<const Page>> pages;
     };
@@ -157,7 +157,7 @@ private:
     std::vector<Entry> inputs_; // ordered by `at`
     std::size_t cursor_ = 0;    // the first input not applied on the current timeline
     std::uint64_t nextSeq_ = 0;
-    TimelinePoint newest_;
+    RecordPoint newest_;
     bool evicted_ = false;
     bool replaying_ = false;
     std::size_t storedBytes_ = 0; // compressed pages and page tables

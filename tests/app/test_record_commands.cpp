@@ -10,6 +10,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <fstream>
 #include <future>
 #include <mutex>
 
@@ -203,6 +204,30 @@ private slots:
             e->call("mem.read", {{"addr", 0xDFF016}, {"len", 2}}).result.value("data", ""), nullptr,
             16);
         QCOMPARE(potgor & 0x400, 0);
+    }
+
+    void aCaptureHearsOfReverseFrame() {
+        auto e = churn();
+        QVERIFY(e->call("step_frame", {{"n", 175}}).ok);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("capture").toStdString();
+        const auto started = e->call("profile.start", {{"path", path}, {"frames", 4}});
+        QVERIFY2(started.ok, started.errorMessage.c_str());
+        QVERIFY(e->call("step_frame", {{"n", 2}}).ok);
+        QVERIFY(e->call("reverse_frame").ok);
+        QVERIFY(e->call("step_frame", {{"n", 2}}).ok);
+        QTRY_VERIFY(e->call("profile.status").result.value("done", false));
+        std::ifstream in(path + "/profile.jsonl");
+        std::vector<json> lines;
+        for (std::string line; std::getline(in, line);)
+            lines.push_back(json::parse(line));
+        QCOMPARE(lines.size(), std::size_t(5));
+        QCOMPARE(lines[2].value("marker", std::string()), std::string("reposition"));
+        // The frame after the marker is the second one again, counted from its start: the
+        // replay that stood the machine there fed the capture nothing.
+        QCOMPARE(lines[3].value("frame", 0ull), lines[1].value("frame", 1ull));
+        QCOMPARE(lines[3]["cpu"].dump(), lines[1]["cpu"].dump());
+        QCOMPARE(lines[3].value("retired_instructions", 0ull), lines[1].value("retired_instructions", 1ull));
     }
 
     void badInputChangesNothing() {
