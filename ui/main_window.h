@@ -48,7 +48,6 @@ public:
     TimelineStrip* timeline() const { return timeline_; }
     // The toolbar's actions by name: "run", "pause", "step", "frame", "reset", and the
     // record's "back_step", "back_frame", "back_run", "now".
->>>>>>> 4e1f483 (Window: < Step, < Frame, < Run and Now, a timeline strip under the display that scrubs, how far back in the status bar, keyboard and mouse capture through the input commands; the record stores noise pages raw; byte vectors save in bulk)
     QAction* action(const QString& name) const;
     QString statusText() const;
 
