@@ -632,6 +632,9 @@ void Denise::serialize(Archive& ar) {
         // Six bitplanes make pixel values 0-63; the colour tables have 64 entries.
         if (lastBits_ >= 64 || std::any_of(shifted_.begin(), shifted_.end(), [](std::uint8_t v) { return v >= 64; }))
             throw StateError("Denise state holds a pixel value above 63 (six bitplanes at most)");
+        // COLORxx registers hold 12 bits; the colour table has 4096 entries.
+        if (std::any_of(colour_.begin(), colour_.end(), [](std::uint16_t c) { return c > 0xFFF; }))
+            throw StateError("Denise state holds a colour above $FFF (12 bits)");
         // The mode the tables were built for, so that rebuilding them sees no HAM switch.
         hamMode_ = (bplcon0_ & kHomod) && !(bplcon0_ & kDblpf);
         tablesDirty_ = true;

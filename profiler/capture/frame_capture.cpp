@@ -28,25 +28,6 @@ std::string errnoText(int e) {
     return std::strerror(e);
 }
 
-// Writes all of `size` bytes; false with errno set on failure.
-bool writeAll(int fd, const void* data, std::size_t size) {
-    const char* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::write(fd, p, size);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        if (n == 0) {
-            errno = ENOSPC;
-            return false;
-        }
-        p += n;
-        size -= std::size_t(n);
-    }
-    return true;
-}
-
 // Writes every part in order (writev, continuing after short writes); false with errno
 // set on failure. Consumes `parts`.
 bool writeAllV(int fd, std::vector<iovec>& parts) {
@@ -440,7 +421,10 @@ void FrameCapture::appendLine(const std::string& text) {
     line += '\n';
     // One write per line, so a reader (or a killed emulator) only ever sees whole lines;
     // a short write (a full disk) is cut back to the last whole line.
-    if (!writeAll(jsonl_, line.data(), line.size())) {
+    std::vector<iovec> one(1);
+    one[0].iov_base = line.data();
+    one[0].iov_len = line.size();
+    if (!writeAllV(jsonl_, one)) {
         const int e = errno;
         if (::ftruncate(jsonl_, off_t(jsonlBytes_)) != 0) {
             // Nothing more can be done for the file; the error below says what happened.

@@ -3,6 +3,7 @@
 // refused and change nothing.
 
 #ifndef Q_MOC_RUN
+#include "aros_machine.h"
 #include "emu/machine.h"
 #include "emu/state/archive.h"
 #endif
@@ -12,16 +13,9 @@
 #include <memory>
 
 using namespace copperline;
+using copperline::testing::arosMachine;
 
 namespace {
-
-std::unique_ptr<Machine> arosMachine() {
-    auto m = std::make_unique<Machine>();
-    m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
-    m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
-    m->powerOn();
-    return m;
-}
 
 std::vector<std::uint64_t> hashesOverFrames(Machine& m, int frames) {
     std::vector<std::uint64_t> out;

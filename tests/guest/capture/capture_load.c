@@ -1,8 +1,8 @@
 /* A known load for the capture tests (tests/profiler/test_frame_capture.cpp), bare metal:
  * a two-plane lores display fetched by bitplane DMA from a Copper list, one blit a frame
- * started from start_blit() with the blitter given priority (BLTPRI) while the CPU polls
- * chip RAM in wait_blit(), and the wait for the next frame marked idle through the guest
- * interface. Every 40th frame (counter % 40 == 39) is heavy: the CPU works through most
+ * started from start_blit() with the blitter given priority (BLTPRI), so that the CPU's
+ * next chip-bus access (in start_blit) waits for it; wait_blit() then polls chip RAM;
+ * and the wait for the next frame marked idle through the guest interface. Every 40th frame (counter % 40 == 39) is heavy: the CPU works through most
  * of the frame before it waits.
  *
  * What the program measured itself goes to the table at $7F000 (struct Report): for each
