@@ -7,9 +7,11 @@
 #include "emu/media/file_bytes.h"
 #include "emu/media/hunk.h"
 #include "emu/media/ofs.h"
+#include "profiler/debuginfo/debug_info.h"
 
 #include <QCommandLineParser>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -36,7 +38,8 @@ std::string diskName(const std::string& path) {
     return ok ? n : "program";
 }
 
-// Exceptions that mean the program (or the system under it) has crashed.
+// Exceptions that mean the program (or the system under it) has crashed, wherever the CPU
+// took them.
 bool isCrash(unsigned vector) {
     switch (vector) {
     case m68k::kVectorBusError:
@@ -49,12 +52,38 @@ bool isCrash(unsigned vector) {
     }
 }
 
+// Exceptions that are a crash when the program's own code takes them: the system uses a
+// privilege violation itself (exec's Supervisor() on a 68000 raises one on purpose), so
+// only the program's instructions count.
+bool isProgramFault(unsigned vector) {
+    return vector == m68k::kVectorChk || vector == m68k::kVectorTrapv ||
+           vector == m68k::kVectorPrivilege ||
+           (vector >= m68k::kVectorTrap0 && vector < m68k::kVectorTrap0 + 16);
+}
+
+// exec's structures, as the Amiga ROM Kernel Reference Manual's exec/execbase.h and
+// exec/tasks.h lay them out: ExecBase->ThisTask and Task->tc_TrapCode.
+constexpr std::uint32_t kExecThisTask = 276;
+constexpr std::uint32_t kTaskTrapCode = 50;
+
+std::string exceptionName(unsigned vector) {
+    if (vector >= m68k::kVectorTrap0 && vector < m68k::kVectorTrap0 + 16)
+        return "TRAP #" + std::to_string(vector - m68k::kVectorTrap0);
+    return m68k::vectorName(vector);
+}
+
 class RunObserver : public m68k::Observer {
 public:
+    struct Crash {
+        m68k::ExceptionInfo exception;
+        std::uint32_t instructionPc = 0; // the instruction that was running when it was taken
+    };
+
     RunObserver(Machine& m, RunReport& r) : machine_(m), report_(r) {}
 
     void beforeInstruction(const m68k::InstructionInfo& info,
                            const m68k::Registers& regs) override {
+        lastPc_ = info.pc;
         if (info.pc != writeVector_ || regs.d[1] != output_) return;
         // Write(d1 file, d2 buffer, d3 length) to the program's output: mirror the bytes.
         const std::int32_t length = std::int32_t(regs.d[3]);
@@ -69,29 +98,74 @@ public:
     }
 
     void exceptionTaken(const m68k::ExceptionInfo& e) override {
-        if (isCrash(e.vector) && !crash_) crash_ = e;
+        if (crash_) return;
+        const bool ours = inProgram(lastPc_);
+        if (!isCrash(e.vector) && !(ours && isProgramFault(e.vector))) return;
+        if (handled(e)) return;
+        crash_ = Crash{e, lastPc_};
     }
 
-    void watch(std::uint32_t dosBase, std::uint32_t output) {
+    // Called when LoadSeg has returned: the program's hunks, and the trap handler its task
+    // had before the program ran (exec's default, which only raises an alert).
+    void watch(std::uint32_t dosBase, std::uint32_t output, const std::vector<std::uint32_t>& bases,
+               const HunkFile& hunks) {
         writeVector_ = (dosBase - kLvoWrite) & 0xFFFFFF;
         output_ = output;
+        spans_.clear();
+        for (std::size_t i = 0; i < bases.size() && i < hunks.sections.size(); ++i)
+            spans_.push_back({bases[i], hunks.sections[i].allocSize});
+        task_ = thisTask();
+        defaultTrapCode_ = task_ ? spyLong(task_ + kTaskTrapCode) : 0;
     }
-    const std::optional<m68k::ExceptionInfo>& crash() const { return crash_; }
+    const std::optional<Crash>& crash() const { return crash_; }
 
 private:
+    bool inProgram(std::uint32_t address) const {
+        for (const auto& [base, size] : spans_)
+            if (address >= base && address - base < size) return true;
+        return false;
+    }
+    std::uint32_t spyLong(std::uint32_t address) const {
+        return std::uint32_t(machine_.spyWord(address & 0xFFFFFF)) << 16 |
+               machine_.spyWord((address + 2) & 0xFFFFFF);
+    }
+    std::uint32_t thisTask() const { return spyLong(spyLong(4) + kExecThisTask); }
+    // The program handles an exception when it put its own code in the vector table, or set
+    // its task's tc_TrapCode, which exec calls for the processor traps a task takes.
+    bool handled(const m68k::ExceptionInfo& e) const {
+        if (inProgram(e.handler)) return true;
+        const std::uint32_t task = thisTask();
+        return task && task == task_ && spyLong(task + kTaskTrapCode) != defaultTrapCode_;
+    }
+
     Machine& machine_;
     RunReport& report_;
     std::uint32_t writeVector_ = 0xFFFFFFFF, output_ = 0;
-    std::optional<m68k::ExceptionInfo> crash_;
+    std::uint32_t lastPc_ = 0, task_ = 0, defaultTrapCode_ = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> spans_; // (base, size) of each hunk
+    std::optional<Crash> crash_;
 };
 
-std::string where(std::uint32_t pc, const RunReport& r, const HunkFile& hunks) {
+// An address as a person reads it: the hunk and offset, and the function and line the
+// program's debug information gives (its hunk symbols and LINE blocks, or the PROG.elf
+// beside it).
+std::string where(std::uint32_t pc, const RunReport& r, const HunkFile& hunks,
+                  const DebugInfo* info) {
     char buf[96];
     for (std::size_t i = 0; i < r.hunkBases.size() && i < hunks.sections.size(); ++i) {
         const std::uint32_t base = r.hunkBases[i];
         if (pc >= base && pc < base + hunks.sections[i].allocSize) {
             std::snprintf(buf, sizeof buf, "$%06X (hunk %zu + $%X)", pc, i, pc - base);
-            return buf;
+            std::string s = buf;
+            if (!info) return s;
+            const auto frames = info->frames(info->lookup(std::uint32_t(i), pc - base));
+            if (frames.empty()) return s;
+            const InlineFrame& f = frames.front();
+            if (f.scope) s += " in " + f.scope->name;
+            if (f.file != kNoFile && f.line)
+                s += " at " + std::filesystem::path(info->fileName(f.file)).filename().string() +
+                     ":" + std::to_string(f.line);
+            return s;
         }
     }
     std::snprintf(buf, sizeof buf, "$%06X (outside the program)", pc);
@@ -138,6 +212,16 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         return report;
     }
 
+    // Debug information names the place of a crash; a program without it still runs.
+    std::optional<DebugInfo> debugInfo;
+    try {
+        debugInfo = DebugInfo::load(o.program);
+    } catch (const MediaError& e) {
+        if (o.verbose)
+            std::fprintf(stderr, "copperline: --run: no debug information: %s\n", e.what());
+    }
+    const DebugInfo* info = debugInfo ? &*debugInfo : nullptr;
+
     RunObserver observer(machine, report);
     machine.guestApi().setLogSink([](const GuestApi::LogMessage& m) {
         // A refused uaelib call is the host's line, the rest the guest's own.
@@ -163,7 +247,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             }
             report.loadedAt = machine.emulatedSeconds();
             report.hostBootSeconds = hostNow();
-            observer.watch(dosBase, output);
+            observer.watch(dosBase, output, report.hunkBases, hunks);
             machine.attachCpuObserver(&observer, m68k::kHookBefore | m68k::kHookException);
             phase = Phase::Loaded;
             break;
@@ -193,13 +277,14 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     while (true) {
         if (phase == Phase::Exited) break;
         if (const auto& crash = observer.crash()) {
+            const m68k::ExceptionInfo& e = crash->exception;
             std::fprintf(stderr,
                          "copperline: %s crashed: %s at %s, %.2f emulated s after it was loaded\n"
-                         "copperline: the exception frame holds PC %s and SR $%04X\n",
-                         name.c_str(), m68k::vectorName(crash->vector),
-                         where(crash->pushedPc, report, hunks).c_str(),
-                         machine.emulatedSeconds() - report.loadedAt,
-                         where(crash->pushedPc, report, hunks).c_str(), crash->pushedSr);
+                         "copperline: the exception frame holds PC $%06X and SR $%04X\n",
+                         name.c_str(), exceptionName(e.vector).c_str(),
+                         where(crash->instructionPc, report, hunks, info).c_str(),
+                         machine.emulatedSeconds() - report.loadedAt, e.pushedPc & 0xFFFFFF,
+                         e.pushedSr);
             return finish(run_status::Crashed);
         }
         if (machine.halted()) {
@@ -221,8 +306,12 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         }
         if (phase == Phase::Loaded && o.timeout > 0 &&
             machine.emulatedSeconds() - report.loadedAt >= o.timeout) {
-            std::fprintf(stderr, "copperline: %s did not return within %g emulated seconds\n",
-                         name.c_str(), o.timeout);
+            std::fprintf(stderr, "copperline: %s did not return within %g emulated seconds%s\n",
+                         name.c_str(), o.timeout,
+                         o.timeout == kDefaultRunTimeout
+                             ? " (the default --timeout; --timeout SECONDS raises it, --timeout 0 "
+                               "turns it off)"
+                             : "");
             return finish(run_status::Timeout);
         }
         machine.runFrame();
@@ -262,7 +351,7 @@ void addRunOptions(QCommandLineParser& parser) {
     parser.addOption(
         {"timeout",
          "--run: give up when the program has not returned SECONDS emulated seconds after "
-         "it was loaded (exit status 124).",
+         "it was loaded (default 60; 0: no limit; exit status 124).",
          "SECONDS"});
     parser.addOption(
         {"load-timeout",
@@ -349,16 +438,29 @@ int runFromCommandLine(const QCommandLineParser& parser, Machine& machine,
     o.printSpeed = printSpeed;
     // The user's own disk boots from DF0; ours waits in DF1.
     o.drive = session.paths[0].empty() ? 0 : 1;
-    for (const char* opt : {"timeout", "load-timeout"}) {
-        if (!parser.isSet(opt)) continue;
+    if (parser.isSet("timeout")) {
         bool ok = false;
-        const double s = parser.value(opt).toDouble(&ok);
-        if (!ok || s <= 0) {
-            std::fprintf(stderr, "copperline: --%s wants a positive number of seconds, not '%s'\n",
-                         opt, qPrintable(parser.value(opt)));
+        const double s = parser.value("timeout").toDouble(&ok);
+        if (!ok || s < 0 || !std::isfinite(s)) {
+            std::fprintf(stderr,
+                         "copperline: --timeout wants a number of emulated seconds, not '%s' "
+                         "(--timeout 0 runs "
+                         "without a limit)\n",
+                         qPrintable(parser.value("timeout")));
             return exit_status::Usage;
         }
-        (std::strcmp(opt, "timeout") ? o.loadTimeout : o.timeout) = s;
+        o.timeout = s;
+    }
+    if (parser.isSet("load-timeout")) {
+        bool ok = false;
+        const double s = parser.value("load-timeout").toDouble(&ok);
+        if (!ok || s <= 0 || !std::isfinite(s)) {
+            std::fprintf(
+                stderr, "copperline: --load-timeout wants a positive number of seconds, not '%s'\n",
+                qPrintable(parser.value("load-timeout")));
+            return exit_status::Usage;
+        }
+        o.loadTimeout = s;
     }
     const RunReport r = runProgram(machine, o);
     const int media = finishFloppies(machine, session);

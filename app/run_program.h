@@ -36,14 +36,20 @@ inline constexpr int NeverLoaded =
     126; // PROG was not loaded within --load-timeout (60) emulated seconds
 } // namespace run_status
 
+// --run's --timeout when none is given: a program that hangs (a guru AROS cannot show, a
+// wait that never ends) still ends the run. One emulated minute is far more than a test
+// or a benchmark takes, the same bound as the boot has; README.md says how to raise it or
+// turn it off.
+inline constexpr double kDefaultRunTimeout = 60;
+
 struct RunOptions {
-    std::string program;     // host path of the hunk executable
-    std::string args;        // its argument line
-    double timeout = 0;      // emulated seconds from load to return; 0 = no limit
-    double loadTimeout = 60; // emulated seconds from power-on to load
-    unsigned drive = 0;      // where the run disk goes (DF1 when the user boots DF0)
-    bool verbose = false;    // report load addresses and timing on stderr
-    bool printSpeed = false; // report the host time of the boot and of the run
+    std::string program;                 // host path of the hunk executable
+    std::string args;                    // its argument line
+    double timeout = kDefaultRunTimeout; // emulated seconds from load to return; 0 = no limit
+    double loadTimeout = 60;             // emulated seconds from power-on to load
+    unsigned drive = 0;                  // where the run disk goes (DF1 when the user boots DF0)
+    bool verbose = false;                // report load addresses and timing on stderr
+    bool printSpeed = false;             // report the host time of the boot and of the run
 };
 
 struct RunReport {

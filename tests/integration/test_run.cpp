@@ -11,6 +11,7 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -102,6 +103,53 @@ private slots:
         QCOMPARE(r.status, 123);
         QVERIFY2(r.err.contains("crashed: address error at $") && r.err.contains("(hunk 0 + $"),
                  r.err.constData());
+    }
+
+    // A privilege violation in the program's own code is a crash, reported at the faulting
+    // instruction with its function and line from the PROG.elf beside the program.
+    void privilegeViolationIsReported() {
+        const Result r = emulate({"--run", GUEST_PRIVILEGED, "--timeout", "30"});
+        QCOMPARE(r.status, 123);
+        QVERIFY2(r.err.contains("crashed: privilege violation at $") &&
+                     r.err.contains("(hunk 0 + $") &&
+                     r.err.contains("in raise_privilege at privileged.c:6"),
+                 r.err.constData());
+    }
+
+    // An unhandled TRAP: the report names the TRAP instruction itself, while the exception
+    // frame holds the address after it.
+    void unhandledTrapIsReported() {
+        const Result r = emulate({"--run", GUEST_TRAP, "--timeout", "30"});
+        QCOMPARE(r.status, 123);
+        const QString err = QString::fromUtf8(r.err);
+        const QRegularExpression at(
+            R"(crashed: TRAP #5 at \$([0-9A-F]{6}) \(hunk 0 \+ \$[0-9A-F]+\) in raise_trap at trap\.c:6)");
+        const QRegularExpression frame(R"(the exception frame holds PC \$([0-9A-F]{6}) and SR)");
+        const auto a = at.match(err), f = frame.match(err);
+        QVERIFY2(a.hasMatch() && f.hasMatch(), r.err.constData());
+        // TRAP #n is one word long; the frame holds the address of the next instruction.
+        QCOMPARE(f.captured(1).toUInt(nullptr, 16), a.captured(1).toUInt(nullptr, 16) + 2);
+    }
+
+    // A program that handles its own TRAP through tc_TrapCode runs on and returns.
+    void handledTrapIsNotACrash() {
+        const Result r = emulate({"--run", GUEST_TRAP_HANDLED, "--timeout", "30"});
+        QVERIFY2(!r.err.contains("crashed"), r.err.constData());
+        QCOMPARE(r.status, 7);
+    }
+
+    // With no --timeout a program that never returns is stopped after the default, and
+    // --timeout 0 is accepted as no limit (refused before as a non-positive number).
+    void defaultTimeout() {
+        const Result r = emulate({"--run", GUEST_FOREVER});
+        QCOMPARE(r.status, 124);
+        QVERIFY2(r.err.contains("did not return within 60 emulated seconds (the default --timeout"),
+                 r.err.constData());
+        const Result bad = emulate({"--run", GUEST_FOREVER, "--timeout", "-1"});
+        QCOMPARE(bad.status, 2);
+        QVERIFY2(bad.err.contains("--timeout 0 runs without a limit"), bad.err.constData());
+        const Result unlimited = emulate({"--run", GUEST_HELLO, "--timeout", "0"});
+        QCOMPARE(unlimited.status, 5);
     }
 
     void neverLoadedStatus() {

@@ -1,7 +1,8 @@
 /* exec.library and dos.library calls for C: each stub moves its stack arguments into the
  * registers the function takes and calls the library's vector (negative offsets from the
  * base, the _LVO values of the ROM Kernel Manual's includes). C keeps D2-D7/A2-A6 across
- * calls, so the stubs save the ones they load. */
+ * calls, so the stubs save the ones they load. The library returns in D0; GCC's m68k
+ * ELF ABI returns a pointer in A0, so the stubs of functions returning one copy D0 there. */
 
     .text
 
@@ -13,6 +14,7 @@ OpenLibrary:
     movea.l 8(%sp),%a1
     move.l  12(%sp),%d0
     jsr     -552(%a6)
+    movea.l %d0,%a0
     movea.l (%sp)+,%a6
     rts
 
@@ -33,6 +35,7 @@ FindTask:
     movea.l SysBase,%a6
     movea.l 8(%sp),%a1
     jsr     -294(%a6)
+    movea.l %d0,%a0
     movea.l (%sp)+,%a6
     rts
 
