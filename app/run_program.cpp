@@ -193,7 +193,11 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     const std::string name = diskName(o.program);
     try {
         bytes = readFileBytes(o.program, adf::kImageBytes);
-        hunks = readHunkFile(bytes, o.program);
+        std::vector<std::string> warnings;
+        hunks = readHunkFile(bytes, o.program, &warnings);
+        if (o.verbose)
+            for (const std::string& w : warnings)
+                std::fprintf(stderr, "copperline: --run: %s: %s\n", o.program.c_str(), w.c_str());
         std::string args = o.args;
         for (auto& c : args)
             if (c == '\n' || c == '\r') c = ' ';

@@ -21,7 +21,10 @@ int hunkInfo(int argc, char** argv) {
             path = argv[i];
     }
     if (path.empty()) throw UsageError{"hunkinfo: no program given"};
-    const HunkFile file = loadHunkFile(path);
+    std::vector<std::string> warnings;
+    const HunkFile file = loadHunkFile(path, &warnings);
+    for (const std::string& w : warnings)
+        std::fprintf(stderr, "copperline-ctl: %s: warning: %s\n", path.c_str(), w.c_str());
     std::printf("%s: %zu hunks\n", path.c_str(), file.sections.size());
     for (std::size_t h = 0; h < file.sections.size(); ++h) {
         const auto& s = file.sections[h];

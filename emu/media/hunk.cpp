@@ -105,17 +105,23 @@ void readReloc32Short(ByteReader& r, HunkSection& section, std::size_t index, st
     if (words % 2) r.skip(2, "relocation table padding");
 }
 
-void readSymbols(ByteReader& r, HunkSection& section, std::size_t index) {
+void readSymbols(ByteReader& r, HunkSection& section, std::size_t index,
+                 std::vector<std::string>* warnings) {
     for (;;) {
         const std::uint32_t longs = r.u32("symbol name length");
         if (longs == 0) break;
         // The top byte is a type in HUNK_EXT; in HUNK_SYMBOL it must be zero.
         if (longs > 0xFFFFFF) r.fail("symbol name length " + amigaHex(longs) + " is not valid");
         std::string name = readPaddedName(r, longs, "symbol name");
+        // A symbol's value is a number the linker wrote, not a place LoadSeg checks: vbcc's
+        // _LinkerDB and _SDA_BASE_ sit 32,766 bytes into the small-data hunk, past the end of
+        // a small one, so that A4-relative addressing reaches all of it.
         const std::uint32_t value = r.u32("symbol value");
-        if (value > section.allocSize)
-            r.fail("symbol '" + name + "' at offset " + std::to_string(value) + " lies outside " +
-                   hunkLabel(index) + " (" + std::to_string(section.allocSize) + " bytes)");
+        if (value > section.allocSize && warnings)
+            warnings->push_back("symbol '" + name + "' has the value " + std::to_string(value) +
+                                ", past the end of " + hunkLabel(index) + " (" +
+                                std::to_string(section.allocSize) +
+                                " bytes); it names no code or data there");
         section.symbols.push_back({std::move(name), value});
     }
 }
@@ -131,14 +137,15 @@ const char* hunkKindName(HunkKind kind) {
     return "?";
 }
 
-HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& name) {
+HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& name,
+                      std::vector<std::string>* warnings) {
     ByteReader r(bytes, name);
     if (bytes.size() < 4) r.failAt(0, "not a hunk executable: too short (" + std::to_string(bytes.size()) + " bytes)");
     const std::uint32_t magic = r.u32("magic");
     if (magic != hunk_id::Header)
         r.failAt(0, "not a hunk executable: bad magic " + amigaHex(magic) + " (HUNK_HEADER is $000003F3)");
-    if (bytes.size() % 4)
-        r.failAt(bytes.size(), "size " + std::to_string(bytes.size()) + " is not a whole number of longwords");
+    // No check of the file's size being whole longwords: LoadSeg reads block by block and
+    // never reaches a partial longword after the last hunk; one inside a hunk is truncation.
 
     if (r.u32("resident library list") != 0)
         r.fail("resident library names in the header are not supported (no AmigaOS loader accepts them)");
@@ -223,7 +230,7 @@ HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& na
                 readReloc32Short(r, s, i, count);
                 break;
             case hunk_id::Symbol:
-                readSymbols(r, s, i);
+                readSymbols(r, s, i, warnings);
                 break;
             case hunk_id::Debug:
                 readDebugBlock(r, s, i);
@@ -254,15 +261,18 @@ HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& na
             return a.target != b.target ? a.target < b.target : a.offset < b.offset;
         });
     }
-    if (!r.atEnd())
-        r.fail(std::to_string(r.remaining()) + " bytes follow the last of the " +
-               std::to_string(count) + " hunks the header declares");
+    // LoadSeg stops reading after the last hunk the header declares; what follows is
+    // another program's business (a cruncher's packed payload, which its decruncher reads
+    // from the file itself).
+    if (!r.atEnd() && warnings)
+        warnings->push_back(std::to_string(r.remaining()) + " bytes follow the last of the " +
+                            std::to_string(count) + " hunks; AmigaDOS does not load them");
     return file;
 }
 
-HunkFile loadHunkFile(const std::string& path) {
+HunkFile loadHunkFile(const std::string& path, std::vector<std::string>* warnings) {
     const auto bytes = readFileBytes(path, kMaxHunkBytes * 4ull);
-    return readHunkFile(bytes, path);
+    return readHunkFile(bytes, path, warnings);
 }
 
 namespace {

@@ -93,13 +93,17 @@ struct HunkFile {
 inline constexpr std::uint32_t kMaxHunkBytes = 16u << 20;
 inline constexpr std::uint32_t kMaxHunks = 4096;
 
-// Parses a load file. Throws MediaError (emu/media/byte_reader.h) naming what is wrong and
-// the file offset: truncation, bad magic, a relocation or symbol outside its hunk, absurd
-// sizes, hunk counts that do not match the header, unsupported blocks (overlays).
-HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& name = "hunk file");
+// Parses a load file, accepting what AmigaDOS's LoadSeg accepts. Throws MediaError
+// (emu/media/byte_reader.h) naming what is wrong and the file offset: truncation, bad
+// magic, a relocation outside its hunk, absurd sizes, hunk counts that do not match the
+// header, unsupported blocks (overlays). What LoadSeg lets pass but a person may want to
+// know goes to warnings when given: a symbol whose value lies past its hunk's end (vbcc's
+// _LinkerDB), bytes after the last hunk (a cruncher's payload), which are ignored.
+HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& name = "hunk file",
+                      std::vector<std::string>* warnings = nullptr);
 
 // Reads a file from disk and parses it; a missing or unreadable file is a MediaError too.
-HunkFile loadHunkFile(const std::string& path);
+HunkFile loadHunkFile(const std::string& path, std::vector<std::string>* warnings = nullptr);
 
 // Writes a load file. Relocations are grouped by target hunk in HUNK_RELOC32 blocks.
 std::vector<std::uint8_t> writeHunkFile(const HunkFile& file);

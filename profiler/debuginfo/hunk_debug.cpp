@@ -8,6 +8,8 @@ void readHunkSymbols(DebugInfo::Builder& builder, const HunkFile& hunks) {
     for (std::uint32_t h = 0; h < hunks.sections.size(); ++h) {
         const HunkSection& section = hunks.sections[h];
         for (const HunkSymbol& sym : section.symbols) {
+            // A value past the hunk's end (vbcc's _LinkerDB) names no byte of the program.
+            if (sym.offset >= section.allocSize) continue;
             DebugScope scope;
             scope.name = sym.name;
             scope.kind = section.kind == HunkKind::Code ? ScopeKind::Function : ScopeKind::Object;

@@ -517,6 +517,29 @@ private slots:
 
     // A hand-written program as vasm leaves it: hunk symbols and LINE blocks, two files in
     // one code hunk, no ELF. Rows run to the next row of the hunk, whichever file it is in.
+    // vbcc's _LinkerDB lies 32,766 bytes into its small data hunk, past the end of this
+    // 16-byte one: the program loads, the symbol claims no byte, "table" keeps its bytes.
+    void symbolPastItsHunk() {
+        HunkFile file;
+        HunkSection code;
+        code.kind = HunkKind::Code;
+        code.allocSize = 8;
+        code.data.assign(8, 0x4E);
+        code.symbols = {{"start", 0}};
+        HunkSection data;
+        data.kind = HunkKind::Data;
+        data.allocSize = 16;
+        data.data.assign(16, 0);
+        data.symbols = {{"table", 0}, {"_LinkerDB", 32766}};
+        file.sections = {code, data};
+        const DebugInfo info = DebugInfo::fromBytes(writeHunkFile(file), "prog", {}, "");
+        const DebugScope* table = info.function(info.lookup(1, 0x0C));
+        QVERIFY(table);
+        QCOMPARE(table->name, std::string("table"));
+        for (const DebugScope& scope : info.scopes())
+            QVERIFY(scope.name != "_LinkerDB");
+    }
+
     void lineBlocksAndSymbolsAlone() {
         HunkFile file;
         HunkSection code;

@@ -212,9 +212,6 @@ private slots:
             expectRefused(cut, n == 0 ? "too short" : "");
         }
         expectRefused({good.begin(), good.end() - 4}, "truncated");
-        auto odd = good;
-        odd.push_back(0);
-        expectRefused(odd, "longwords");
 
         auto magic = good;
         magic[3] = 0xF4;
@@ -248,18 +245,69 @@ private slots:
         put32(hugeCount, relocAt + 4, 0xFFFFFFF0);
         expectRefused(hugeCount, "truncated");
 
-        // More data after the declared hunks, and fewer hunks than declared.
-        auto trailing = good;
-        for (std::uint32_t w : {hunk_id::Code, 0u, hunk_id::End}) {
-            trailing.resize(trailing.size() + 4);
-            put32(trailing, trailing.size() - 4, w);
-        }
-        expectRefused(trailing, "follow the last");
 
         // Object files and overlays.
         auto unit = good;
         put32(unit, 5 * 4 + parsed.sections.size() * 4, hunk_id::Unit);
         expectRefused(unit, "object file");
+    }
+
+    // What LoadSeg runs, built by hand: vbcc's _LinkerDB 32,766 bytes into a small data
+    // hunk, and a cruncher's payload (not even whole longwords) after the last HUNK_END.
+    // Both load, with a warning each; what LoadSeg refuses is still refused.
+    void acceptsWhatLoadSegAccepts() {
+        std::vector<std::uint8_t> f;
+        auto w = [&](std::uint32_t v) {
+            f.resize(f.size() + 4);
+            put32(f, f.size() - 4, v);
+        };
+        // HUNK_HEADER: no resident libraries, two hunks 0..1, a code hunk of 2 longwords and
+        // a data hunk of 1.
+        for (std::uint32_t v : {hunk_id::Header, 0u, 2u, 0u, 1u, 2u, 1u})
+            w(v);
+        for (std::uint32_t v : {hunk_id::Code, 2u, 0x4E714E71u, 0x70004E75u, hunk_id::End})
+            w(v);
+        w(hunk_id::Data);
+        w(1);
+        w(0x12345678);
+        w(hunk_id::Symbol);
+        w(3); // "_LinkerDB" padded to three longwords
+        const char name[12] = "_LinkerDB";
+        f.insert(f.end(), name, name + 12);
+        w(32766);
+        w(0);
+        w(hunk_id::End);
+        const std::size_t hunksEnd = f.size();
+        const char payload[] = "a cruncher's packed data"; // 25 bytes with the NUL
+        f.insert(f.end(), payload, payload + sizeof payload);
+
+        std::vector<std::string> warnings;
+        HunkFile file;
+        try {
+            file = readHunkFile(f, "crunched", &warnings);
+        } catch (const MediaError& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(file.sections.size(), std::size_t(2));
+        QCOMPARE(file.sections[1].symbols.size(), std::size_t(1));
+        QCOMPARE(file.sections[1].symbols[0].name, std::string("_LinkerDB"));
+        QCOMPARE(file.sections[1].symbols[0].offset, 32766u);
+        QCOMPARE(file.sections[0].data.size(), std::size_t(8));
+        QCOMPARE(warnings.size(), std::size_t(2));
+        QVERIFY2(QString::fromStdString(warnings[0]).contains("'_LinkerDB' has the value 32766"),
+                 warnings[0].c_str());
+        QVERIFY2(QString::fromStdString(warnings[1]).contains("25 bytes follow the last of the 2 hunks"),
+                 warnings[1].c_str());
+        // Without a place for warnings the same file reads the same.
+        QCOMPARE(readHunkFile(f, "crunched"), file);
+
+        // A hunk cut short is still refused, and so is a missing HUNK_END.
+        expectRefused({f.begin(), f.begin() + std::ptrdiff_t(hunksEnd - 6)}, "truncated");
+        expectRefused({f.begin(), f.begin() + std::ptrdiff_t(hunksEnd - 4)}, "no HUNK_END");
+        // A header whose hunk range does not fit its table is refused, payload or not.
+        auto range = f;
+        put32(range, 16, 2); // last hunk 2 in a table of 2
+        expectRefused(range, "hunk range");
     }
 
     void elf2hunkRefusesWhatItCannotConvert() {
