@@ -36,6 +36,16 @@ RomImage romFromBytes(std::vector<std::uint8_t> bytes, const std::string& name) 
         if (sum > 0xFFFFFFFFull) sum = (sum & 0xFFFFFFFFull) + 1;
     }
     rom.checksumOk = sum == 0xFFFFFFFFull;
+    // A Kickstart ends with its size ($14 bytes before the end, ahead of the autovector
+    // bytes $18..$1F) and sums to $FFFFFFFF. An image with neither is cut short, or is half
+    // of a larger one: the half of a 512 KiB ROM still starts like a Kickstart.
+    const std::size_t sizeAt = bytes.size() - 0x14;
+    const std::uint32_t footerSize = std::uint32_t(bytes[sizeAt]) << 24 | std::uint32_t(bytes[sizeAt + 1]) << 16 |
+                                     std::uint32_t(bytes[sizeAt + 2]) << 8 | bytes[sizeAt + 3];
+    if (!rom.checksumOk && footerSize != bytes.size())
+        throw MediaError(name + ": " + std::to_string(bytes.size() / 1024) +
+                         " KiB that neither end with the ROM's size nor pass the Kickstart checksum: a "
+                         "truncated or damaged image (the first half of a 512 KiB ROM looks like this)");
     // The identification text: the first run of at least four printable characters in
     // the header (AROS: "AROS ROM Operating System and Libraries").
     std::string run;
@@ -53,6 +63,10 @@ RomImage romFromBytes(std::vector<std::uint8_t> bytes, const std::string& name) 
     rom.bytes = std::move(bytes);
     return rom;
 }
+
+bool needsExtensionRom(const RomImage& rom) { return rom.description.starts_with("AROS ROM"); }
+
+bool isExtensionRom(const RomImage& rom) { return rom.description.starts_with("AROS EXT"); }
 
 RomImage loadRom(const std::string& path) { return romFromBytes(readFileBytes(path, 2u << 20), path); }
 

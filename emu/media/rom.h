@@ -18,9 +18,15 @@ struct RomImage {
 
 // Loads and checks a ROM image. Refuses, with a MediaError saying why, a missing file, a
 // size other than 256 or 512 KiB, an encrypted Cloanto image (which needs its rom.key),
-// and data that does not start like a Kickstart ($1111 or $1114 followed by a JMP).
+// data that does not start like a Kickstart ($1111 or $1114 followed by a JMP), and an
+// image cut short (neither its size at the end nor a good checksum).
 RomImage loadRom(const std::string& path);
 RomImage romFromBytes(std::vector<std::uint8_t> bytes, const std::string& name);
+
+// A Kickstart replacement that does not boot without its extension ROM at $E00000: AROS's
+// main ROM ("AROS ROM ...") keeps part of its system in "AROS EXT ...".
+bool needsExtensionRom(const RomImage& rom);
+bool isExtensionRom(const RomImage& rom);
 
 // The folder set-up extracted the AROS ROMs into (COPPERLINE_ROM_DIR in the environment
 // wins over the folder compiled in).

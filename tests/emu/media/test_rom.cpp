@@ -5,9 +5,8 @@
 #include "emu/media/rom.h"
 
 #include <QTemporaryDir>
-
-#include <cstring>
 #include <QtTest>
+#include <cstring>
 
 using namespace copperline;
 
@@ -39,6 +38,8 @@ private slots:
         std::vector<std::uint8_t> bytes(256 * 1024, 0);
         bytes[0] = 0x11, bytes[1] = 0x11, bytes[2] = 0x4E, bytes[3] = 0xF9;
         bytes[100] = 0xAB;
+        // Its size at the end, as a Kickstart's footer has it ($14 bytes before the end).
+        bytes[256 * 1024 - 0x14 + 1] = 0x04;
         const RomImage rom = romFromBytes(bytes, "small.rom");
         QCOMPARE(rom.bytes.size(), std::size_t(512 * 1024));
         QCOMPARE(rom.bytes[256 * 1024 + 100], std::uint8_t(0xAB));
@@ -55,6 +56,25 @@ private slots:
         std::memcpy(cloanto.data(), "AMIROMTYPE1", 11);
         expectRefused(cloanto, "encrypted");
         QVERIFY_THROWS_EXCEPTION(MediaError, loadRom("/nonexistent/kick.rom"));
+    }
+
+    // Half of a 512 KiB image is 256 KiB and starts like a Kickstart, but neither ends with
+    // its size nor sums right: a truncated image, refused.
+    void halfARomIsRefused() {
+        const auto whole = readFileBytes(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin");
+        expectRefused({whole.begin(), whole.begin() + 256 * 1024}, "truncated");
+        const auto ext = readFileBytes(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin");
+        expectRefused({ext.begin(), ext.begin() + 256 * 1024}, "truncated");
+    }
+
+    // AROS's main ROM does not boot without its extension; the extension is not a main ROM.
+    void arosNeedsItsExtension() {
+        const RomImage rom = loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin");
+        const RomImage ext = loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin");
+        QVERIFY(needsExtensionRom(rom));
+        QVERIFY(!isExtensionRom(rom));
+        QVERIFY(isExtensionRom(ext));
+        QVERIFY(!needsExtensionRom(ext));
     }
 };
 
