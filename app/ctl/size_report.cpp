@@ -45,6 +45,8 @@ int sizeReport(int argc, char** argv) {
     if (out.empty()) out = program + ".size.cpuprofile";
 
     const DebugInfo info = DebugInfo::load(program, options);
+    for (const std::string& w : info.warnings())
+        std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
     const SizeReport report = buildSizeReport(info);
     CpuProfileOptions profileOptions;
     profileOptions.annotation = {{"weight", "bytes"},

@@ -65,6 +65,8 @@ int symbolize(int argc, char** argv) {
     if (addresses.empty()) throw UsageError{"symbolize: no address given"};
 
     const DebugInfo info = DebugInfo::load(program, options);
+    for (const std::string& w : info.warnings())
+        std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
     const HunkBases where_(info, haveBases ? bases : info.linkBases());
     // The module an address lies in is named by the program's file name.
     const std::string module = std::filesystem::path(program).filename().string();

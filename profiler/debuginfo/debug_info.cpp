@@ -286,12 +286,24 @@ DebugInfo DebugInfo::load(const std::string& programPath, const DebugInfoOptions
         const std::string sibling = programPath + ".elf";
         if (std::filesystem::is_regular_file(sibling, ec)) elfPath = sibling;
     }
-    std::vector<std::uint8_t> elfBytes;
-    if (!elfPath.empty()) {
-        elfBytes = readFileBytes(elfPath, std::uint64_t(256) << 20);
-        if (elfBytes.empty()) throw DebugInfoError(elfPath + ": empty file, not an ELF");
+    auto withElf = [&] {
+        std::vector<std::uint8_t> elfBytes;
+        if (!elfPath.empty()) {
+            elfBytes = readFileBytes(elfPath, std::uint64_t(256) << 20);
+            if (elfBytes.empty()) throw DebugInfoError(elfPath + ": empty file, not an ELF");
+        }
+        return fromBytes(hunkBytes, programPath, elfBytes, elfPath, options.sourceMap);
+    };
+    if (!options.elfPath.empty() || elfPath.empty()) return withElf();
+    // A PROG.elf found beside the program may be stale or not an ELF at all: the user did
+    // not name it, so its faults cost them only its DWARF. The hunk symbols still serve.
+    try {
+        return withElf();
+    } catch (const DebugInfoError& e) {
+        DebugInfo info = fromBytes(hunkBytes, programPath, {}, {}, options.sourceMap);
+        info.warnings_.push_back(std::string(e.what()) + "; using the hunk symbols alone");
+        return info;
     }
-    return fromBytes(hunkBytes, programPath, elfBytes, elfPath, options.sourceMap);
 }
 
 const std::string& DebugInfo::fileName(std::uint32_t file) const {

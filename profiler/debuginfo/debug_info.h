@@ -130,7 +130,7 @@ class DebugInfo {
 public:
     // Reads the hunk executable at programPath and its ELF sibling (see DebugInfoOptions).
     // Throws MediaError for an unreadable executable and DebugInfoError for unusable
-    // debug information.
+    // debug information; a sibling found by itself that is unusable is a warning instead.
     static DebugInfo load(const std::string& programPath, const DebugInfoOptions& options = {});
 
     // The same from bytes in memory; elfBytes empty means no ELF.
@@ -141,6 +141,9 @@ public:
     const std::string& programPath() const { return programPath_; }
     const std::string& elfPath() const { return elfPath_; } // empty when no ELF was read
     bool hasDwarf() const { return hasDwarf_; }
+    // What load() let pass: a PROG.elf beside the program that does not belong to it or
+    // cannot be read, read past for the hunk symbols alone.
+    const std::vector<std::string>& warnings() const { return warnings_; }
 
     const std::vector<DebugHunk>& hunks() const { return hunks_; }
     const std::vector<DebugScope>& scopes() const { return scopes_; }
@@ -171,6 +174,7 @@ public:
 private:
     std::string programPath_;
     std::string elfPath_;
+    std::vector<std::string> warnings_;
     bool hasDwarf_ = false;
     std::vector<DebugHunk> hunks_;
     std::vector<DebugScope> scopes_;

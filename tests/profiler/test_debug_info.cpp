@@ -598,6 +598,42 @@ private slots:
         QVERIFY(info.contains(QRegularExpression("Version:\\s+5")));
     }
 
+    // A stale or garbage PROG.elf beside the program: a warning, and the hunk symbols serve.
+    // The same ELF named with --elf is still refused.
+    void staleSiblingElfFallsBackToHunkSymbols() {
+        QTemporaryDir dir;
+        const QString prog = dir.filePath("prog");
+        QVERIFY(QFile::copy(GUEST_C, prog));
+        for (const QString& elf : {QStringLiteral(GUEST_ROUNDTRIP) + ".elf", QString()}) {
+            QFile::remove(prog + ".elf");
+            if (elf.isEmpty())
+                writeFileBytes((prog + ".elf").toStdString(), std::vector<std::uint8_t>(64, 0xFF));
+            else
+                QVERIFY(QFile::copy(elf, prog + ".elf"));
+            const DebugInfo info = DebugInfo::load(prog.toStdString());
+            QVERIFY(!info.hasDwarf());
+            QVERIFY(info.elfPath().empty());
+            QCOMPARE(info.warnings().size(), std::size_t(1));
+            QVERIFY2(QString::fromStdString(info.warnings()[0]).contains("using the hunk symbols alone"),
+                     info.warnings()[0].c_str());
+            bool named = false;
+            for (const DebugScope& scope : info.scopes())
+                named = named || scope.name == "largest";
+            QVERIFY(named);
+
+            QProcess p;
+            p.start(COPPERLINE_BINARY_DIR "/app/copperline-ctl", {"symbolize", prog, "0"});
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitCode(), 0);
+            QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("warning:"));
+            QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains("hunk 0"));
+
+            DebugInfoOptions named_;
+            named_.elfPath = (prog + ".elf").toStdString();
+            QVERIFY_THROWS_EXCEPTION(DebugInfoError, DebugInfo::load(prog.toStdString(), named_));
+        }
+    }
+
     // The symbolizer command prints what the reader knows.
     void symbolizeCommand() {
         const QString ctl = COPPERLINE_BINARY_DIR "/app/copperline-ctl";
