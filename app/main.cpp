@@ -8,6 +8,7 @@
 #include "app/run_program.h"
 #include "app/version.h"
 #include "emu/machine.h"
+#include "emu/media/adf.h"
 #include "emu/media/byte_reader.h"
 #include "emu/media/rom.h"
 #include "ui/main_window.h"
@@ -15,27 +16,95 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
-
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
 namespace {
 
-// Options that mean "no window": decided before any Qt application object exists, so a
-// headless run needs no display.
-bool wantsHeadless(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
-        const char* a = argv[i];
-        if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--screenshot-after") || !std::strcmp(a, "--seconds") ||
-            !std::strcmp(a, "--control"))
-            return true;
-        // Help and version need no window either, and must work where there is no display.
-        if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h") || !std::strcmp(a, "--help-all") ||
-            !std::strcmp(a, "--version") || !std::strcmp(a, "-v"))
-            return true;
+// What a positional argument already on disk is, so that a screenshot never replaces a
+// user's disk or program: "" for anything else.
+std::string userFileKind(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    const QByteArray head = f.read(4);
+    if (head == QByteArray("\0\0\x03\xF3", 4)) return "program"; // HUNK_HEADER (hunk.h)
+    const QString lower = path.toLower();
+    if (lower.endsWith(".adf") || f.size() == copperline::adf::kImageBytes ||
+        f.size() == copperline::adf::kHdImageBytes)
+        return "disk";
+    return {};
+}
+
+bool parseSeconds(const QString& text, double& out) {
+    bool ok = false;
+    const double s = text.toDouble(&ok);
+    if (!ok || !std::isfinite(s) || s < 0) return false;
+    out = s;
+    return true;
+}
+
+// Checks what QCommandLineParser cannot: numbers, the screenshot files and what each
+// positional argument is. Returns 0 or the exit status, having said why on stderr.
+int checkArguments(const QCommandLineParser& parser, const QCommandLineOption& shotOpt,
+                   const QCommandLineOption& secondsOpt, const QCommandLineOption& forceOpt,
+                   copperline::HeadlessOptions& opts) {
+    using copperline::exit_status::Usage;
+    if (parser.isSet(secondsOpt) && !parseSeconds(parser.value(secondsOpt), opts.runSeconds)) {
+        std::fprintf(
+            stderr,
+            "copperline: --seconds wants a number of emulated seconds (0 or more), not '%s'\n",
+            qPrintable(parser.value(secondsOpt)));
+        return Usage;
     }
-    return false;
+    const QStringList times = parser.values(shotOpt);
+    const QStringList files = parser.positionalArguments();
+    for (const QString& file : files) {
+        const std::string kind = userFileKind(file);
+        const QString native = QDir::toNativeSeparators(file);
+        if (kind == "disk") {
+            std::fprintf(
+                stderr,
+                "copperline: %s is a disk image; to insert it, type: copperline --floppy0 %s "
+                "(screenshots go to FILE.png after --screenshot-after SECONDS)\n",
+                qPrintable(native), qPrintable(native));
+            return Usage;
+        }
+        if (kind == "program") {
+            std::fprintf(
+                stderr,
+                "copperline: %s is an AmigaOS program; to run it, type: copperline --run %s "
+                "(screenshots go to FILE.png after --screenshot-after SECONDS)\n",
+                qPrintable(native), qPrintable(native));
+            return Usage;
+        }
+    }
+    if (times.size() != files.size()) {
+        std::fprintf(stderr,
+                     "copperline: each --screenshot-after SECONDS needs a FILE.png after it "
+                     "(e.g. --screenshot-after 40 boot.png)\n");
+        return Usage;
+    }
+    for (int i = 0; i < times.size(); ++i) {
+        double s = 0;
+        if (!parseSeconds(times[i], s)) {
+            std::fprintf(stderr,
+                         "copperline: --screenshot-after wants seconds (0 or more), not '%s'\n",
+                         qPrintable(times[i]));
+            return Usage;
+        }
+        if (QFileInfo::exists(files[i]) && !parser.isSet(forceOpt)) {
+            std::fprintf(stderr, "copperline: %s exists; --force writes over it\n",
+                         qPrintable(QDir::toNativeSeparators(files[i])));
+            return Usage;
+        }
+        opts.screenshots.push_back({s, files[i].toStdString()});
+    }
+    return 0;
 }
 
 FILE* serialFile = nullptr;
@@ -43,42 +112,44 @@ FILE* serialFile = nullptr;
 } // namespace
 
 int main(int argc, char** argv) {
-    const bool headless =
-        wantsHeadless(argc, argv) || copperline::wantsRun(argc, argv) || copperline::wantsProfile(argc, argv);
-    std::unique_ptr<QCoreApplication> app =
-        headless ? std::make_unique<QCoreApplication>(argc, argv) : std::make_unique<QApplication>(argc, argv);
-    QCoreApplication::setApplicationName(QStringLiteral("Copperline"));
-    QCoreApplication::setOrganizationName(QStringLiteral("Copperline"));
-    QCoreApplication::setApplicationVersion(QString::fromLatin1(copperline::kVersion));
-
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Copperline: a cycle-accurate Amiga profiler and debugger."));
+    parser.setApplicationDescription(
+        QStringLiteral("Copperline: a cycle-accurate Amiga profiler and debugger."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption romOpt("rom", "Kickstart ROM image (default: the AROS ROM set-up extracted).", "FILE");
-    const QCommandLineOption extOpt("ext-rom", "Extension ROM at $E00000 (default: AROS's, with the default ROM).", "FILE");
+    const QCommandLineOption romOpt(
+        "rom", "Kickstart ROM image (default: the AROS ROM set-up extracted).", "FILE");
+    const QCommandLineOption extOpt(
+        "ext-rom", "Extension ROM at $E00000 (default: AROS's, with the default ROM).", "FILE");
     const QCommandLineOption ntscOpt("ntsc", "An NTSC machine (default PAL).");
-    const QCommandLineOption factoryOpt("factory", "Ignore saved settings; use the factory defaults.");
+    const QCommandLineOption factoryOpt("factory",
+                                        "Ignore saved settings; use the factory defaults.");
     const QCommandLineOption noAudioOpt("noaudio", "No sound output.");
     const QCommandLineOption headlessOpt("headless", "Run without a window, unpaced.");
-    const QCommandLineOption shotOpt("screenshot-after",
-                                     "Headless: after SECONDS emulated seconds write the display to FILE.png "
-                                     "(repeatable; give SECONDS and FILE as two arguments).",
-                                     "SECONDS");
-    const QCommandLineOption secondsOpt("seconds", "Headless: run this many emulated seconds.", "SECONDS");
-    const QCommandLineOption serialOpt("serial-out", "Where the serial port's output goes: a file, or - for stdout "
-                                                     "(default: stdout when headless, nowhere in the window).",
-                                       "FILE");
-    const QCommandLineOption speedOpt("speed", "Headless: report emulated seconds per host second at the end.");
-    const QCommandLineOption controlOpt("control",
-                                        "Headless, controlled over the local socket NAME (docs/control-protocol.md): "
-                                        "starts paused, unpaced, and runs until the quit method.",
-                                        "NAME");
-    const QCommandLineOption controlGuiOpt("control-gui", "Open the window and serve the control socket NAME too.",
-                                           "NAME");
-    const QCommandLineOption controlInfoOpt("control-info",
-                                            "Write the control socket's path and protocol version to FILE (0600).",
-                                            "FILE");
+    const QCommandLineOption shotOpt(
+        "screenshot-after",
+        "Headless: after SECONDS emulated seconds write the display to FILE.png "
+        "(repeatable; give SECONDS and FILE as two arguments).",
+        "SECONDS");
+    const QCommandLineOption secondsOpt("seconds", "Headless: run this many emulated seconds.",
+                                        "SECONDS");
+    const QCommandLineOption serialOpt(
+        "serial-out",
+        "Where the serial port's output goes: a file, or - for stdout "
+        "(default: stdout when headless, nowhere in the window).",
+        "FILE");
+    const QCommandLineOption speedOpt(
+        "speed", "Headless: report emulated seconds per host second at the end.");
+    const QCommandLineOption controlOpt(
+        "control",
+        "Headless, controlled over the local socket NAME (docs/control-protocol.md): "
+        "starts paused, unpaced, and runs until the quit method.",
+        "NAME");
+    const QCommandLineOption controlGuiOpt(
+        "control-gui", "Open the window and serve the control socket NAME too.", "NAME");
+    const QCommandLineOption controlInfoOpt(
+        "control-info", "Write the control socket's path and protocol version to FILE (0600).",
+        "FILE");
     const QCommandLineOption shotOverlayOpt(
         "screenshot-overlay",
         "Headless: draw the guest's debug overlay (uaelib) into the screenshots.");
@@ -92,17 +163,42 @@ int main(int argc, char** argv) {
         "Bytes the record of the past may hold, in MiB (default 256, or "
         "COPPERLINE_DBG_RR_BUDGET_MB; at least 1).",
         "MIB");
+    const QCommandLineOption forceOpt(
+        "force", "Write over files that exist (the --screenshot-after FILE.png).");
     parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
-                       shotOverlayOpt, guestFilesOpt, budgetOpt});
+                       shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt});
     copperline::addRunOptions(parser);
     copperline::addProfileOptions(parser);
-    parser.addPositionalArgument("FILE.png", "screenshot files, one after each --screenshot-after SECONDS");
-    parser.process(*app);
+    parser.addPositionalArgument("FILE.png",
+                                 "screenshot files, one after each --screenshot-after SECONDS");
 
+    // Every argument is parsed and checked before a Qt application exists: a mistake is a
+    // message and exit status 2 (README.md), even where there is no display to open.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "copperline: %s (copperline --help lists the options)\n",
+                     qPrintable(parser.errorText()));
+        return copperline::exit_status::Usage;
+    }
+    const bool helpOrVersion =
+        parser.isSet("help") || parser.isSet("help-all") || parser.isSet("version");
+    copperline::HeadlessOptions opts;
+    opts.printSpeed = parser.isSet(speedOpt);
+    opts.screenshotOverlay = parser.isSet(shotOverlayOpt);
+    if (!helpOrVersion) {
+        if (const int rc = checkArguments(parser, shotOpt, secondsOpt, forceOpt, opts)) return rc;
+        if (parser.isSet(controlInfoOpt) && !parser.isSet(controlOpt) &&
+            !parser.isSet(controlGuiOpt)) {
+            std::fprintf(stderr, "copperline: --control-info needs --control or --control-gui\n");
+            return copperline::exit_status::Usage;
+        }
+    }
     // The record's budget: the flag, else the variable users of the Rust Copperline know.
     std::size_t recordBudgetMiB = 256;
-    {
+    if (!helpOrVersion) {
         QString text = parser.value(budgetOpt);
         const char* what = "--record-budget";
         if (!parser.isSet(budgetOpt) && qEnvironmentVariableIsSet("COPPERLINE_DBG_RR_BUDGET_MB")) {
@@ -120,30 +216,60 @@ int main(int argc, char** argv) {
             recordBudgetMiB = std::size_t(v);
         }
     }
+    // Options that mean "no window": help and version too, so they work without a display.
+    const bool headless = helpOrVersion || parser.isSet(headlessOpt) || parser.isSet(shotOpt) ||
+                          parser.isSet(secondsOpt) || parser.isSet(controlOpt) ||
+                          parser.isSet("run") || parser.isSet("profile");
 
-    copperline::Machine::Config config;
-    config.ntsc = parser.isSet(ntscOpt);
-    auto machine = std::make_unique<copperline::Machine>(config);
-    try {
-        const std::string romPath = parser.isSet(romOpt) ? parser.value(romOpt).toStdString() : copperline::defaultRomPath();
-        machine->setRom(copperline::loadRom(romPath));
-        if (parser.isSet(extOpt)) machine->setExtRom(copperline::loadRom(parser.value(extOpt).toStdString()));
-        else if (!parser.isSet(romOpt)) machine->setExtRom(copperline::loadRom(copperline::defaultExtRomPath()));
-    } catch (const copperline::MediaError& e) {
-        std::fprintf(stderr, "copperline: ROM: %s\n", e.what());
-        if (!parser.isSet(romOpt))
-            std::fprintf(stderr, "copperline: run scripts/setup.sh to extract the AROS ROM, or give --rom FILE\n");
-        return copperline::exit_status::Usage;
-    }
-
-    if (parser.isSet(guestFilesOpt)) {
-        const std::string error =
-            machine->guestApi().files().setFolder(parser.value(guestFilesOpt).toStdString());
-        if (!error.empty()) {
-            std::fprintf(stderr, "copperline: --guest-files: %s\n", error.c_str());
+    std::unique_ptr<copperline::Machine> machine;
+    if (!helpOrVersion) {
+        copperline::Machine::Config config;
+        config.ntsc = parser.isSet(ntscOpt);
+        machine = std::make_unique<copperline::Machine>(config);
+        try {
+            const std::string romPath = parser.isSet(romOpt) ? parser.value(romOpt).toStdString()
+                                                             : copperline::defaultRomPath();
+            const copperline::RomImage rom = copperline::loadRom(romPath);
+            if (copperline::isExtensionRom(rom))
+                throw copperline::MediaError(
+                    romPath + " is an extension ROM; give the main ROM as --rom FILE and this "
+                              "one as --ext-rom FILE");
+            machine->setRom(rom);
+            if (parser.isSet(extOpt)) {
+                machine->setExtRom(copperline::loadRom(parser.value(extOpt).toStdString()));
+            } else if (!parser.isSet(romOpt)) {
+                machine->setExtRom(copperline::loadRom(copperline::defaultExtRomPath()));
+            } else if (copperline::needsExtensionRom(rom)) {
+                // Without it AROS shows a black screen and nothing says why.
+                throw copperline::MediaError(
+                    romPath + " (" + rom.description +
+                    ") does not boot without its extension ROM: add --ext-rom FILE "
+                    "(AROS's is aros-amiga-m68k-ext.bin, beside the main ROM)");
+            }
+        } catch (const copperline::MediaError& e) {
+            std::fprintf(stderr, "copperline: ROM: %s\n", e.what());
+            if (!parser.isSet(romOpt))
+                std::fprintf(stderr, "copperline: run scripts/setup.sh to extract the AROS ROM, or "
+                                     "give --rom FILE\n");
             return copperline::exit_status::Usage;
         }
+        if (parser.isSet(guestFilesOpt)) {
+            const std::string error =
+                machine->guestApi().files().setFolder(parser.value(guestFilesOpt).toStdString());
+            if (!error.empty()) {
+                std::fprintf(stderr, "copperline: --guest-files: %s\n", error.c_str());
+                return copperline::exit_status::Usage;
+            }
+        }
     }
+
+    std::unique_ptr<QCoreApplication> app = headless
+                                                ? std::make_unique<QCoreApplication>(argc, argv)
+                                                : std::make_unique<QApplication>(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("Copperline"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Copperline"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(copperline::kVersion));
+    parser.process(*app); // --help and --version print and exit here
 
     const QString serial = parser.value(serialOpt);
     // --run keeps stdout for the program's output.
@@ -167,27 +293,9 @@ int main(int argc, char** argv) {
                 std::fputc(b, serialFile);
                 if (b == '\n') std::fflush(serialFile);
             });
-        if (parser.isSet("run")) return copperline::runFromCommandLine(parser, *machine, media, parser.isSet(speedOpt));
+        if (parser.isSet("run"))
+            return copperline::runFromCommandLine(parser, *machine, media, parser.isSet(speedOpt));
         if (parser.isSet("profile")) return copperline::runProfileFromCommandLine(parser, *machine);
-        copperline::HeadlessOptions opts;
-        const QStringList times = parser.values(shotOpt);
-        const QStringList files = parser.positionalArguments();
-        if (times.size() != files.size()) {
-            std::fprintf(stderr, "copperline: each --screenshot-after SECONDS needs a FILE.png after it\n");
-            return copperline::exit_status::Usage;
-        }
-        for (int i = 0; i < times.size(); ++i) {
-            bool ok = false;
-            const double s = times[i].toDouble(&ok);
-            if (!ok || s < 0) {
-                std::fprintf(stderr, "copperline: --screenshot-after wants seconds, not '%s'\n", qPrintable(times[i]));
-                return copperline::exit_status::Usage;
-            }
-            opts.screenshots.push_back({s, files[i].toStdString()});
-        }
-        if (parser.isSet(secondsOpt)) opts.runSeconds = parser.value(secondsOpt).toDouble();
-        opts.printSpeed = parser.isSet(speedOpt);
-        opts.screenshotOverlay = parser.isSet(shotOverlayOpt);
         int rc = copperline::runHeadless(*machine, opts);
         if (const int m = copperline::finishFloppies(*machine, media); m && !rc) rc = m;
         if (serialFile && serialFile != stdout) std::fclose(serialFile);
@@ -203,7 +311,10 @@ int main(int argc, char** argv) {
     eo.tracesDir = parser.value("traces").toStdString();
     eo.recordBudgetBytes = recordBudgetMiB << 20;
     copperline::Emulator emulator(std::move(machine), eo);
-    emulator.setQuitHandler([] { QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit, Qt::QueuedConnection); });
+    emulator.setQuitHandler([] {
+        QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit,
+                                  Qt::QueuedConnection);
+    });
 
     std::unique_ptr<copperline::ControlServer> server;
     const QString controlName = controlled ? parser.value(controlOpt) : parser.value(controlGuiOpt);
@@ -216,18 +327,15 @@ int main(int argc, char** argv) {
         }
         if (parser.isSet(controlInfoOpt)) {
             try {
-                copperline::writeControlInfo(parser.value(controlInfoOpt).toStdString(), server->socketPath(),
-                                             controlName.toStdString());
+                copperline::writeControlInfo(parser.value(controlInfoOpt).toStdString(),
+                                             server->socketPath(), controlName.toStdString());
             } catch (const copperline::ControlPathError& e) {
                 std::fprintf(stderr, "copperline: control: %s\n", e.what());
                 return copperline::exit_status::Usage;
             }
         }
-        std::fprintf(stderr, "copperline-control: socket=%s proto=%d\n", server->socketPath().c_str(),
-                     copperline::kControlProtocolVersion);
-    } else if (parser.isSet(controlInfoOpt)) {
-        std::fprintf(stderr, "copperline: --control-info needs --control or --control-gui\n");
-        return copperline::exit_status::Usage;
+        std::fprintf(stderr, "copperline-control: socket=%s proto=%d\n",
+                     server->socketPath().c_str(), copperline::kControlProtocolVersion);
     }
 
     emulator.start();

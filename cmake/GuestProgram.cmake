@@ -116,7 +116,7 @@ function(add_guest_program NAME)
         COMMAND ${CMAKE_COMMAND} -E env M68K_OBJDUMP=${M68K_OBJDUMP}
                 ${COPPERLINE_GUEST_CHECK} "${out}.elf"
         COMMAND ${M68K_OBJCOPY} -O binary "${out}.elf" "${out}.bin"
-        COMMAND $<TARGET_FILE:elf2hunk> "${out}.elf" -o "${out}"
+        COMMAND $<TARGET_FILE:elf2hunk> "${out}.elf" -o "${out}" --force
         DEPENDS ${objects} ${archives} ${COPPERLINE_GUEST_LINKER_SCRIPT}
                 ${COPPERLINE_GUEST_CHECK} elf2hunk
         COMMENT "68000 program ${NAME}"

@@ -13,6 +13,6 @@ cmake --build --preset release
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     exec build/release/app/copperline
 fi
-build/release/app/copperline --factory --noaudio --speed \
+build/release/app/copperline --factory --noaudio --speed --force \
     --serial-out build/aros-serial.txt --screenshot-after 40 build/aros-boot.png
 echo "run.sh: no display; the AROS boot screen after 40 emulated seconds is in build/aros-boot.png"

@@ -1,5 +1,5 @@
-// copperline-ctl exe2adf PROG [--out FILE] [--args ARGS] [--name VOLUME] [--bootblock CODE]:
-// a bootable OFS floppy that runs an AmigaOS program (docs/formats/adf.md).
+// copperline-ctl exe2adf PROG [--out FILE] [--force] [--args ARGS] [--name VOLUME] [--bootblock
+// CODE]: a bootable OFS floppy that runs an AmigaOS program (docs/formats/adf.md).
 //
 // The disk holds PROG in its root and S/Startup-Sequence with the one line ":PROG ARGS",
 // and the standard DOS boot block, so a Kickstart (or AROS) boots it into a shell that
@@ -21,6 +21,7 @@ namespace copperline::ctl {
 
 int exe2adf(int argc, char** argv) {
     std::string program, out, args, name, bootCode;
+    bool force = false;
     for (int i = 0; i < argc; ++i) {
         auto value = [&](const char* opt) -> std::string {
             if (i + 1 >= argc) throw UsageError{std::string("exe2adf: ") + opt + " needs a value"};
@@ -34,6 +35,8 @@ int exe2adf(int argc, char** argv) {
             name = value("--name");
         else if (!std::strcmp(argv[i], "--bootblock"))
             bootCode = value("--bootblock");
+        else if (!std::strcmp(argv[i], "--force"))
+            force = true;
         else if (argv[i][0] == '-')
             throw UsageError{std::string("exe2adf: unknown option ") + argv[i]};
         else if (program.empty())
@@ -43,9 +46,13 @@ int exe2adf(int argc, char** argv) {
     }
     if (program.empty()) throw UsageError{"exe2adf: no program given"};
     if (out.empty()) out = program + ".adf";
+    if (!force) refuseToReplace(out, "--force");
 
     const std::vector<std::uint8_t> bytes = readFileBytes(program, adf::kImageBytes);
-    readHunkFile(bytes, program); // refuse what AmigaDOS could not load
+    std::vector<std::string> warnings;
+    readHunkFile(bytes, program, &warnings); // refuse what AmigaDOS could not load
+    for (const std::string& w : warnings)
+        std::fprintf(stderr, "copperline-ctl: %s: warning: %s\n", program.c_str(), w.c_str());
     const std::string file = std::filesystem::path(program).filename().string();
     ofs::Volume volume;
     volume.name = name.empty() ? file.substr(0, ofs::kMaxNameLength) : name;

@@ -7,6 +7,7 @@
 #include "profiler/report/size_report.h"
 
 #include "app/ctl/commands.h"
+#include "emu/media/file_bytes.h"
 #include "profiler/debuginfo/debug_info.h"
 
 #include <cstdio>
@@ -18,6 +19,7 @@ int sizeReport(int argc, char** argv) {
     std::string program, out;
     DebugInfoOptions options;
     std::size_t top = 15;
+    bool force = false;
     for (int i = 0; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
@@ -32,6 +34,8 @@ int sizeReport(int argc, char** argv) {
             out = value();
         else if (arg == "--source-map")
             options.sourceMap.addSpec(value());
+        else if (arg == "--force")
+            force = true;
         else if (arg == "--top")
             top = parseAddress(value(), "--top");
         else if (!arg.empty() && arg[0] == '-')
@@ -43,6 +47,7 @@ int sizeReport(int argc, char** argv) {
     }
     if (program.empty()) throw UsageError{"size-report: no program given"};
     if (out.empty()) out = program + ".size.cpuprofile";
+    if (!force) refuseToReplace(out, "--force");
 
     const DebugInfo info = DebugInfo::load(program, options);
     for (const std::string& w : info.warnings())

@@ -13,8 +13,9 @@ namespace copperline {
 std::vector<std::uint8_t> readFileBytes(const std::string& path, std::uint64_t maxBytes) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
-        throw MediaError(path + ": " + (std::filesystem::exists(path, ec) ? "not a regular file"
-                                                                           : "no such file"));
+        throw MediaError(
+            path + ": " +
+            (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) throw MediaError(path + ": cannot read its size: " + ec.message());
     if (size > maxBytes)
@@ -26,6 +27,12 @@ std::vector<std::uint8_t> readFileBytes(const std::string& path, std::uint64_t m
     if (size && !in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size)))
         throw MediaError(path + ": read failed");
     return bytes;
+}
+
+void refuseToReplace(const std::string& path, const std::string& force) {
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
+        throw MediaError(path + " exists; " + force + " writes over it");
 }
 
 void writeFileBytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {

@@ -15,4 +15,8 @@ std::vector<std::uint8_t> readFileBytes(const std::string& path,
 // rename), so a failure never leaves a half-written file. Throws MediaError on failure.
 void writeFileBytes(const std::string& path, const std::vector<std::uint8_t>& bytes);
 
+// No tool writes over a file the user did not ask it to replace: when something exists at
+// path, throws a MediaError naming it and `force` (the option that allows it, e.g. "--force").
+void refuseToReplace(const std::string& path, const std::string& force);
+
 } // namespace copperline

@@ -208,8 +208,9 @@ private slots:
 
         // With write-back the same run changes exactly block 1000: the boot block's first
         // 512 bytes, through trackdisk, MFM, write DMA and our decoder.
+        // The picture of the first run is written over, as --force asks.
         const Result w = emulate({"--floppy0", QString::fromStdString(adf), "--floppy0-writeback",
-                                  "--screenshot-after", "30", shot});
+                                  "--force", "--screenshot-after", "30", shot});
         QCOMPARE(w.status, 0);
         const std::vector<std::uint8_t> after = readFileBytes(adf);
         QCOMPARE(after.size(), original.size());
