@@ -469,10 +469,10 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return json{{"instructions", out}};
             });
     bus.add("capture.screenshot",
-            "Writes the last committed frame's display to {path} as PNG; {overlays: [\"debug\"]} "
-            "draws the guest's debug overlay over it.",
+            "Writes the last committed frame's display to {path} as PNG ({overwrite}); "
+            "{overlays: [\"debug\"]} draws the guest's debug overlay over it.",
             [&e](const json& p) {
-                const std::string path = p::string(p, "path");
+                const std::string path = p::outputPath(p, "path");
                 bool debugOverlay = false;
                 if (const auto o = p.find("overlays"); o != p.end() && !o->is_null()) {
                     if (!o->is_array())
@@ -503,8 +503,8 @@ void registerMachineCommands(Emulator::Impl& e) {
             [&e](const json&) {
                 return json{{"hash", hex64(e.machine->stateHash())}, {"frame", e.machine->frame()}};
             });
-    bus.add("state.save", "Saves the machine to {path}.", [&e](const json& p) {
-        const std::string path = p::string(p, "path");
+    bus.add("state.save", "Saves the machine to {path} ({overwrite}).", [&e](const json& p) {
+        const std::string path = p::outputPath(p, "path");
         const auto bytes = e.machine->saveState();
         writeFileAtomically(path, bytes);
         return json{{"path", path},

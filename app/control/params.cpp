@@ -1,6 +1,7 @@
 #include "app/control/params.h"
 
 #include <array>
+#include <filesystem>
 
 namespace copperline::params {
 
@@ -102,6 +103,19 @@ bool boolean(const nlohmann::json& p, const char* key, bool fallback) {
     if (it == p.end() || it->is_null()) return fallback;
     if (!it->is_boolean()) invalid(std::string(key) + ": expected true or false");
     return it->get<bool>();
+}
+
+std::string outputPath(const nlohmann::json& p, const char* key) {
+    const std::string given = string(p, key);
+    if (given.empty()) invalid(std::string(key) + ": an empty path");
+    std::error_code ec;
+    const std::filesystem::path path = std::filesystem::absolute(given, ec);
+    if (ec) invalid(std::string(key) + ": " + given + ": " + ec.message());
+    const bool overwrite = boolean(p, "overwrite", false);
+    if (!overwrite && std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
+        throw CommandError(errc::HostIo,
+                           path.string() + " exists; \"overwrite\": true writes over it");
+    return path.lexically_normal().string();
 }
 
 std::string toHex(const std::uint8_t* data, std::size_t size) {

@@ -23,6 +23,11 @@ std::optional<std::int64_t> optionalSigned(const nlohmann::json& p, const char* 
 std::string string(const nlohmann::json& p, const char* key);
 std::optional<std::string> optionalString(const nlohmann::json& p, const char* key);
 bool boolean(const nlohmann::json& p, const char* key, bool fallback);
+// A file a command is about to write: made absolute (a relative path is the server's
+// working folder's; copperline-ctl sends absolute ones), and refused with HostIo when
+// something is already there unless the command's "overwrite" is true, so that no
+// command replaces a user's file unasked.
+std::string outputPath(const nlohmann::json& p, const char* key);
 
 // Bytes as hex ("4e75") or base64; throws InvalidParams on a malformed string.
 std::vector<std::uint8_t> decode(const std::string& text, const std::string& encoding);

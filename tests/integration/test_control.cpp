@@ -4,6 +4,9 @@
 #include "profiler/capture/png.h"
 #include "test_control_fixture.h"
 
+#include <QDir>
+#include <QFileInfo>
+
 #include <sys/stat.h>
 
 using namespace copperline;
@@ -253,6 +256,32 @@ private slots:
         QVERIFY(second.process().waitForFinished(20000));
         QCOMPARE(second.process().exitStatus(), QProcess::NormalExit);
         QCOMPARE(second.process().exitCode(), 0);
+    }
+
+    // No command writes over a file it did not create unless the call says "overwrite".
+    void refusesToOverwriteAFile() {
+        const QString mine = emu.path("mine.png");
+        {
+            QFile f(mine);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("a user's file");
+        }
+        for (const char* method : {"capture.screenshot", "state.save"}) {
+            const auto r = emu.ctl(method, {{"path", mine.toStdString()}});
+            QCOMPARE(r.json.value("code", 0), -32005);
+            QVERIFY2(QString::fromStdString(r.json.value("message", ""))
+                         .contains("exists; \"overwrite\": true writes over it"),
+                     r.err.constData());
+        }
+        QFile f(mine);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("a user's file"));
+        f.close();
+        emu.ok("capture.screenshot", {{"path", mine.toStdString()}, {"overwrite", true}});
+        QCOMPARE(readPng(mine.toStdString()).width, 908u);
+        QCOMPARE(emu.ctl("state.save", {{"path", mine.toStdString()}, {"overwrite", "yes"}})
+                     .json.value("code", 0),
+                 -32602);
     }
 
     void cleanupTestCase() { QVERIFY(emu.quit()); }
