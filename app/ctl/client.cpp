@@ -10,6 +10,7 @@
 #include <QSocketNotifier>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <string>
 #include <unistd.h>
@@ -142,17 +143,27 @@ int oneCall(const ClientOptions& o) {
     return rc;
 }
 
-// The REPL: stdin lines become requests; replies and notifications print as they come.
+// The REPL: stdin lines become requests, sent one at a time: each waits for the reply to
+// the one before, as a person typing would (after `continue`, `regs.get` must see the
+// machine stopped). Replies and notifications print as they come.
 int repl(const ClientOptions& o, QCoreApplication& app) {
     QLocalSocket socket;
     if (!connectTo(socket, o.socketPath)) return kExitUnreachable;
     rpc::LineFramer in(rpc::kMaxLineBytes), out(256u << 20);
     std::int64_t nextId = 1;
     int outstanding = 0;
+    std::deque<std::string> waiting; // request lines not yet sent
     bool inputDone = false;
     int rc = 0;
     auto finishIfDone = [&] {
-        if (inputDone && outstanding == 0) app.quit();
+        if (inputDone && outstanding == 0 && waiting.empty()) app.quit();
+    };
+    auto sendNext = [&] {
+        if (outstanding > 0 || waiting.empty()) return;
+        const std::string req = std::move(waiting.front());
+        waiting.pop_front();
+        socket.write(req.data(), qint64(req.size()));
+        ++outstanding;
     };
     QObject::connect(&socket, &QLocalSocket::readyRead, &app, [&] {
         const QByteArray bytes = socket.readAll();
@@ -169,6 +180,7 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
                 }
             },
             [] {});
+        sendNext();
         finishIfDone();
     });
     QObject::connect(&socket, &QLocalSocket::disconnected, &app, [&] {
@@ -208,9 +220,8 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
                         }
                     }
                 }
-                const std::string req = rpc::requestLine(nextId++, method, params);
-                socket.write(req.data(), qint64(req.size()));
-                ++outstanding;
+                waiting.push_back(rpc::requestLine(nextId++, method, params));
+                sendNext();
             },
             [] { std::fprintf(stderr, "copperline-ctl: input line too long\n"); });
     });

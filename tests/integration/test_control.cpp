@@ -284,6 +284,33 @@ private slots:
                  -32602);
     }
 
+    // --repl sends a line only when the previous reply has come: after a continue that
+    // stops at a breakpoint, regs.get sees the machine stopped there.
+    void replWaitsForEachReply() {
+        const QString state = emu.path("repl.clstate");
+        emu.ok("state.save", {{"path", state.toStdString()}});
+        const unsigned target = emu.ok("step", {{"n", 20000}}).value("pc", 0u);
+        emu.ok("state.load", {{"path", state.toStdString()}});
+        const int id = emu.ok("break.add", {{"kind", "pc"}, {"addr", target}}).value("id", 0);
+        QProcess repl;
+        repl.start(COPPERLINE_CTL_EXE, {"--info", emu.infoFile(), "--repl"});
+        QVERIFY(repl.waitForStarted());
+        repl.write("continue\nregs.get\n");
+        repl.closeWriteChannel();
+        QVERIFY(repl.waitForFinished(60000));
+        QCOMPARE(repl.exitCode(), 0);
+        unsigned stoppedAt = 0, regsPc = 0;
+        for (const QByteArray& line : repl.readAllStandardOutput().split('\n')) {
+            const json j = json::parse(line.constData(), nullptr, false);
+            if (!j.is_object() || !j.contains("id")) continue;
+            if (j.value("id", 0) == 1) stoppedAt = j["result"].value("pc", 0u);
+            if (j.value("id", 0) == 2) regsPc = j["result"].value("pc", 0u);
+        }
+        QCOMPARE(stoppedAt, target);
+        QCOMPARE(regsPc, target);
+        emu.ok("break.remove", {{"id", id}});
+    }
+
     void cleanupTestCase() { QVERIFY(emu.quit()); }
 };
 
