@@ -8,9 +8,11 @@
 #include <QElapsedTimer>
 #include <QLocalSocket>
 #include <QSocketNotifier>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <unistd.h>
@@ -26,6 +28,7 @@ constexpr int kExitUnreachable = 3;
 
 struct ClientOptions {
     std::string socketPath;
+    std::string target; // what the user named: the socket NAME or the --info FILE
     bool repl = false;
     double timeout = 0; // seconds; 0 waits as long as the call takes (a continue may take long)
     std::string method;
@@ -75,28 +78,59 @@ ClientOptions parse(int argc, char** argv) {
         throw UsageError{"--repl takes no METHOD"};
     }
     try {
-        if (!info.empty())
+        if (!info.empty()) {
+            o.target = "the socket in " + info;
             o.socketPath = readControlInfo(info);
-        else
-            o.socketPath = controlSocketPath(name.empty() ? "copperline" : name);
+        } else {
+            if (name.empty()) name = "copperline";
+            o.target = name;
+            o.socketPath = controlSocketPath(name);
+        }
     } catch (const ControlPathError& e) {
         throw UsageError{e.what()};
     }
     return o;
 }
 
-bool connectTo(QLocalSocket& socket, const std::string& path) {
-    socket.connectToServer(QString::fromStdString(path));
+bool connectTo(QLocalSocket& socket, const ClientOptions& o) {
+    socket.connectToServer(QString::fromStdString(o.socketPath));
     if (socket.waitForConnected(5000)) return true;
-    std::fprintf(stderr, "copperline-ctl: cannot reach %s: %s\n", path.c_str(),
+    const auto error = socket.error();
+    if (error == QLocalSocket::ServerNotFoundError ||
+        error == QLocalSocket::ConnectionRefusedError) {
+        // Qt says "Invalid name" or "Connection refused": say what it means and what to do.
+        const bool named = !o.target.starts_with("the socket in ");
+        std::fprintf(
+            stderr,
+            "copperline-ctl: no Copperline is listening on %s (%s); start one with: copperline "
+            "--control %s\n",
+            o.target.c_str(), o.socketPath.c_str(), named ? o.target.c_str() : "NAME");
+        return false;
+    }
+    std::fprintf(stderr, "copperline-ctl: cannot reach %s: %s\n", o.socketPath.c_str(),
                  socket.errorString().toLocal8Bit().constData());
     return false;
 }
 
+// The parameters that name host files, which the server opens from its own working folder:
+// a relative one is made absolute here, against the folder the user typed it in.
+void absolutePaths(const std::string& method, json& params) {
+    static const char* const methods[] = {"capture.screenshot", "state.save", "state.load",
+                                          "state.info", "profile.start"};
+    if (std::find(std::begin(methods), std::end(methods), method) == std::end(methods)) return;
+    auto it = params.find("path");
+    if (it == params.end() || !it->is_string() || it->get<std::string>().empty()) return;
+    std::error_code ec;
+    const auto path = std::filesystem::absolute(it->get<std::string>(), ec);
+    if (!ec) *it = path.lexically_normal().string();
+}
+
 int oneCall(const ClientOptions& o) {
     QLocalSocket socket;
-    if (!connectTo(socket, o.socketPath)) return kExitUnreachable;
-    const std::string line = rpc::requestLine(1, o.method, o.params);
+    if (!connectTo(socket, o)) return kExitUnreachable;
+    json params = o.params;
+    absolutePaths(o.method, params);
+    const std::string line = rpc::requestLine(1, o.method, params);
     socket.write(line.data(), qint64(line.size()));
     socket.flush();
     QElapsedTimer clock;
@@ -148,7 +182,7 @@ int oneCall(const ClientOptions& o) {
 // machine stopped). Replies and notifications print as they come.
 int repl(const ClientOptions& o, QCoreApplication& app) {
     QLocalSocket socket;
-    if (!connectTo(socket, o.socketPath)) return kExitUnreachable;
+    if (!connectTo(socket, o)) return kExitUnreachable;
     rpc::LineFramer in(rpc::kMaxLineBytes), out(256u << 20);
     std::int64_t nextId = 1;
     int outstanding = 0;
@@ -220,6 +254,7 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
                         }
                     }
                 }
+                absolutePaths(method, params);
                 waiting.push_back(rpc::requestLine(nextId++, method, params));
                 sendNext();
             },

@@ -284,6 +284,22 @@ private slots:
                  -32602);
     }
 
+    // A relative path is the client's: copperline-ctl sends it absolute, and the result
+    // names the absolute file.
+    void relativePathsAreTheClients() {
+        QDir(emu.path("")).mkdir("client");
+        const QString folder = QFileInfo(emu.path("client")).canonicalFilePath();
+        QProcess p;
+        p.setWorkingDirectory(folder);
+        p.start(COPPERLINE_CTL_EXE,
+                {"--info", emu.infoFile(), "state.save", R"({"path": "sub/../rel.clstate"})"});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const json r = json::parse(p.readAllStandardOutput().constData(), nullptr, false);
+        QCOMPARE(QString::fromStdString(r.value("path", "")), folder + "/rel.clstate");
+        QVERIFY(QFile::exists(folder + "/rel.clstate"));
+    }
+
     // --repl sends a line only when the previous reply has come: after a continue that
     // stops at a breakpoint, regs.get sees the machine stopped there.
     void replWaitsForEachReply() {
@@ -309,6 +325,18 @@ private slots:
         QCOMPARE(stoppedAt, target);
         QCOMPARE(regsPc, target);
         emu.ok("break.remove", {{"id", id}});
+    }
+
+    // copperline-ctl with nothing listening says so, and how to start one.
+    void noServerListening() {
+        QProcess p;
+        p.start(COPPERLINE_CTL_EXE, {"--socket", "copperline-test-nobody-here", "status"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 3);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains("no Copperline is listening on copperline-test-nobody-here") &&
+                     err.contains("copperline --control copperline-test-nobody-here"),
+                 qPrintable(err));
     }
 
     void cleanupTestCase() { QVERIFY(emu.quit()); }
