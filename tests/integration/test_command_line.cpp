@@ -105,11 +105,11 @@ private slots:
         QTemporaryDir tmp;
         const QString png = tmp.filePath("shot.png");
         writeAll(png, "not yet a picture");
-        const Result r = copperline({"--screenshot-after", "0", png});
+        const Result r = copperline({"--screenshot-after", "0.5", png});
         QCOMPARE(r.status, 2);
         QVERIFY2(r.err.contains("shot.png exists; --force writes over it"), qPrintable(r.err));
         QCOMPARE(readAll(png), QByteArray("not yet a picture"));
-        const Result forced = copperline({"--force", "--screenshot-after", "0", png});
+        const Result forced = copperline({"--force", "--screenshot-after", "0.5", png});
         QCOMPARE(forced.status, 0);
         QVERIFY(readAll(png).startsWith("\x89PNG"));
     }
