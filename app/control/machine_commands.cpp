@@ -472,7 +472,6 @@ void registerMachineCommands(Emulator::Impl& e) {
             "Writes the last committed frame's display to {path} as PNG ({overwrite}); "
             "{overlays: [\"debug\"]} draws the guest's debug overlay over it.",
             [&e](const json& p) {
-                const std::string path = p::outputPath(p, "path");
                 bool debugOverlay = false;
                 if (const auto o = p.find("overlays"); o != p.end() && !o->is_null()) {
                     if (!o->is_array())
@@ -485,6 +484,8 @@ void registerMachineCommands(Emulator::Impl& e) {
                         debugOverlay = true;
                     }
                 }
+                // The path last: every parameter is checked before the file system is asked.
+                const std::string path = p::outputPath(p, "path");
                 Image img = composeDisplay(*e.machine);
                 if (debugOverlay) drawOverlay(img, e.machine->guestApi().committedOverlay());
                 try {

@@ -116,6 +116,7 @@ private slots:
         std::vector<std::uint8_t> rom(512 * 1024, 0);
         rom[0] = 0x11, rom[1] = 0x14, rom[2] = 0x4E, rom[3] = 0xF9; // $1114, JMP
         rom[100] = 0xAB;
+        rom[512 * 1024 - 0x14 + 1] = 0x08; // its size, $00080000, where a Kickstart's footer has it
         bare.setRom(romFromBytes(rom, "test.rom"));
         const MachineMemoryView bv(bare);
         QCOMPARE(int(bv.ranges().size()), 2); // chip RAM and the Kickstart

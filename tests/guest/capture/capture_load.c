@@ -2,8 +2,9 @@
  * a two-plane lores display fetched by bitplane DMA from a Copper list, one blit a frame
  * started from start_blit() with the blitter given priority (BLTPRI), so that the CPU's
  * next chip-bus access (in start_blit) waits for it; wait_blit() then polls chip RAM;
- * and the wait for the next frame marked idle through the guest interface. Every 40th frame (counter % 40 == 39) is heavy: the CPU works through most
- * of the frame before it waits.
+ * and the wait for the next frame marked idle through the guest interface. Every 40th
+ * frame (counter % 40 == 39) is heavy: the CPU works through most of the frame before it
+ * waits.
  *
  * What the program measured itself goes to the table at $7F000 (struct Report): for each
  * iteration, the beam at its idle start and at its idle stop. */
