@@ -45,6 +45,11 @@ private:
     int code_;
 };
 
+// Fails the command in progress with `code` and `message`: the one way handlers say no.
+[[noreturn]] inline void fail(int code, const std::string& message) {
+    throw CommandError(code, message);
+}
+
 struct CommandResult {
     bool ok = false;
     nlohmann::json result; // when ok

@@ -61,6 +61,8 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     running = options.startRunning;
     record = std::make_unique<Record>(*machine, options.recordBudgetBytes);
     registerMachineCommands(*this);
+    registerBreakpointCommands(*this);
+    registerStateCommands(*this);
     registerProfileCommands(*this);
     registerDebugCommands(*this);
     registerFrameCommands(*this);

@@ -169,8 +169,13 @@ struct Emulator::Impl : CpuAccessObserver {
     CpuRegisters registers() const;
 };
 
-// Registers every machine command on impl.bus (machine_commands.cpp).
+// Registers the session, execution and inspection commands on impl.bus
+// (machine_commands.cpp).
 void registerMachineCommands(Emulator::Impl& impl);
+// break.* (breakpoint_commands.cpp).
+void registerBreakpointCommands(Emulator::Impl& impl);
+// state.* (state_commands.cpp).
+void registerStateCommands(Emulator::Impl& impl);
 // The profile family (profile_commands.cpp).
 void registerProfileCommands(Emulator::Impl& impl);
 // Registers the debug family, debug.resources and debug.idle (debug_commands.cpp).

@@ -18,10 +18,6 @@ namespace {
 using nlohmann::json;
 namespace p = params;
 
-[[noreturn]] void fail(int code, const std::string& message) {
-    throw CommandError(code, message);
-}
-
 // frame.waits returns this many stalled instructions unless asked for more (the capture's
 // profile.jsonl keeps 16 too); never more than kMaxStallPcs.
 constexpr std::uint64_t kDefaultStallPcs = 16;

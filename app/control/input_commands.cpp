@@ -21,10 +21,6 @@ namespace p = params;
 constexpr std::uint64_t kMaxHoldMs = 10'000;
 constexpr std::int64_t kMaxMove = 127; // JOYxDAT's counters are 8 bits
 
-[[noreturn]] void fail(int code, const std::string& message) {
-    throw CommandError(code, message);
-}
-
 double cpuHz(const Machine& m) {
     return m.config().ntsc ? kNtscCpuHz : kPalCpuHz;
 }

@@ -24,19 +24,8 @@ namespace p = params;
 
 constexpr int kProtocolVersion = 1;
 constexpr std::uint64_t kMaxReadBytes = 1u << 20;     // mem.read: 1 MiB per call
-constexpr std::uint64_t kMaxStateBytes = 64ull << 20; // state files are ~1.1 MiB today
 constexpr std::uint64_t kMaxSteps = 1'000'000;
 constexpr std::uint64_t kMaxFrames = 1'000'000;
-
-std::string hex64(std::uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
-[[noreturn]] void fail(int code, const std::string& message) {
-    throw CommandError(code, message);
-}
 
 json regsJson(const CpuRegisters& r) {
     static constexpr const char* dn[8] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
@@ -51,64 +40,6 @@ json regsJson(const CpuRegisters& r) {
     out["pc"] = r.pc;
     out["sr"] = r.sr;
     return out;
-}
-
-json breakpointJson(const Breakpoint& b) {
-    json out = {{"id", b.id},
-                {"kind", b.kind == Breakpoint::Kind::Pc ? "pc" : "watch"},
-                {"addr", b.address}};
-    if (b.kind == Breakpoint::Kind::Watch) {
-        out["len"] = b.length;
-        out["access"] = b.onRead && b.onWrite ? "access" : b.onRead ? "read" : "write";
-    }
-    return out;
-}
-
-std::vector<std::uint8_t> readFile(const std::string& path, std::uint64_t limit) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) fail(errc::HostIo, path + ": " + ec.message());
-    if (size > limit)
-        fail(errc::HostIo,
-             path + ": " + std::to_string(size) + " bytes is too large for a state file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(errc::HostIo, path + ": cannot open");
-    std::vector<std::uint8_t> bytes(size);
-    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
-    if (!in) fail(errc::HostIo, path + ": read failed");
-    return bytes;
-}
-
-// Written beside the target and renamed, so a failure never leaves half a file.
-void writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) fail(errc::HostIo, path + ": cannot write");
-        out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-        out.close();
-        if (!out) {
-            std::remove(tmp.c_str());
-            fail(errc::HostIo, path + ": write failed");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::remove(tmp.c_str());
-        fail(errc::HostIo, path + ": " + ec.message());
-    }
-}
-
-// The saved header (machine.cpp): magic, version u32, ntsc u8, chip u32, slow u32, two
-// ROM hashes u64, little-endian.
-constexpr std::size_t kStateHeaderBytes = 4 + 4 + 1 + 4 + 4 + 8 + 8;
-
-std::uint64_t le(const std::vector<std::uint8_t>& b, std::size_t at, unsigned n) {
-    std::uint64_t v = 0;
-    for (unsigned i = 0; i < n; ++i)
-        v |= std::uint64_t(b[at + i]) << (8 * i);
-    return v;
 }
 
 } // namespace
@@ -279,62 +210,6 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return s;
             });
 
-    // ---- breakpoints ---------------------------------------------------------------------
-    bus.add(
-        "break.add",
-        "Adds a breakpoint: {kind:\"pc\", addr} or {kind:\"watch\", addr, len, access}.",
-        [&e](const json& p) {
-            const std::string kind = p::string(p, "kind");
-            Breakpoint b;
-            b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
-            if (kind == "pc") {
-                if (b.address & 1)
-                    fail(errc::InvalidParams, "addr: instructions sit at even addresses");
-                b.kind = Breakpoint::Kind::Pc;
-            } else if (kind == "watch") {
-                b.kind = Breakpoint::Kind::Watch;
-                b.length =
-                    std::uint32_t(p::optionalNumber(p, "len", 0x1000000 - b.address).value_or(1));
-                if (b.length == 0) fail(errc::InvalidParams, "len: must be at least 1");
-                const std::string access = p::optionalString(p, "access").value_or("write");
-                if (access == "write")
-                    b.onRead = false, b.onWrite = true;
-                else if (access == "read")
-                    b.onRead = true, b.onWrite = false;
-                else if (access == "access")
-                    b.onRead = b.onWrite = true;
-                else
-                    fail(errc::InvalidParams, "access: expected \"write\", \"read\" or \"access\"");
-            } else {
-                fail(errc::InvalidParams, "kind: expected \"pc\" or \"watch\"");
-            }
-            b.id = e.nextBreakpoint++;
-            e.breakpoints.push_back(b);
-            e.rebuildBreakIndex();
-            return breakpointJson(b);
-        });
-    bus.add("break.remove", "Removes the breakpoint {id}.", [&e](const json& p) {
-        const auto id = p::number(p, "id", 0x7FFFFFFF);
-        auto it = std::find_if(e.breakpoints.begin(), e.breakpoints.end(),
-                               [&](auto& b) { return b.id == int(id); });
-        if (it == e.breakpoints.end()) fail(errc::NotFound, "no breakpoint " + std::to_string(id));
-        e.breakpoints.erase(it);
-        e.rebuildBreakIndex();
-        return json{{"removed", id}};
-    });
-    bus.add("break.list", "Every breakpoint.", [&e](const json&) {
-        json out = json::array();
-        for (const auto& b : e.breakpoints)
-            out.push_back(breakpointJson(b));
-        return json{{"breakpoints", out}};
-    });
-    bus.add("break.clear", "Removes every breakpoint.", [&e](const json&) {
-        const auto n = e.breakpoints.size();
-        e.breakpoints.clear();
-        e.rebuildBreakIndex();
-        return json{{"removed", n}};
-    });
-
     // ---- inspection ----------------------------------------------------------------------
     bus.add("regs.get", "The CPU's registers; pc is the address of the next instruction.",
             [&e](const json&) { return regsJson(e.registers()); });
@@ -499,54 +374,6 @@ void registerMachineCommands(Emulator::Impl& e) {
                             {"frame", e.machine->lastField().frame}};
             });
 
-    // ---- state ---------------------------------------------------------------------------
-    bus.add("state.hash", "The hash of the whole machine state (equal hashes: equal machines).",
-            [&e](const json&) {
-                return json{{"hash", hex64(e.machine->stateHash())}, {"frame", e.machine->frame()}};
-            });
-    bus.add("state.save", "Saves the machine to {path} ({overwrite}).", [&e](const json& p) {
-        const std::string path = p::outputPath(p, "path");
-        const auto bytes = e.machine->saveState();
-        writeFileAtomically(path, bytes);
-        return json{{"path", path},
-                    {"bytes", bytes.size()},
-                    {"frame", e.machine->frame()},
-                    {"hash", hex64(e.machine->stateHash())}};
-    });
-    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.",
-            [&e](const json& p) {
-                const std::string path = p::string(p, "path");
-                requirePaused(e, "state.load", false);
-                const auto bytes = readFile(path, kMaxStateBytes);
-                try {
-                    e.machine->loadState(bytes);
-                } catch (const std::exception& ex) {
-                    fail(errc::CommandFailed, path + ": " + ex.what());
-                }
-                e.record->restart();
-                e.timelineMoved();
-                return json{{"path", path},
-                            {"frame", e.machine->frame()},
-                            {"hash", hex64(e.machine->stateHash())}};
-            });
-    bus.add("state.info", "Describes the state file {path} and whether this machine can load it.",
-            [&e](const json& p) {
-                const std::string path = p::string(p, "path");
-                const auto bytes = readFile(path, kMaxStateBytes);
-                if (bytes.size() < kStateHeaderBytes ||
-                    std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
-                    fail(errc::CommandFailed, path + ": not a Copperline state file");
-                const auto mine = e.machine->saveState();
-                const bool compatible = std::equal(
-                    bytes.begin() + 4, bytes.begin() + kStateHeaderBytes, mine.begin() + 4);
-                return json{{"path", path},
-                            {"bytes", bytes.size()},
-                            {"version", le(bytes, 4, 4)},
-                            {"ntsc", bytes[8] != 0},
-                            {"chip_ram", le(bytes, 9, 4)},
-                            {"slow_ram", le(bytes, 13, 4)},
-                            {"compatible", compatible}};
-            });
 }
 
 } // namespace copperline

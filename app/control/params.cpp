@@ -1,5 +1,7 @@
 #include "app/control/params.h"
 
+#include <cstdio>
+
 #include <array>
 #include <filesystem>
 
@@ -217,6 +219,12 @@ std::string latin1ToUtf8(const std::string& text) {
         }
     }
     return out;
+}
+
+std::string hex64(std::uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+    return buf;
 }
 
 } // namespace copperline::params

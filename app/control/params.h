@@ -34,6 +34,8 @@ std::vector<std::uint8_t> decode(const std::string& text, const std::string& enc
 std::string encode(const std::vector<std::uint8_t>& bytes, const std::string& encoding);
 std::string toBase64(const std::uint8_t* data, std::size_t size);
 std::string toHex(const std::uint8_t* data, std::size_t size);
+// A 64-bit value as 0x and 16 hex digits (state hashes).
+std::string hex64(std::uint64_t v);
 // Guest text (the Amiga's character set is ISO 8859-1) as JSON's UTF-8.
 std::string latin1ToUtf8(const std::string& text);
 

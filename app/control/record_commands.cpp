@@ -19,10 +19,6 @@ namespace p = params;
 
 constexpr std::uint64_t kMaxCount = 1'000'000;
 
-[[noreturn]] void fail(int code, const std::string& message) {
-    throw CommandError(code, message);
-}
-
 double secondsAt(const Machine& m, std::uint64_t cycle) {
     return double(cycle) / (m.config().ntsc ? kNtscCpuHz : kPalCpuHz);
 }

@@ -1,0 +1,124 @@
+// The state family: state.hash, state.save, state.load, state.info
+// (docs/control-protocol.md). Handlers run on the emulator thread and check every
+// parameter before they change anything; a failed load leaves the machine as it was.
+
+#include "app/control/emulator_impl.h"
+#include "app/control/params.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace copperline {
+
+namespace {
+
+using nlohmann::json;
+namespace p = params;
+
+constexpr std::uint64_t kMaxStateBytes = 64ull << 20; // state files are ~1.1 MiB today
+
+std::vector<std::uint8_t> readFile(const std::string& path, std::uint64_t limit) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) fail(errc::HostIo, path + ": " + ec.message());
+    if (size > limit)
+        fail(errc::HostIo,
+             path + ": " + std::to_string(size) + " bytes is too large for a state file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(errc::HostIo, path + ": cannot open");
+    std::vector<std::uint8_t> bytes(size);
+    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
+    if (!in) fail(errc::HostIo, path + ": read failed");
+    return bytes;
+}
+
+// Written beside the target and renamed, so a failure never leaves half a file.
+void writeFileAtomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) fail(errc::HostIo, path + ": cannot write");
+        out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        out.close();
+        if (!out) {
+            std::remove(tmp.c_str());
+            fail(errc::HostIo, path + ": write failed");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        fail(errc::HostIo, path + ": " + ec.message());
+    }
+}
+
+// The saved header (machine.cpp): magic, version u32, ntsc u8, chip u32, slow u32, two
+// ROM hashes u64, little-endian.
+constexpr std::size_t kStateHeaderBytes = 4 + 4 + 1 + 4 + 4 + 8 + 8;
+
+std::uint64_t le(const std::vector<std::uint8_t>& b, std::size_t at, unsigned n) {
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < n; ++i)
+        v |= std::uint64_t(b[at + i]) << (8 * i);
+    return v;
+}
+
+} // namespace
+
+void registerStateCommands(Emulator::Impl& e) {
+    CommandBus& bus = e.bus;
+
+    // ---- state ---------------------------------------------------------------------------
+    bus.add(
+        "state.hash", "The hash of the whole machine state (equal hashes: equal machines).",
+        [&e](const json&) {
+            return json{{"hash", p::hex64(e.machine->stateHash())}, {"frame", e.machine->frame()}};
+        });
+    bus.add("state.save", "Saves the machine to {path} ({overwrite}).", [&e](const json& p) {
+        const std::string path = p::outputPath(p, "path");
+        const auto bytes = e.machine->saveState();
+        writeFileAtomically(path, bytes);
+        return json{{"path", path},
+                    {"bytes", bytes.size()},
+                    {"frame", e.machine->frame()},
+                    {"hash", p::hex64(e.machine->stateHash())}};
+    });
+    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.",
+            [&e](const json& p) {
+                const std::string path = p::string(p, "path");
+                requirePaused(e, "state.load", false);
+                const auto bytes = readFile(path, kMaxStateBytes);
+                try {
+                    e.machine->loadState(bytes);
+                } catch (const std::exception& ex) {
+                    fail(errc::CommandFailed, path + ": " + ex.what());
+                }
+                e.record->restart();
+                e.timelineMoved();
+                return json{{"path", path},
+                            {"frame", e.machine->frame()},
+                            {"hash", p::hex64(e.machine->stateHash())}};
+            });
+    bus.add("state.info", "Describes the state file {path} and whether this machine can load it.",
+            [&e](const json& p) {
+                const std::string path = p::string(p, "path");
+                const auto bytes = readFile(path, kMaxStateBytes);
+                if (bytes.size() < kStateHeaderBytes ||
+                    std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
+                    fail(errc::CommandFailed, path + ": not a Copperline state file");
+                const auto mine = e.machine->saveState();
+                const bool compatible = std::equal(
+                    bytes.begin() + 4, bytes.begin() + kStateHeaderBytes, mine.begin() + 4);
+                return json{{"path", path},
+                            {"bytes", bytes.size()},
+                            {"version", le(bytes, 4, 4)},
+                            {"ntsc", bytes[8] != 0},
+                            {"chip_ram", le(bytes, 9, 4)},
+                            {"slow_ram", le(bytes, 13, 4)},
+                            {"compatible", compatible}};
+            });
+}
+
+} // namespace copperline
