@@ -5,6 +5,7 @@
 
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
+#include "emu/base64.h"
 #include "emu/chipset/custom_regs.h"
 #include "profiler/capture/blit_render.h"
 #include "profiler/capture/frame_capture.h"
@@ -128,7 +129,7 @@ void registerFrameCommands(Emulator::Impl& e) {
                 out["wait_cck"] = denied;
                 if (grid) {
                     const auto bytes = denierGrid(f, e.machine->agnus());
-                    out["grid"] = p::toBase64(bytes.data(), bytes.size());
+                    out["grid"] = toBase64(bytes);
                 }
                 return out;
             });

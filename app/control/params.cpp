@@ -1,5 +1,7 @@
 #include "app/control/params.h"
 
+#include "emu/base64.h"
+
 #include <cstdio>
 
 #include <array>
@@ -41,8 +43,6 @@ std::uint64_t parseText(const std::string& text, const char* key, std::uint64_t 
     }
     return v;
 }
-
-constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 } // namespace
 
@@ -130,32 +130,9 @@ std::string toHex(const std::uint8_t* data, std::size_t size) {
     return out;
 }
 
-std::string toBase64(const std::uint8_t* data, std::size_t size) {
-    std::string out;
-    out.reserve((size + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 3 <= size; i += 3) {
-        const std::uint32_t v =
-            std::uint32_t(data[i]) << 16 | std::uint32_t(data[i + 1]) << 8 | data[i + 2];
-        out += kBase64[v >> 18];
-        out += kBase64[(v >> 12) & 63];
-        out += kBase64[(v >> 6) & 63];
-        out += kBase64[v & 63];
-    }
-    if (const std::size_t left = size - i; left) {
-        std::uint32_t v = std::uint32_t(data[i]) << 16;
-        if (left == 2) v |= std::uint32_t(data[i + 1]) << 8;
-        out += kBase64[v >> 18];
-        out += kBase64[(v >> 12) & 63];
-        out += left == 2 ? kBase64[(v >> 6) & 63] : '=';
-        out += '=';
-    }
-    return out;
-}
-
 std::string encode(const std::vector<std::uint8_t>& bytes, const std::string& encoding) {
     if (encoding == "hex") return toHex(bytes.data(), bytes.size());
-    if (encoding == "base64") return toBase64(bytes.data(), bytes.size());
+    if (encoding == "base64") return copperline::toBase64(bytes.data(), bytes.size());
     invalid("encoding: expected \"hex\" or \"base64\", not \"" + encoding + "\"");
 }
 
@@ -178,30 +155,9 @@ std::vector<std::uint8_t> decode(const std::string& text, const std::string& enc
         return out;
     }
     if (encoding == "base64") {
-        std::array<int, 256> value;
-        value.fill(-1);
-        for (int i = 0; i < 64; ++i)
-            value[std::uint8_t(kBase64[i])] = i;
-        if (text.size() % 4) invalid("data: base64 length must be a multiple of 4");
-        out.reserve(text.size() / 4 * 3);
-        for (std::size_t i = 0; i < text.size(); i += 4) {
-            int v[4];
-            int pad = 0;
-            for (int k = 0; k < 4; ++k) {
-                const char c = text[i + std::size_t(k)];
-                if (c == '=' && i + 4 == text.size() && k >= 2) {
-                    v[k] = 0;
-                    ++pad;
-                } else if (pad || (v[k] = value[std::uint8_t(c)]) < 0) {
-                    invalid("data: not a base64 string");
-                }
-            }
-            const std::uint32_t w = std::uint32_t(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
-            out.push_back(std::uint8_t(w >> 16));
-            if (pad < 2) out.push_back(std::uint8_t(w >> 8));
-            if (pad < 1) out.push_back(std::uint8_t(w));
-        }
-        return out;
+        auto bytes = fromBase64(text);
+        if (!bytes) invalid("data: not a base64 string (its length must be a multiple of 4)");
+        return std::move(*bytes);
     }
     invalid("encoding: expected \"hex\" or \"base64\", not \"" + encoding + "\"");
 }

@@ -32,7 +32,6 @@ std::string outputPath(const nlohmann::json& p, const char* key);
 // Bytes as hex ("4e75") or base64; throws InvalidParams on a malformed string.
 std::vector<std::uint8_t> decode(const std::string& text, const std::string& encoding);
 std::string encode(const std::vector<std::uint8_t>& bytes, const std::string& encoding);
-std::string toBase64(const std::uint8_t* data, std::size_t size);
 std::string toHex(const std::uint8_t* data, std::size_t size);
 // A 64-bit value as 0x and 16 hex digits (state hashes).
 std::string hex64(std::uint64_t v);

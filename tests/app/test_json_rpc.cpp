@@ -3,6 +3,7 @@
 
 #include "app/control/json_rpc.h"
 #include "app/control/params.h"
+#include "emu/base64.h"
 
 #include <QtTest>
 #include <random>
@@ -116,7 +117,7 @@ private slots:
             for (const char* enc : {"hex", "base64"})
                 QCOMPARE(params::decode(params::encode(bytes, enc), enc), bytes);
         }
-        QCOMPARE(params::toBase64(reinterpret_cast<const std::uint8_t*>("Amiga"), 5),
+        QCOMPARE(copperline::toBase64(reinterpret_cast<const std::uint8_t*>("Amiga"), 5),
                  std::string("QW1pZ2E="));
         for (const auto& [text, enc] :
              std::vector<std::pair<std::string, std::string>>{{"abc", "hex"},
