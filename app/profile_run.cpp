@@ -88,7 +88,7 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
             return usage("--profile-after: wants emulated seconds, not '" +
                          parser.value("profile-after").toStdString() + "'");
     }
-    CaptureOptions options;
+    ProfileOptions options;
     try {
         options =
             parseCaptureOptions(params, tracesFolder(parser.value("traces").toStdString()), "");
@@ -103,12 +103,15 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
         }
         machine.runFrame();
     }
-    std::unique_ptr<FrameCapture> capture;
+    ProfileSession session;
     try {
-        capture = startCapture(machine, options, nullptr);
+        session = startCapture(machine, options, nullptr, [](const std::string& warning) {
+            std::fprintf(stderr, "\ncopperline: profile: %s\n", warning.c_str());
+        });
     } catch (const CaptureError& e) {
         return usage(std::string("--profile: ") + e.what());
     }
+    FrameCapture* capture = session.capture.get();
     const bool tty = ::isatty(2) == 1;
     const auto start = std::chrono::steady_clock::now();
     auto lastReport = start;
@@ -129,7 +132,7 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
             std::fprintf(
                 stderr,
                 "\ncopperline: the CPU halted during the capture; %s holds what was recorded\n",
-                options.path.c_str());
+                options.capture.path.c_str());
             return exit_status::EmulatorError;
         }
         machine.runFrame();
@@ -148,7 +151,7 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
         return exit_status::EmulatorError;
     }
     std::fprintf(stderr, "copperline: profile: %u frames in %s\n", capture->status().framesWritten,
-                 options.path.c_str());
+                 options.capture.path.c_str());
     return exit_status::Ok;
 }
 

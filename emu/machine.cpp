@@ -199,6 +199,10 @@ enum StepKind : unsigned { StepInstruction = 0, StepIrq = 1, StepStopped = 2 };
 void Machine::stepInstruction() {
     const MasterClock t0 = cpu_.cycles();
     const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
+    // At an instruction boundary the opcode came from pc - 4 (m68k_types.h, Registers).
+    const std::uint32_t pc = (cpu_.pc() - 4) & 0xFFFFFF;
+    if (stepObserver_ && !muted_) [[unlikely]]
+        stepObserver_->stepStarting(cpu_.registers());
     unsigned kind;
     if (cpu_.stopped() || cpu_.halted()) {
         // Nothing runs on the CPU: let the chipset move a colour clock at a time until an
@@ -218,7 +222,7 @@ void Machine::stepInstruction() {
         cpu_.step();
         syncTo(cpu_.cycles());
     }
-    accountStep(t0, denied0, kind);
+    accountStep(t0, denied0, kind, pc);
 }
 
 // ---- per-frame accounting (frame_stats.h) -------------------------------------------------
@@ -242,7 +246,7 @@ void Machine::beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool 
     statsDeniedAtStart_ = agnus_.cpuDeniedTotal();
 }
 
-void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind) {
+void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, std::uint32_t pc) {
     const auto add = [kind](FrameStats& f, std::uint64_t span, std::uint64_t waits) {
         f.cpuWaitCycles += waits;
         const std::uint64_t rest = span - waits;
@@ -252,8 +256,24 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind) 
     };
     const MasterClock t1 = cpu_.cycles();
     const std::uint64_t denied1 = agnus_.cpuDeniedTotal();
+    CpuStep step;
+    if (stepObserver_ && !muted_) [[unlikely]] {
+        step.kind = kind == StepInstruction ? CpuStep::Kind::Instruction
+                    : kind == StepIrq       ? CpuStep::Kind::Interrupt
+                                            : CpuStep::Kind::Stopped;
+        step.pc = pc;
+        step.start = t0;
+        step.end = t1;
+        step.waitCycles = kCyclesPerCck * (denied1 - denied0);
+        if (kind == StepIrq) {
+            step.irqLevel = std::uint8_t(cpu_.lastInterruptLevel());
+            step.irqVector = std::uint8_t(cpu_.lastInterruptVector());
+        }
+    }
     if (!statsFrameEnded_) {
         add(frameStats_[0], t1 - t0, kCyclesPerCck * (denied1 - denied0));
+        if (stepObserver_ && !muted_) [[unlikely]]
+            stepObserver_->stepDone(step);
         return;
     }
     // A frame ended inside this step: the part before its last clock belongs to it. The
@@ -264,6 +284,11 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind) 
     const MasterClock boundary = std::clamp<MasterClock>((done.firstCck + done.lengthCck) * kCyclesPerCck, t0, t1);
     add(done, boundary - t0, kCyclesPerCck * (statsBoundaryDenied_ - denied0));
     add(frameStats_[0], t1 - boundary, kCyclesPerCck * (denied1 - statsBoundaryDenied_));
+    if (stepObserver_ && !muted_) [[unlikely]] {
+        step.boundary = boundary;
+        step.waitCyclesBeforeBoundary = kCyclesPerCck * (statsBoundaryDenied_ - denied0);
+        stepObserver_->stepDone(step);
+    }
     if (muted_ || frameObservers_.empty()) return;
     // A copy: an observer may detach itself when told (a capture that reached its budget).
     const std::vector<FrameObserver*> observers = frameObservers_;

@@ -65,6 +65,32 @@ public:
     virtual void frameCompleted(const FrameStats& stats) = 0;
 };
 
+// One step of the CPU as the per-frame accounting (frame_stats.h) sees it: an instruction
+// (with any exception it raised), an interrupt entry, or a stretch of STOP or halt. Every
+// CPU cycle belongs to exactly one step, so an observer that adds up steps accounts for
+// every clock. Times are 68000 cycles since power-on (two per colour clock).
+struct CpuStep {
+    enum class Kind : std::uint8_t { Instruction, Interrupt, Stopped };
+    Kind kind = Kind::Instruction;
+    std::uint32_t pc = 0;           // the instruction's address; the next one for the others
+    std::uint64_t start = 0, end = 0;
+    std::uint64_t waitCycles = 0;   // refused by the chip bus (2 per denied colour clock)
+    // When a frame ended inside the step: the cycle it ended at, and the wait cycles before
+    // it. Zero boundary: the step lies inside one frame.
+    std::uint64_t boundary = 0, waitCyclesBeforeBoundary = 0;
+    std::uint8_t irqLevel = 0, irqVector = 0; // Interrupt only
+};
+
+// Told of every CPU step: stepStarting before it runs (with the registers at its start;
+// the machine and its memory are as the step finds them), stepDone after it, before the
+// frame observers hear of a frame the step completed. For the precise sampler.
+class CpuStepObserver {
+public:
+    virtual ~CpuStepObserver() = default;
+    virtual void stepStarting(const m68k::Registers& /*registers*/) {}
+    virtual void stepDone(const CpuStep& step) = 0;
+};
+
 // One field of the display as Denise drew it: a row per beam line, four pixels per
 // colour clock, 0xFFRRGGBB.
 struct VideoField {
@@ -171,6 +197,10 @@ public:
         if (!muted_) cpu_.setObserver(cpuObservers_.empty() ? nullptr : &cpuObservers_, cpuObservers_.hooks());
     }
 
+    // The step observer (CpuStepObserver); one at a time, nullptr detaches.
+    void setCpuStepObserver(CpuStepObserver* observer) { stepObserver_ = observer; }
+    CpuStepObserver* cpuStepObserver() const { return stepObserver_; }
+
     // Frame observers (see FrameObserver); any number, told in the order they attached.
     void attachFrameObserver(FrameObserver* observer);
     void detachFrameObserver(FrameObserver* observer);
@@ -269,9 +299,10 @@ private:
     bool statsFrameEnded_ = false;         // a frame committed during the current step
     std::uint64_t statsBoundaryDenied_ = 0;
     std::vector<FrameObserver*> frameObservers_;
+    CpuStepObserver* stepObserver_ = nullptr;
     bool muted_ = false;
     void beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool partial);
-    void accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind);
+    void accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, std::uint32_t pc);
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;
     std::function<void(std::uint64_t)> onFrame_;

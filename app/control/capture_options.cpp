@@ -1,7 +1,10 @@
 #include "app/control/capture_options.h"
 
 #include "app/control/params.h"
+#include "emu/base64.h"
+#include "emu/hex.h"
 #include "emu/machine.h"
+#include "profiler/debuginfo/unwind_table.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -25,7 +28,7 @@ const std::set<std::string>& knownKeys() {
     static const std::set<std::string> keys = {
         "path",        "frames",   "slots",     "memory", "screenshots",
         "trigger",     "samples",  "registers", "unwind", "relocation_bases",
-        "code_ranges", "coverage", "pc_samples"};
+        "code_ranges", "coverage", "pc_samples", "samples_buffer_limit"};
     return keys;
 }
 
@@ -51,6 +54,87 @@ std::string timestamp() {
     return buf;
 }
 
+
+// An address: a number or a "0x"/"$" hex string, 24 bits.
+std::uint32_t address(const json& p, const char* key) {
+    return std::uint32_t(params::number(p, key, 0xFFFFFF));
+}
+
+std::vector<std::uint32_t> addressList(const json& p, const char* key) {
+    const json& list = p[key];
+    if (!list.is_array() || list.empty() || list.size() > 256)
+        invalid(std::string(key) + ": wants an array of 1 to 256 addresses, one per hunk");
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const json one = json{{"v", list[i]}};
+        try {
+            out.push_back(address(one, "v"));
+        } catch (const CommandError& e) {
+            invalid(std::string(key) + "[" + std::to_string(i) + "]: " +
+                    std::string(e.what()).substr(3));
+        }
+    }
+    return out;
+}
+
+std::vector<CodeRange> codeRangeList(const json& p) {
+    const json& list = p["code_ranges"];
+    if (!list.is_array() || list.empty() || list.size() > 256)
+        invalid("code_ranges: wants an array of 1 to 256 {\"base\", \"size\"} objects");
+    std::vector<CodeRange> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const json& r = list[i];
+        const std::string where = "code_ranges[" + std::to_string(i) + "]";
+        if (!r.is_object() || r.size() != 2 || !r.contains("base") || !r.contains("size"))
+            invalid(where + ": wants {\"base\", \"size\"}");
+        CodeRange c;
+        try {
+            c.base = address(r, "base");
+            c.size = std::uint32_t(params::number(r, "size", 0x1000000));
+        } catch (const CommandError& e) {
+            invalid(where + "." + std::string(e.what()));
+        }
+        if (c.size == 0 || std::uint64_t(c.base) + c.size > 0x1000000)
+            invalid(where + ": an empty range, or one that passes the end of the 24-bit address space");
+        out.push_back(c);
+    }
+    return out;
+}
+
+SamplerOptions parseSamplerOptions(const json& p) {
+    SamplerOptions s;
+    s.registers = flag(p, "registers");
+    if (p.contains("samples_buffer_limit")) {
+        const std::uint64_t n = params::number(p, "samples_buffer_limit", SamplerOptions::kDefaultBufferLimit);
+        if (n == 0) invalid("samples_buffer_limit: must be at least 1");
+        s.bufferLimit = std::size_t(n);
+    }
+    if (p.contains("relocation_bases")) s.relocationBases = addressList(p, "relocation_bases");
+    if (p.contains("code_ranges")) s.codeRanges = codeRangeList(p);
+    if (p.contains("unwind")) {
+        const json& u = p["unwind"];
+        if (!u.is_object() || u.size() != 2 || !u.contains("base") || !u.contains("table"))
+            invalid("unwind: wants {\"base\": the text's load address, \"table\": the table in base64}");
+        const std::uint32_t base = address(u, "base");
+        if (base & 1) invalid("unwind.base: " + hex(base) + " is odd; code starts on a word");
+        if (!u["table"].is_string()) invalid("unwind.table: wants the table as a base64 string");
+        const auto bytes = fromBase64(u["table"].get<std::string>());
+        if (!bytes) invalid("unwind.table: not base64");
+        if (bytes->empty()) invalid("unwind.table: empty");
+        UnwindTable table;
+        try {
+            table = parseUnwindTable(*bytes, 0);
+        } catch (const MediaError& e) {
+            invalid(std::string("unwind.table: ") + e.what());
+        }
+        if (std::uint64_t(base) + table.textSize > 0x1000000)
+            invalid("unwind: the table's " + std::to_string(table.textSize) + " bytes of text from " + hex(base) +
+                    " pass the end of the 24-bit address space");
+        s.unwinder = std::make_shared<Unwinder>(std::move(table), base, s.codeRanges);
+    }
+    return s;
+}
+
 } // namespace
 
 std::string tracesFolder(const std::string& override) {
@@ -62,14 +146,15 @@ std::string tracesFolder(const std::string& override) {
         .string();
 }
 
-CaptureOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
+ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
                                    const std::string& baseDir) {
     if (!p.is_object()) invalid("profile.start takes an object of options");
     for (const auto& [key, value] : p.items())
         if (!knownKeys().count(key))
             invalid(key + ": not an option of profile.start (it takes " + keyList() + ")");
 
-    CaptureOptions o;
+    ProfileOptions result;
+    CaptureOptions& o = result.capture;
     const bool samples = flag(p, "samples"), coverage = flag(p, "coverage");
     // The combinations source document 000 refuses, before anything else.
     if (p.contains("registers") && !samples) invalid("registers requires \"samples\": true");
@@ -81,10 +166,8 @@ CaptureOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
         invalid("memory cannot be combined with trigger: a deferred capture has no RAM baseline "
                 "aligned with its "
                 "first recorded frame");
-    if (samples || p.contains("registers") || p.contains("unwind"))
-        throw CommandError(errc::Unsupported,
-                           "samples: precise CPU samples are not built into this version of "
-                           "Copperline yet; capture without \"samples\"");
+    if (p.contains("samples_buffer_limit") && !samples)
+        invalid("samples_buffer_limit requires \"samples\": true");
     if (coverage)
         throw CommandError(
             errc::Unsupported,
@@ -143,9 +226,11 @@ CaptureOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
             path = base.string() + "-" + std::to_string(n);
         o.path = path.string();
     }
+    if (samples) result.samples = parseSamplerOptions(p);
     o.given = p;
     o.given["path"] = o.path;
-    return o;
+    if (o.given.contains("unwind")) o.given["unwind"]["table"] = "(" + std::to_string(result.samples->unwinder->textSize() / 2 * 6) + " bytes)";
+    return result;
 }
 
 json machineConfigJson(const Machine& m) {

@@ -5,10 +5,12 @@
 // are refused. One reader serves the command and the command line.
 
 #include "profiler/capture/frame_capture.h"
+#include "profiler/sampling/sampler.h"
 
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace copperline {
@@ -17,21 +19,35 @@ namespace copperline {
 // ~/.local/share/copperline/traces.
 std::string tracesFolder(const std::string& override);
 
+// What profile.start asks for: the capture, and the observers that write into it.
+struct ProfileOptions {
+    CaptureOptions capture;
+    std::optional<SamplerOptions> samples; // "samples": true
+};
+
 // Checks `params` and returns the options, with `path` absolute (a new
 // copperline-profile-<timestamp> folder under `tracesDir` when absent; a relative path is
 // taken from `baseDir`). Throws CommandError: InvalidParams for a bad or unknown
 // parameter or a refused combination, Unsupported for the options this build cannot
 // honour yet.
-CaptureOptions parseCaptureOptions(const nlohmann::json& params, const std::string& tracesDir,
+ProfileOptions parseCaptureOptions(const nlohmann::json& params, const std::string& tracesDir,
                                    const std::string& baseDir);
 
 // The machine's configuration as profile.json records it.
 nlohmann::json machineConfigJson(const class Machine& machine);
 
+// A running capture and its sidecars. The sampler outlives the capture, which tells it of
+// its last frame and summary as it finishes.
+struct ProfileSession {
+    std::unique_ptr<Sampler> sampler;
+    std::unique_ptr<FrameCapture> capture;
+};
+
 // Starts a capture on `machine` with everything profile.json records besides the frames
 // (the configuration, the guest's resources, ...). `releaseSlots` as in
-// FrameCapture::Context. Throws CaptureError.
-std::unique_ptr<FrameCapture> startCapture(Machine& machine, const CaptureOptions& options,
-                                           std::function<void()> releaseSlots);
+// FrameCapture::Context; `warn` hears the sampler's one warning. Throws CaptureError.
+ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
+                            std::function<void()> releaseSlots,
+                            std::function<void(const std::string&)> warn = nullptr);
 
 } // namespace copperline

@@ -7,6 +7,8 @@
 #include "app/control/emulator_impl.h"
 #include "profiler/amigaos/amigaos.h"
 
+#include <cstdio>
+
 namespace copperline {
 
 namespace {
@@ -26,8 +28,10 @@ void Emulator::Impl::updateSlotRecording() {
     machine->agnus().setRecordSlots(publishRecords || (capture && capture->wantsSlots()));
 }
 
-std::unique_ptr<FrameCapture> startCapture(Machine& machine, const CaptureOptions& options,
-                                           std::function<void()> releaseSlots) {
+ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
+                            std::function<void()> releaseSlots,
+                            std::function<void(const std::string&)> warn) {
+    ProfileSession session;
     FrameCapture::Context context;
     context.machineConfig = machineConfigJson(machine);
     context.releaseSlots = std::move(releaseSlots);
@@ -39,36 +43,60 @@ std::unique_ptr<FrameCapture> startCapture(Machine& machine, const CaptureOption
         summary["rom_symbols"] = romSymbolsJson(os);
         summary.update(stackFieldsJson(os));
     };
-    return std::make_unique<FrameCapture>(machine, options, std::move(context));
+    if (options.samples) {
+        session.sampler = std::make_unique<Sampler>(machine, *options.samples);
+        session.sampler->setWarningSink(std::move(warn));
+        context.sidecars.push_back(session.sampler.get());
+    }
+    try {
+        session.capture = std::make_unique<FrameCapture>(machine, options.capture, std::move(context));
+    } catch (...) {
+        session.sampler.reset(); // detaches: nothing was captured
+        throw;
+    }
+    return session;
 }
 
 void registerProfileCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;
     bus.add("profile.start",
-            "Starts a per-frame capture {path, frames, slots, memory, screenshots, trigger} into a "
-            "new folder.",
+            "Starts a per-frame capture {path, frames, slots, memory, screenshots, trigger, samples, "
+            "registers, unwind, relocation_bases, code_ranges, samples_buffer_limit} into a new folder.",
             [&e](const json& p) {
                 if (e.capture && e.capture->status().active())
                     throw CommandError(errc::InvalidState,
                                        "a capture is already running into " +
                                            e.capture->status().path +
                                            "; call profile.stop before starting another");
-                const CaptureOptions options =
+                const ProfileOptions options =
                     parseCaptureOptions(p, tracesFolder(e.options.tracesDir), "");
-                std::unique_ptr<FrameCapture> capture;
+                ProfileSession session;
+                // The old capture's sampler goes with it; a new one replaces both.
+                e.capture.reset();
+                e.sampler.reset();
                 try {
-                    capture = startCapture(*e.machine, options, [&e] {
-                        // Called from inside the capture as it finishes: it is no longer active.
-                        e.machine->agnus().setRecordSlots(e.publishRecords);
-                    });
+                    session = startCapture(
+                        *e.machine, options,
+                        [&e] {
+                            // Called from inside the capture as it finishes: it is no longer active.
+                            e.machine->agnus().setRecordSlots(e.publishRecords);
+                        },
+                        [&e](const std::string& warning) {
+                            json event = e.capture ? e.capture->statusJson() : json::object();
+                            event["warning"] = warning;
+                            e.emit("event.profile", event);
+                            std::fprintf(stderr, "copperline: profile: %s\n", warning.c_str());
+                        });
                 } catch (const CaptureError& ex) {
                     throw CommandError(errc::HostIo, ex.what());
                 }
+                FrameCapture* capture = session.capture.get();
                 capture->setOnFinished(
-                    [&e](const CaptureStatus& s) { e.emit("event.profile", toJson(s)); });
-                e.capture = std::move(capture);
-                json out = toJson(e.capture->status());
-                out["frames_limit"] = options.frames;
+                    [&e, capture](const CaptureStatus&) { e.emit("event.profile", capture->statusJson()); });
+                e.sampler = std::move(session.sampler);
+                e.capture = std::move(session.capture);
+                json out = e.capture->statusJson();
+                out["frames_limit"] = options.capture.frames;
                 return out;
             });
     bus.add("profile.stop",
@@ -82,7 +110,7 @@ void registerProfileCommands(Emulator::Impl& e) {
             "The capture's progress: state, frames written of the limit, bytes, trigger.",
             [&e](const json&) {
                 if (!e.capture) return json{{"active", false}, {"state", "idle"}};
-                return toJson(e.capture->status());
+                return e.capture->statusJson();
             });
 }
 

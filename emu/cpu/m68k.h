@@ -79,6 +79,10 @@ public:
     bool interruptNext() const { return !halted_ && !tracePending_ && interruptPending_; }
     // Whether the next step takes an exception (trace, interrupt) before any instruction.
     bool exceptionPending() const { return tracePending_ || interruptPending_; }
+    // The level and vector number of the last interrupt taken (for the profiler's [IRQ]
+    // samples; not part of the state).
+    unsigned lastInterruptLevel() const { return lastIrqLevel_; }
+    unsigned lastInterruptVector() const { return lastIrqVector_; }
     bool halted() const { return halted_; }
     std::uint64_t resetInstructions() const { return resetCount_; }
     std::uint64_t instructions() const { return instructions_; }
@@ -665,6 +669,8 @@ private:
             vector = kVectorSpurious;
         else
             vector = c.data & 0xFF;
+        lastIrqLevel_ = std::uint8_t(level);
+        lastIrqVector_ = std::uint8_t(vector);
         idle(4);
         write<2>(sp - 6, oldSr);
         write<2>(sp - 4, pushPc >> 16);
@@ -749,6 +755,7 @@ private:
     bool interruptPending_ = false;
     bool tracePending_ = false;
     bool stopped_ = false;
+    std::uint8_t lastIrqLevel_ = 0, lastIrqVector_ = 0;
     bool halted_ = false;
     std::uint64_t resetCount_ = 0;
     std::uint64_t instructions_ = 0;

@@ -302,6 +302,7 @@ void FrameCapture::frameCompleted(const FrameStats& s) {
     if (status_.state == CaptureStatus::State::Armed) {
         if (!triggerFires(s, busy)) {
             instructionsAtFrame_ = machine_.cpu().instructions();
+            for (FrameSidecar* sc : context_.sidecars) sc->frameSkipped(s);
             return;
         }
         status_.state = CaptureStatus::State::Recording;
@@ -404,6 +405,24 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
             writeScreenshot(name);
             r["screenshot"] = name;
         }
+        if (!context_.sidecars.empty()) {
+            FrameSidecar::FrameFiles files;
+            files.seq = seq_;
+            files.frame = s.frame;
+            files.name = [this, &s](const char* prefix, const char* ext) {
+                return sidecarName(prefix, s.frame, ext, seq_);
+            };
+            files.write = [this](const std::string& name,
+                                 const std::vector<std::span<const std::uint8_t>>& parts) {
+                std::vector<iovec> v;
+                v.reserve(parts.size());
+                for (const auto& part : parts)
+                    if (!part.empty())
+                        v.push_back(iovec{const_cast<std::uint8_t*>(part.data()), part.size()});
+                writeFileV(name, v);
+            };
+            for (FrameSidecar* sc : context_.sidecars) sc->frameRecorded(s, files, r);
+        }
         appendLine(r.dump());
     } catch (const CaptureError& e) {
         fail(e.what());
@@ -481,6 +500,7 @@ void FrameCapture::reposition() {
     ++repositions_;
     // The instruction counter is rebaselined: the next frame counts from here.
     instructionsAtFrame_ = machine_.cpu().instructions();
+    for (FrameSidecar* sc : context_.sidecars) sc->repositioned();
     if (status_.state != CaptureStatus::State::Recording) return;
     try {
         appendLine(json{{"marker", "reposition"},
@@ -501,6 +521,12 @@ void FrameCapture::fail(const std::string& why) {
     if (onFinished_) onFinished_(status_);
 }
 
+json FrameCapture::statusJson() const {
+    json out = toJson(status_);
+    for (const FrameSidecar* sc : context_.sidecars) sc->addStatus(out);
+    return out;
+}
+
 json FrameCapture::finish() {
     if (finished_) return finalResult_;
     finished_ = true;
@@ -508,6 +534,7 @@ json FrameCapture::finish() {
         machine_.detachFrameObserver(this);
         attached_ = false;
     }
+    for (FrameSidecar* sc : context_.sidecars) sc->captureEnded();
     if (status_.active()) status_.state = CaptureStatus::State::Done;
     if (options_.screenshots == CaptureOptions::Screenshots::Last && lastFrame_ &&
         status_.state != CaptureStatus::State::Failed) {
@@ -538,7 +565,7 @@ json FrameCapture::finish() {
         ::close(jsonl_);
         jsonl_ = -1;
     }
-    finalResult_ = toJson(status_);
+    finalResult_ = statusJson();
     finalResult_["summary"] = (fs::path(options_.path) / "profile.json").string();
     if (!lastScreenshotFrameName_.empty()) finalResult_["screenshot"] = lastScreenshotFrameName_;
     return finalResult_;
@@ -578,6 +605,7 @@ void FrameCapture::writeSummary() {
              {"memory", options_.memory ? json{"chip-ram.bin", "slow-ram.bin"} : json::array()},
              {"slots", options_.recordSlots ? "slots-SSSSSS-frame-MMMMMM.bin" : json(nullptr)}};
     if (context_.summaryExtras) context_.summaryExtras(s);
+    for (FrameSidecar* sc : context_.sidecars) sc->addSummary(s);
     const std::string text = s.dump(2) + "\n";
     writeFile("profile.json", text.data(), text.size());
 }

@@ -17,6 +17,7 @@
 // already written stays whole (profile.jsonl loses no line and gains no partial one).
 
 #include "emu/machine.h"
+#include "profiler/frame_sidecar.h"
 
 #include <cstdint>
 #include <functional>
@@ -83,6 +84,9 @@ public:
         // Called when the capture no longer needs full slot records; without it the
         // capture turns them off itself. (The Frame Analyzer may still want them.)
         std::function<void()> releaseSlots;
+        // Observers with per-frame files of their own (the precise sampler), told of every
+        // completed frame in the order given; the capture does not own them.
+        std::vector<FrameSidecar*> sidecars;
     };
 
     // Makes the folder (refusing a file, a folder that is not empty, or one that cannot
@@ -101,6 +105,8 @@ public:
     nlohmann::json finish();
 
     const CaptureStatus& status() const { return status_; }
+    // The status as profile.status reports it, with the sidecars' fields.
+    nlohmann::json statusJson() const;
     const CaptureOptions& options() const { return options_; }
     bool wantsSlots() const { return options_.recordSlots && status_.active(); }
     // Called after the capture completed by itself (its budget reached) or failed.

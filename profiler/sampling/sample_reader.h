@@ -1,0 +1,35 @@
+#pragma once
+
+// The reader of the sampler's files (docs/formats/samples.md): one frame's
+// samples-*.bin stream and its .meta rows, checked against each other. Every converter
+// and test reads samples through it.
+
+#include "profiler/sampling/sampler.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace copperline {
+
+struct Sample {
+    // Leaf to root, as written: text-relative PCs for the unwind text, absolute others;
+    // an [IRQ] sample holds samples_format::kIrqMarker alone.
+    std::vector<std::uint32_t> stack;
+    SampleMeta meta;
+    std::vector<std::uint32_t> registers; // D0-D7, A0-A7, SR, when the capture recorded them
+
+    bool isIrq() const { return meta.irqLevel != samples_format::kNotIrq && meta.irqLevel != samples_format::kStoppedLevel; }
+    bool isStopped() const { return meta.irqLevel == samples_format::kStoppedLevel; }
+};
+
+// Parses one frame's stream and meta. `registers`: the capture's "registers" option
+// (profile.json's sampling.registers). Throws MediaError naming the file, the offset and
+// what is wrong: a truncated stream, a record without a cost word, a .meta with the wrong
+// magic, version or size, a row count or a cost that disagrees with the stream.
+std::vector<Sample> parseSamples(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta,
+                                 bool registers, const std::string& name = "samples");
+std::vector<Sample> readSamples(const std::string& binPath, const std::string& metaPath, bool registers);
+
+} // namespace copperline

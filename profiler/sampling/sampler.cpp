@@ -1,0 +1,291 @@
+#include "profiler/sampling/sampler.h"
+
+#include "emu/hex.h"
+#include "profiler/amigaos/memory_view.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace copperline {
+
+using nlohmann::json;
+namespace sf = samples_format;
+
+namespace {
+
+// The unwinder's reads: the running machine's memory without side effects.
+class ViewLongs final : public LongReader {
+public:
+    explicit ViewLongs(const MemoryView& view) : view_(view) {}
+    bool readLong(std::uint32_t address, std::uint32_t& value) const override {
+        const auto v = view_.longword(address);
+        if (!v) return false;
+        value = *v;
+        return true;
+    }
+
+private:
+    const MemoryView& view_;
+};
+
+std::uint32_t cckOf(std::uint64_t cycles) { return std::uint32_t(cycles / kCyclesPerCck); }
+
+// The files are little-endian whatever the host is.
+template <class T>
+std::span<const std::uint8_t> littleEndianBytes(std::vector<T>& words) {
+    if constexpr (std::endian::native == std::endian::big) {
+        for (auto& w : words) w = __builtin_bswap32(w);
+    }
+    return {reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * sizeof(T)};
+}
+
+} // namespace
+
+void Sampler::Batch::clear() {
+    stream.clear();
+    meta.clear();
+    cck = 0;
+    fromCck = 0;
+    open = false;
+    lastCostWord = 0;
+    lastGrowable = false;
+}
+
+Sampler::Sampler(Machine& machine, SamplerOptions options)
+    : machine_(machine), options_(std::move(options)) {
+    if (options_.bufferLimit == 0) options_.bufferLimit = 1;
+    memory_ = std::make_unique<MachineMemoryView>(machine_);
+    longs_ = std::make_unique<ViewLongs>(*memory_);
+    stack_.reserve(Unwinder::kMaxDepth + 1);
+    lastStack_.reserve(Unwinder::kMaxDepth + 1);
+    machine_.setCpuStepObserver(this);
+    attached_ = true;
+}
+
+Sampler::~Sampler() { captureEnded(); }
+
+void Sampler::captureEnded() {
+    if (attached_ && machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
+    attached_ = false;
+}
+
+void Sampler::stepStarting(const m68k::Registers& r) {
+    startRegs_ = r;
+    startStopped_ = machine_.cpu().stopped() || machine_.cpu().halted();
+    if (startStopped_) return; // a STOP stretch keeps the STOP instruction's stack
+    stack_.clear();
+    const std::uint32_t pc = (r.pc - 4) & 0xFFFFFF;
+    if (options_.unwinder)
+        options_.unwinder->unwind(pc, r.a[5], r.a[7], *longs_, stack_);
+    else
+        stack_.push_back(pc);
+}
+
+std::uint32_t Sampler::encodePc(std::uint32_t pc) const {
+    // PCs in the unwind table's text are relative to its base; all others (Kickstart at
+    // $F80000-$FFFFFF, other hunks, libraries) are absolute.
+    if (options_.unwinder && options_.unwinder->inText(pc)) return pc - options_.unwinder->textBase();
+    return pc;
+}
+
+void Sampler::push(const std::vector<std::uint32_t>& stack, std::uint32_t cck, std::uint32_t waitCck,
+                   std::uint32_t level, std::uint32_t vector, bool growable) {
+    Batch& b = pending_;
+    // A STOP stretch goes on: the last row grows while it stays under the split limit.
+    if (growable && b.lastGrowable && b.meta.back().totalCck + cck <= sf::kMaxCck) {
+        SampleMeta& m = b.meta.back();
+        m.totalCck += cck;
+        m.instructionCck += cck - waitCck;
+        m.waitCck += waitCck;
+        b.stream[b.lastCostWord] = 0xFFFFFFFFu - m.totalCck;
+        b.cck += cck;
+        return;
+    }
+    if (pending() >= options_.bufferLimit) {
+        ++dropped_;
+        b.lastGrowable = false;
+        if (!warned_) {
+            warned_ = true;
+            if (warn_)
+                warn_("the sample buffer is full (" + std::to_string(options_.bufferLimit) +
+                      " pending records): later samples are dropped and counted in samples_dropped; "
+                      "the instruction profile is incomplete");
+        }
+        return;
+    }
+    for (const std::uint32_t pc : stack) b.stream.push_back(pc == sf::kIrqMarker ? pc : encodePc(pc));
+    if (stack.empty()) b.stream.push_back(0);
+    b.lastCostWord = b.stream.size();
+    b.stream.push_back(0xFFFFFFFFu - cck);
+    if (options_.registers) {
+        const m68k::Registers& r = startRegs_;
+        for (unsigned i = 0; i < 8; ++i) b.stream.push_back(r.d[i]);
+        for (unsigned i = 0; i < 8; ++i) b.stream.push_back(r.a[i]);
+        b.stream.push_back(r.sr);
+    }
+    b.meta.push_back(SampleMeta{cck, cck - waitCck, waitCck, level, vector});
+    b.cck += cck;
+    b.lastGrowable = growable;
+}
+
+void Sampler::addPart(const CpuStep& step, std::uint64_t start, std::uint64_t end, std::uint64_t waitCycles) {
+    if (!pending_.open) {
+        pending_.open = true;
+        pending_.fromCck = cckOf(start);
+    }
+    std::uint32_t cck = cckOf(end) - cckOf(start);
+    std::uint32_t wait = std::min<std::uint32_t>(std::uint32_t(waitCycles / kCyclesPerCck), cck);
+    const std::vector<std::uint32_t>* stack = &stack_;
+    std::uint32_t level = sf::kNotIrq, vector = sf::kNotIrq;
+    bool growable = false;
+    switch (step.kind) {
+    case CpuStep::Kind::Instruction: break;
+    case CpuStep::Kind::Interrupt:
+        stack = &irqStack_;
+        level = step.irqLevel;
+        vector = step.irqVector;
+        break;
+    case CpuStep::Kind::Stopped:
+        stack = &lastStack_;
+        level = sf::kStoppedLevel;
+        growable = true;
+        break;
+    }
+    // Over 65,535 colour clocks: split, so that no cost word can be taken for a PC.
+    do {
+        const std::uint32_t part = std::min(cck, sf::kMaxCck);
+        const std::uint32_t partWait = std::min(wait, part);
+        push(*stack, part, partWait, level, vector, growable);
+        cck -= part;
+        wait -= partWait;
+    } while (cck > 0);
+}
+
+void Sampler::stepDone(const CpuStep& step) {
+    if (step.kind == CpuStep::Kind::Instruction && !startStopped_) lastStack_ = stack_;
+    if (step.kind == CpuStep::Kind::Stopped && lastStack_.empty())
+        lastStack_.push_back(step.pc);
+    if (step.boundary == 0) {
+        addPart(step, step.start, step.end, step.waitCycles);
+        return;
+    }
+    if (step.boundary > step.start)
+        addPart(step, step.start, step.boundary, step.waitCyclesBeforeBoundary);
+    closeFrame();
+    if (step.end > step.boundary) {
+        pending_.open = true;
+        pending_.fromCck = cckOf(step.boundary);
+        addPart(step, step.boundary, step.end, step.waitCycles - step.waitCyclesBeforeBoundary);
+    } else {
+        pending_.open = true;
+        pending_.fromCck = cckOf(step.boundary);
+    }
+}
+
+void Sampler::closeFrame() {
+    // A frame the capture never heard of (it was not attached yet) is dropped unseen.
+    std::swap(closed_, pending_);
+    pending_.clear();
+    closedReady_ = true;
+}
+
+void Sampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, json& record) {
+    if (!closedReady_) {
+        // Nothing was watched in this frame (the sampler attached at its very end).
+        closed_.clear();
+        closed_.fromCck = stats.firstCck + stats.lengthCck;
+    }
+    const std::string bin = files.name("samples", "bin");
+    const std::string meta = files.name("samples", "meta");
+    std::vector<std::uint32_t> header = {0, sf::kMetaVersion, std::uint32_t(closed_.meta.size())};
+    std::memcpy(&header[0], sf::kMetaMagic, 4);
+    if constexpr (std::endian::native == std::endian::big) header[0] = __builtin_bswap32(header[0]);
+    std::vector<std::uint32_t> rows(closed_.meta.size() * 5);
+    for (std::size_t i = 0; i < closed_.meta.size(); ++i) {
+        const SampleMeta& m = closed_.meta[i];
+        rows[5 * i] = m.totalCck;
+        rows[5 * i + 1] = m.instructionCck;
+        rows[5 * i + 2] = m.waitCck;
+        rows[5 * i + 3] = m.irqLevel;
+        rows[5 * i + 4] = m.irqVector;
+    }
+    const std::size_t count = closed_.meta.size();
+    const std::uint64_t cck = closed_.cck;
+    const std::uint64_t from = closed_.fromCck;
+    // The magic is bytes, already in file order; the rest of the header is little-endian.
+    std::vector<std::uint32_t> headerRest(header.begin() + 1, header.end());
+    std::span<const std::uint8_t> magic(reinterpret_cast<const std::uint8_t*>(sf::kMetaMagic), 4);
+    files.write(bin, {littleEndianBytes(closed_.stream)});
+    files.write(meta, {magic, littleEndianBytes(headerRest), littleEndianBytes(rows)});
+    samplesTotal_ += count;
+    record["samples"] = bin;
+    record["samples_meta"] = meta;
+    record["samples_count"] = count;
+    record["samples_cck"] = cck;
+    if (from != stats.firstCck) record["samples_from_cck"] = from;
+    record["samples_dropped"] = dropped_;
+    closed_.clear();
+    closedReady_ = false;
+}
+
+void Sampler::frameSkipped(const FrameStats&) {
+    closed_.clear();
+    closedReady_ = false;
+}
+
+void Sampler::repositioned() {
+    // What was sampled since the last frame boundary belongs to a frame that will never be
+    // committed; the new timeline's frame starts being sampled here.
+    pending_.clear();
+}
+
+void Sampler::addStatus(json& status) const {
+    status["samples_total"] = samplesTotal_;
+    status["samples_buffer_limit"] = options_.bufferLimit;
+    status["samples_dropped"] = dropped_;
+}
+
+void Sampler::addSummary(json& s) {
+    addStatus(s);
+    json sampling = json::object();
+    sampling["cck_per_cpu_cycle"] = 1.0 / kCyclesPerCck;
+    sampling["cpu_cycles_per_cck"] = kCyclesPerCck;
+    sampling["registers"] = options_.registers;
+    json bases = json::array();
+    for (const std::uint32_t b : options_.relocationBases) bases.push_back(hex(b));
+    sampling["relocation_bases"] = std::move(bases);
+    json ranges = json::array();
+    for (const CodeRange& r : options_.codeRanges)
+        ranges.push_back(json{{"base", hex(r.base)}, {"size", hex(r.size)}});
+    sampling["code_ranges"] = std::move(ranges);
+    if (options_.unwinder)
+        sampling["unwind"] = json{{"base", hex(options_.unwinder->textBase())},
+                                  {"size", hex(options_.unwinder->textSize())}};
+    else
+        sampling["unwind"] = nullptr;
+    sampling["max_depth"] = Unwinder::kMaxDepth;
+    sampling["layouts"] = json{
+        {"samples",
+         json{{"file", "samples-SSSSSS-frame-NNNNNN.bin"},
+              {"word", "u32le"},
+              {"record", options_.registers ? "pc... (leaf to root), 0xffffffff - cck, d0-d7, a0-a7, sr"
+                                            : "pc... (leaf to root), 0xffffffff - cck"},
+              {"register_words", options_.registers ? sf::kRegisterWords : 0},
+              {"text_relative", bool(options_.unwinder)},
+              {"irq_marker", hex(sf::kIrqMarker)},
+              {"max_cck", sf::kMaxCck}}},
+        {"meta",
+         json{{"file", "samples-SSSSSS-frame-NNNNNN.meta"},
+              {"magic", "CLSM"},
+              {"version", sf::kMetaVersion},
+              {"header", "magic[4], u32le version, u32le rows"},
+              {"row", json::array({"total_cck", "instruction_cck", "wait_cck", "irq_level", "irq_vector"})},
+              {"not_irq", hex(sf::kNotIrq)},
+              {"stopped_level", hex(sf::kStoppedLevel)}}}};
+    s["sampling"] = std::move(sampling);
+    s["files"]["samples"] = "samples-SSSSSS-frame-NNNNNN.bin";
+    s["files"]["samples_meta"] = "samples-SSSSSS-frame-NNNNNN.meta";
+}
+
+} // namespace copperline

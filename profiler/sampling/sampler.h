@@ -1,0 +1,135 @@
+#pragma once
+
+// The precise CPU sampler (source document 000, "Precise CPU samples and unwinding"): one
+// sample per retired instruction with its call stack and its cost in colour clocks, chip-
+// bus waits included; one [IRQ] sample per interrupt entry; one sample per stretch of the
+// CPU stopped by STOP (or halted). It watches the Machine's CPU steps (CpuStepObserver),
+// so every CPU cycle of the interval it watched belongs to exactly one sample, and writes
+// each recorded frame's samples as the capture's sidecar (FrameSidecar):
+// samples-SSSSSS-frame-NNNNNN.bin and .meta, laid out in docs/formats/samples.md.
+//
+// Costs: a sample covering CPU cycles [a, b) costs floor(b / 2) - floor(a / 2) colour
+// clocks, so the costs of consecutive samples add up to the colour clocks between them
+// exactly. A step that straddles a frame boundary is split there: the part before belongs
+// to the frame that ended, the rest to the next, both with the instruction's PC and stack.
+//
+// The sampler only reads: the timeline with and without it is the same.
+
+#include "emu/machine.h"
+#include "profiler/frame_sidecar.h"
+#include "profiler/sampling/unwinder.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace copperline {
+
+class MachineMemoryView;
+
+struct SamplerOptions {
+    static constexpr std::size_t kDefaultBufferLimit = 262'144;
+
+    bool registers = false; // append D0-D7, A0-A7 and SR to every sample
+    // The unwind table and its text (absent: each stack is the PC alone, and every PC is
+    // written absolute).
+    std::shared_ptr<const Unwinder> unwinder;
+    std::vector<std::uint32_t> relocationBases; // by hunk, for the converter
+    std::vector<CodeRange> codeRanges;
+    std::size_t bufferLimit = kDefaultBufferLimit; // pending records at most
+};
+
+// One row of the .meta file.
+struct SampleMeta {
+    std::uint32_t totalCck = 0;
+    std::uint32_t instructionCck = 0;
+    std::uint32_t waitCck = 0;
+    std::uint32_t irqLevel = 0xFFFFFFFF;
+    std::uint32_t irqVector = 0xFFFFFFFF;
+};
+static_assert(sizeof(SampleMeta) == 20);
+
+namespace samples_format {
+inline constexpr std::uint32_t kIrqMarker = 0x7FFFFFFF; // the PC word of an [IRQ] sample
+inline constexpr std::uint32_t kMaxCck = 65535;         // a longer sample is split
+inline constexpr std::uint32_t kNotIrq = 0xFFFFFFFF;    // irq level/vector of an instruction
+// The irq level of a sample of the CPU stopped by STOP (or halted): not an instruction, not
+// an interrupt. Its stack is the STOP instruction's.
+inline constexpr std::uint32_t kStoppedLevel = 0xFFFFFFFE;
+inline constexpr unsigned kRegisterWords = 17; // D0-D7, A0-A7, SR
+inline constexpr char kMetaMagic[4] = {'C', 'L', 'S', 'M'};
+inline constexpr std::uint32_t kMetaVersion = 1;
+} // namespace samples_format
+
+class Sampler final : public CpuStepObserver, public FrameSidecar {
+public:
+    // Attaches to the machine's CPU steps at once.
+    Sampler(Machine& machine, SamplerOptions options);
+    ~Sampler() override;
+    Sampler(const Sampler&) = delete;
+    Sampler& operator=(const Sampler&) = delete;
+
+    // CpuStepObserver
+    void stepStarting(const m68k::Registers& registers) override;
+    void stepDone(const CpuStep& step) override;
+
+    // FrameSidecar
+    void frameRecorded(const FrameStats& stats, const FrameFiles& files, nlohmann::json& record) override;
+    void frameSkipped(const FrameStats& stats) override;
+    void repositioned() override;
+    void addSummary(nlohmann::json& summary) override;
+    void addStatus(nlohmann::json& status) const override;
+    void captureEnded() override;
+
+    std::uint64_t samplesWritten() const { return samplesTotal_; }
+    std::uint64_t samplesDropped() const { return dropped_; }
+    std::size_t bufferLimit() const { return options_.bufferLimit; }
+    std::size_t pending() const { return pending_.meta.size() + closed_.meta.size(); }
+    // Told once per capture, when the first sample is dropped.
+    void setWarningSink(std::function<void(const std::string&)> sink) { warn_ = std::move(sink); }
+
+private:
+    struct Batch {
+        std::vector<std::uint32_t> stream;
+        std::vector<SampleMeta> meta;
+        std::uint64_t cck = 0;      // sum of the rows' total
+        std::uint64_t fromCck = 0;  // the colour clock its first sample starts at
+        bool open = false;          // holds a first sample (fromCck is set)
+        // The last row may grow (a STOP stretch goes on): where its cost word is.
+        std::size_t lastCostWord = 0;
+        bool lastGrowable = false;
+        void clear();
+    };
+
+    // Appends one part of a step: [start, end) in CPU cycles with its wait cycles.
+    void addPart(const CpuStep& step, std::uint64_t start, std::uint64_t end, std::uint64_t waitCycles);
+    void push(const std::vector<std::uint32_t>& stack, std::uint32_t cck, std::uint32_t waitCck,
+              std::uint32_t level, std::uint32_t vector, bool growable);
+    std::uint32_t encodePc(std::uint32_t pc) const;
+    void closeFrame();
+
+    Machine& machine_;
+    SamplerOptions options_;
+    std::unique_ptr<MachineMemoryView> memory_;
+    std::unique_ptr<LongReader> longs_;
+    bool attached_ = false;
+
+    m68k::Registers startRegs_{};
+    bool startStopped_ = false;
+    std::vector<std::uint32_t> stack_;     // the stack of the step in progress (absolute)
+    std::vector<std::uint32_t> lastStack_; // of the last instruction (a STOP's own)
+    std::vector<std::uint32_t> irqStack_{samples_format::kIrqMarker};
+
+    Batch pending_; // the frame in progress
+    Batch closed_;  // the frame that just ended, until the capture records or skips it
+    bool closedReady_ = false;
+
+    std::uint64_t samplesTotal_ = 0;
+    std::uint64_t dropped_ = 0;
+    bool warned_ = false;
+    std::function<void(const std::string&)> warn_;
+};
+
+} // namespace copperline
