@@ -3,7 +3,13 @@
 #include "app/control/capture_options.h"
 #include "app/control/command_bus.h"
 #include "app/headless.h"
+#include "app/run_program.h"
+#include "emu/hex.h"
 #include "emu/machine.h"
+#include "emu/media/file_bytes.h"
+#include "emu/media/hunk.h"
+#include "profiler/debuginfo/debug_info.h"
+#include "profiler/debuginfo/unwind_table.h"
 
 #include <QCommandLineParser>
 #include <chrono>
@@ -48,6 +54,39 @@ bool wantsProfile(int argc, char** argv) {
     return false;
 }
 
+namespace {
+
+// --profile-options, --profile and --profile-frames as profile.start's parameters; an
+// error message when they are refused.
+std::string profileParams(const QCommandLineParser& parser, json& params) {
+    params = json::object();
+    if (parser.isSet("profile-options")) {
+        try {
+            params = json::parse(parser.value("profile-options").toStdString());
+        } catch (const json::exception& e) {
+            return std::string("--profile-options: not JSON: ") + e.what();
+        }
+        if (!params.is_object())
+            return "--profile-options: wants a JSON object of profile.start's options";
+    }
+    const std::string dir = parser.value("profile").toStdString();
+    if (params.contains("path") && params["path"] != dir)
+        return "--profile-options: path differs from --profile " + dir;
+    params["path"] = dir;
+    if (parser.isSet("profile-frames")) {
+        bool ok = false;
+        const qlonglong n = parser.value("profile-frames").toLongLong(&ok);
+        if (!ok || n < 1 || n > CaptureOptions::kMaxFrames)
+            return "--profile-frames: wants 1-100000, not '" + parser.value("profile-frames").toStdString() + "'";
+        if (params.contains("frames") && params["frames"] != n)
+            return "--profile-options: frames differs from --profile-frames";
+        params["frames"] = n;
+    }
+    return {};
+}
+
+} // namespace
+
 int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine) {
     const auto usage = [](const std::string& message) {
         std::fprintf(stderr, "copperline: %s\n", message.c_str());
@@ -56,30 +95,8 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
     for (const char* flag : {"run", "control", "control-gui", "screenshot-after"})
         if (parser.isSet(flag))
             return usage(std::string("--profile cannot be combined with --") + flag);
-    json params = json::object();
-    if (parser.isSet("profile-options")) {
-        try {
-            params = json::parse(parser.value("profile-options").toStdString());
-        } catch (const json::exception& e) {
-            return usage(std::string("--profile-options: not JSON: ") + e.what());
-        }
-        if (!params.is_object())
-            return usage("--profile-options: wants a JSON object of profile.start's options");
-    }
-    const std::string dir = parser.value("profile").toStdString();
-    if (params.contains("path") && params["path"] != dir)
-        return usage("--profile-options: path differs from --profile " + dir);
-    params["path"] = dir;
-    if (parser.isSet("profile-frames")) {
-        bool ok = false;
-        const qlonglong n = parser.value("profile-frames").toLongLong(&ok);
-        if (!ok || n < 1 || n > CaptureOptions::kMaxFrames)
-            return usage("--profile-frames: wants 1-100000, not '" +
-                         parser.value("profile-frames").toStdString() + "'");
-        if (params.contains("frames") && params["frames"] != n)
-            return usage("--profile-options: frames differs from --profile-frames");
-        params["frames"] = n;
-    }
+    json params;
+    if (const std::string error = profileParams(parser, params); !error.empty()) return usage(error);
     double after = 0;
     if (parser.isSet("profile-after")) {
         bool ok = false;
@@ -153,6 +170,90 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
     std::fprintf(stderr, "copperline: profile: %u frames in %s\n", capture->status().framesWritten,
                  options.capture.path.c_str());
     return exit_status::Ok;
+}
+
+int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, RunOptions& run) {
+    const auto usage = [](const std::string& message) {
+        std::fprintf(stderr, "copperline: %s\n", message.c_str());
+        return exit_status::Usage;
+    };
+    if (parser.isSet("profile-after"))
+        return usage("--profile-after cannot be combined with --run: the capture starts at the "
+                     "program's first instruction");
+    json params;
+    if (const std::string error = profileParams(parser, params); !error.empty()) return usage(error);
+    // The program's own sampling: what --run knows is filled in at its first instruction.
+    for (const char* key : {"samples", "unwind", "relocation_bases", "code_ranges", "trigger"})
+        if (params.contains(key))
+            return usage(std::string("--profile-options: ") + key +
+                         " is set by --run --profile itself (samples with the unwind table, "
+                         "relocation bases and code ranges of the loaded program)");
+    params["samples"] = true;
+    try {
+        options_ = parseCaptureOptions(params, tracesFolder(parser.value("traces").toStdString()), "");
+    } catch (const CommandError& e) {
+        return usage("--profile: " + std::string(e.what()));
+    }
+    program_ = run.program;
+    try {
+        const HunkFile hunks = readHunkFile(readFileBytes(program_, 16u << 20), program_);
+        for (const HunkSection& h : hunks.sections) {
+            hunkSizes_.push_back(h.allocSize);
+            codeHunks_.push_back(h.kind == HunkKind::Code);
+        }
+    } catch (const MediaError& e) {
+        return usage(std::string("--run: ") + e.what());
+    }
+    // Call stacks come from the ELF sibling's call-frame information; without it each
+    // sample is its PC alone, which still gives every function its self time.
+    try {
+        const DebugInfo info = DebugInfo::load(program_);
+        std::vector<std::string> warnings;
+        unwind_ = buildUnwindTable(info, &warnings);
+        for (const std::string& w : warnings) std::fprintf(stderr, "copperline: --profile: %s\n", w.c_str());
+    } catch (const MediaError& e) {
+        std::fprintf(stderr, "copperline: --profile: no call stacks (each sample is its PC alone): %s\n", e.what());
+    }
+    run.onStart = [this, &machine](const std::vector<std::uint32_t>& bases) { return start(machine, bases); };
+    run.onEnd = [this] { end(); };
+    return 0;
+}
+
+std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t>& bases) {
+    SamplerOptions& s = *options_.samples;
+    s.relocationBases = bases;
+    s.hunkSizes = hunkSizes_;
+    s.codeRanges.clear();
+    for (std::size_t i = 0; i < bases.size() && i < hunkSizes_.size(); ++i)
+        if (codeHunks_[i]) s.codeRanges.push_back({bases[i], hunkSizes_[i]});
+    if (unwind_ && !bases.empty())
+        s.unwinder = std::make_shared<Unwinder>(*unwind_, bases[0], s.codeRanges);
+    json& given = options_.capture.given;
+    json hex = json::array();
+    for (const std::uint32_t b : bases) hex.push_back(copperline::hex(b));
+    given["relocation_bases"] = hex;
+    given["program"] = std::filesystem::absolute(program_).string();
+    try {
+        session_ = startCapture(machine, options_, nullptr, [](const std::string& warning) {
+            std::fprintf(stderr, "copperline: profile: %s\n", warning.c_str());
+        });
+    } catch (const CaptureError& e) {
+        return std::string("--profile: ") + e.what();
+    }
+    return {};
+}
+
+void RunProfiler::end() {
+    if (!session_.capture) return;
+    session_.capture->finish();
+    const CaptureStatus& st = session_.capture->status();
+    if (st.state == CaptureStatus::State::Failed)
+        std::fprintf(stderr, "copperline: profile: %s\n", st.error.c_str());
+    else
+        std::fprintf(stderr, "copperline: profile: %u frames of %s in %s (%llu samples%s)\n", st.framesWritten,
+                     program_.c_str(), options_.capture.path.c_str(),
+                     static_cast<unsigned long long>(session_.sampler->samplesWritten()),
+                     session_.sampler->samplesDropped() ? ", some dropped: see profile.json" : "");
 }
 
 } // namespace copperline

@@ -5,15 +5,42 @@
 // profile.start's (app/control/capture_options.h), from --profile-options JSON, with
 // --profile and --profile-frames for the two everybody sets.
 
+#include "app/control/capture_options.h"
+
+#include <optional>
+#include <string>
+
 class QCommandLineParser;
 
 namespace copperline {
 
 class Machine;
+struct RunOptions;
 
 void addProfileOptions(QCommandLineParser& parser);
 bool wantsProfile(int argc, char** argv);
 // Runs the capture; returns the exit status (0 done, 1 the capture failed, 2 bad options).
 int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine);
+
+// `copperline --run PROG --profile DIR`: profiles the program from its first instruction to
+// its return with precise samples, the unwind table built from its ELF sibling and the
+// relocation bases and code ranges of the segments LoadSeg reported.
+class RunProfiler {
+public:
+    // Checks the options and hooks the profiler into the run; returns a nonzero exit status
+    // (with the message printed) when they are refused.
+    int configure(const QCommandLineParser& parser, Machine& machine, RunOptions& run);
+
+private:
+    std::string start(Machine& machine, const std::vector<std::uint32_t>& bases);
+    void end();
+
+    ProfileOptions options_;
+    std::string program_;
+    std::vector<std::uint32_t> hunkSizes_;
+    std::vector<bool> codeHunks_;
+    std::optional<UnwindTable> unwind_;
+    ProfileSession session_;
+};
 
 } // namespace copperline

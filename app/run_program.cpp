@@ -1,6 +1,7 @@
 #include "app/run_program.h"
 
 #include "app/headless.h"
+#include "app/profile_run.h"
 #include "emu/machine.h"
 #include "emu/media/adf.h"
 #include "emu/media/byte_reader.h"
@@ -278,8 +279,27 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         return report;
     };
 
+    bool started = false;
     while (true) {
         if (phase == Phase::Exited) break;
+        if (phase == Phase::Loaded && !started && o.onStart && !report.hunkBases.empty()) {
+            // Stand on the program's first instruction (hunk 0, offset 0): RunCommand reaches
+            // it a few hundred instructions after LoadSeg returned.
+            const std::uint64_t limit = machine.frame() + 50;
+            const std::uint32_t entry = report.hunkBases[0];
+            while (phase == Phase::Loaded && ((machine.cpu().pc() - 4) & 0xFFFFFF) != entry &&
+                   !observer.crash() && !machine.halted() && machine.frame() < limit)
+                machine.stepInstruction();
+            started = true;
+            if (phase == Phase::Loaded && ((machine.cpu().pc() - 4) & 0xFFFFFF) == entry) {
+                const std::string error = o.onStart(report.hunkBases);
+                if (!error.empty()) {
+                    std::fprintf(stderr, "copperline: %s\n", error.c_str());
+                    return finish(run_status::EmulatorError);
+                }
+            }
+            continue;
+        }
         if (const auto& crash = observer.crash()) {
             const m68k::ExceptionInfo& e = crash->exception;
             std::fprintf(stderr,
@@ -319,6 +339,11 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             return finish(run_status::Timeout);
         }
         machine.runFrame();
+    }
+    if (started && o.onEnd) {
+        // The frame the program returned in, complete, so that a capture records it.
+        machine.runFrame();
+        o.onEnd();
     }
     finish(int(rc & 0xFF));
     if (o.verbose) {
@@ -466,6 +491,9 @@ int runFromCommandLine(const QCommandLineParser& parser, Machine& machine,
         }
         o.loadTimeout = s;
     }
+    RunProfiler profiler;
+    if (parser.isSet("profile"))
+        if (const int rc = profiler.configure(parser, machine, o)) return rc;
     const RunReport r = runProgram(machine, o);
     const int media = finishFloppies(machine, session);
     return media ? media : r.status;

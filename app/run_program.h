@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct RunOptions {
     unsigned drive = 0;                  // where the run disk goes (DF1 when the user boots DF0)
     bool verbose = false;                // report load addresses and timing on stderr
     bool printSpeed = false;             // report the host time of the boot and of the run
+    // Told when the machine stands at the program's first instruction, with where each hunk
+    // was loaded (the profiler starts here), and when the frame the program returned in is
+    // complete (it stops here). A nonempty string from onStart ends the run with it.
+    std::function<std::string(const std::vector<std::uint32_t>& hunkBases)> onStart;
+    std::function<void()> onEnd;
 };
 
 struct RunReport {

@@ -44,7 +44,22 @@ ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
         summary.update(stackFieldsJson(os));
     };
     if (options.samples) {
-        session.sampler = std::make_unique<Sampler>(machine, *options.samples);
+        SamplerOptions sampling = *options.samples;
+        // A LoadSeg'ed hunk lies in a segment [size][next BPTR][data...] (AmigaDOS manual,
+        // LoadSeg), its size longword 8 bytes before the data: recorded, when every base has
+        // a plausible one, so that a converter can tell the profiled program from another.
+        if (sampling.hunkSizes.empty() && !sampling.relocationBases.empty()) {
+            for (const std::uint32_t base : sampling.relocationBases) {
+                const std::uint32_t at = (base - 8) & 0xFFFFFF;
+                const std::uint32_t size = std::uint32_t(machine.spyWord(at)) << 16 | machine.spyWord(at + 2);
+                if (size < 8 || size > (16u << 20) || (size & 3)) {
+                    sampling.hunkSizes.clear();
+                    break;
+                }
+                sampling.hunkSizes.push_back(size - 8);
+            }
+        }
+        session.sampler = std::make_unique<Sampler>(machine, std::move(sampling));
         session.sampler->setWarningSink(std::move(warn));
         context.sidecars.push_back(session.sampler.get());
     }

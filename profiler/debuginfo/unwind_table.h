@@ -23,3 +23,8 @@ inline UnwindTable parseUnwindTable(std::span<const std::uint8_t> bytes, std::ui
     return t;
 }
 } // namespace copperline
+namespace copperline {
+inline UnwindTable buildUnwindTable(const DebugInfo&, std::vector<std::string>* = nullptr) {
+    throw DebugInfoError("PLACEHOLDER: unwind tables are not built yet");
+}
+} // namespace copperline

@@ -3,6 +3,7 @@
 #include "emu/media/byte_reader.h"
 #include "emu/media/file_bytes.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -112,21 +113,32 @@ nlohmann::json cpuProfileJson(const ProfileTree& tree, const CpuProfileOptions& 
     // ends the last one.
     json ids = json::array(), deltas = json::array();
     std::uint64_t previous = 0, total = 0;
+    const double scale = options.microsecondsPerWeight;
+    // Scaled: each delta is the difference of the rounded cumulative times, so rounding
+    // never accumulates (to a nanosecond).
+    const auto at = [scale](std::uint64_t weight) { return std::round(double(weight) * scale * 1000.0) / 1000.0; };
     for (const auto& s : samples) {
         ids.push_back(s.node + 1);
-        deltas.push_back(previous);
+        if (scale > 0)
+            deltas.push_back(at(total) - at(total - previous));
+        else
+            deltas.push_back(previous);
         previous = s.duration;
         total += s.duration;
     }
     ids.push_back(ProfileTree::kRoot + 1);
-    deltas.push_back(previous);
+    if (scale > 0)
+        deltas.push_back(at(total) - at(total - previous));
+    else
+        deltas.push_back(previous);
 
     json out = {{"nodes", std::move(nodes)},
                 {"startTime", options.startTime},
-                {"endTime", options.startTime + total},
+                {"endTime", scale > 0 ? json(double(options.startTime) + at(total)) : json(options.startTime + total)},
                 {"samples", std::move(ids)},
                 {"timeDeltas", std::move(deltas)}};
     if (!options.annotation.is_null()) out["$copperline"] = options.annotation;
+    if (scale > 0) out["$copperline"]["us_per_weight"] = scale;
     return out;
 }
 
@@ -201,15 +213,34 @@ ProfileTree readCpuProfile(const nlohmann::json& profile) {
         const auto& deltas = profile.value("timeDeltas", nlohmann::json::array());
         if (!deltas.is_array() || deltas.size() != ids.size())
             bad("samples and timeDeltas differ in length");
+        // A profile written with a time scale gives its weights back through it.
+        double scale = 0;
+        if (profile.contains("$copperline") && profile["$copperline"].is_object() &&
+            profile["$copperline"].contains("us_per_weight")) {
+            const auto& u = profile["$copperline"]["us_per_weight"];
+            if (!u.is_number() || u.get<double>() <= 0) bad("us_per_weight is not a positive number");
+            scale = u.get<double>();
+        }
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (!ids[i].is_number_integer() || !mapped.count(ids[i].get<std::int64_t>()))
                 bad("a sample names no node");
-            if (!deltas[i].is_number_integer() || deltas[i].get<std::int64_t>() < 0)
+            if (scale > 0 ? (!deltas[i].is_number() || deltas[i].get<double>() < 0)
+                          : (!deltas[i].is_number_integer() || deltas[i].get<std::int64_t>() < 0))
                 bad("a time delta is not >= 0");
         }
         // Sample i lasts until sample i + 1.
+        double clock = 0;
+        std::uint64_t weights = 0;
         for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
-            const std::uint64_t d = deltas[i + 1].get<std::uint64_t>();
+            std::uint64_t d;
+            if (scale > 0) {
+                clock += deltas[i + 1].get<double>();
+                const std::uint64_t upTo = std::uint64_t(std::llround(clock / scale));
+                d = upTo - std::min(upTo, weights);
+                weights += d;
+            } else {
+                d = deltas[i + 1].get<std::uint64_t>();
+            }
             const auto node = mapped.at(ids[i].get<std::int64_t>());
             if (d || node != ProfileTree::kRoot) tree.addSample(node, d);
         }

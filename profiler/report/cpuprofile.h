@@ -67,6 +67,11 @@ private:
 
 struct CpuProfileOptions {
     std::uint64_t startTime = 0; // microseconds
+    // Microseconds per unit of weight. 0: the weights are microseconds themselves (integer
+    // time deltas). Otherwise the deltas are written as fractional microseconds, the
+    // weights stay in the nodes' hitCount, and "$copperline" records the factor as
+    // us_per_weight so that readCpuProfile gives the weights back exactly.
+    double microsecondsPerWeight = 0;
     // Written as the top-level "$copperline" object when not null: what the weights mean and
     // where the profile came from. Viewers ignore it.
     nlohmann::json annotation;

@@ -14,18 +14,20 @@ namespace sf = samples_format;
 
 namespace {
 
-// The unwinder's reads: the running machine's memory without side effects.
-class ViewLongs final : public LongReader {
+// The unwinder's reads: the running machine's memory without side effects, where memory
+// is (never a custom register or a CIA), a word at a time.
+class MachineLongs final : public LongReader {
 public:
-    explicit ViewLongs(const MemoryView& view) : view_(view) {}
+    MachineLongs(const Machine& machine, const MemoryView& view) : machine_(machine), view_(view) {}
     bool readLong(std::uint32_t address, std::uint32_t& value) const override {
-        const auto v = view_.longword(address);
-        if (!v) return false;
-        value = *v;
+        address &= 0xFFFFFF;
+        if ((address & 1) || !view_.backed(address, 4)) return false;
+        value = std::uint32_t(machine_.spyWord(address)) << 16 | machine_.spyWord(address + 2);
         return true;
     }
 
 private:
+    const Machine& machine_;
     const MemoryView& view_;
 };
 
@@ -56,7 +58,7 @@ Sampler::Sampler(Machine& machine, SamplerOptions options)
     : machine_(machine), options_(std::move(options)) {
     if (options_.bufferLimit == 0) options_.bufferLimit = 1;
     memory_ = std::make_unique<MachineMemoryView>(machine_);
-    longs_ = std::make_unique<ViewLongs>(*memory_);
+    longs_ = std::make_unique<MachineLongs>(machine_, *memory_);
     stack_.reserve(Unwinder::kMaxDepth + 1);
     lastStack_.reserve(Unwinder::kMaxDepth + 1);
     machine_.setCpuStepObserver(this);
@@ -80,6 +82,44 @@ void Sampler::stepStarting(const m68k::Registers& r) {
         options_.unwinder->unwind(pc, r.a[5], r.a[7], *longs_, stack_);
     else
         stack_.push_back(pc);
+    const bool supervisor = r.sr & 0x2000;
+    if (inProgram(pc)) {
+        programStack_ = stack_;
+        programSp_ = r.a[7];
+        programSupervisor_ = supervisor;
+        // A return (RTS, RTE, RTR) leaves the program for its caller, which it did not call.
+        programCalling_ = r.ird != 0x4E75 && r.ird != 0x4E73 && r.ird != 0x4E77;
+        programTaskKnown_ = false;
+        return;
+    }
+    if (!programCalling_ || stack_.size() != 1) return;
+    // Outside the program: it called this code when the same task runs it in the same mode
+    // on the program's stack, at or below where the program left it. (An interrupt runs in
+    // supervisor mode, another task has another ThisTask.) The call is the program's last
+    // instruction; its address + 2 stands for the return address a caller entry holds.
+    if (!programTaskKnown_) {
+        programTask_ = thisTask();
+        programTaskKnown_ = true;
+    }
+    if (supervisor != programSupervisor_ || r.a[7] > programSp_ || programSp_ - r.a[7] > 0x10000 ||
+        thisTask() != programTask_)
+        return;
+    for (std::size_t i = 0; i < programStack_.size() && stack_.size() <= Unwinder::kMaxDepth; ++i)
+        stack_.push_back(i == 0 ? programStack_[0] + 2 : programStack_[i]);
+}
+
+bool Sampler::inProgram(std::uint32_t pc) const {
+    if (options_.unwinder && options_.unwinder->inText(pc)) return true;
+    for (const CodeRange& c : options_.codeRanges)
+        if (pc - c.base < c.size) return true;
+    return false;
+}
+
+std::uint32_t Sampler::thisTask() const {
+    // ExecBase->ThisTask (exec/execbase.h): ExecBase at address 4, ThisTask at offset 276.
+    std::uint32_t exec = 0, task = 0;
+    if (!longs_->readLong(4, exec) || !longs_->readLong(exec + 276, task)) return 0;
+    return task;
 }
 
 std::uint32_t Sampler::encodePc(std::uint32_t pc) const {
@@ -255,6 +295,12 @@ void Sampler::addSummary(json& s) {
     json bases = json::array();
     for (const std::uint32_t b : options_.relocationBases) bases.push_back(hex(b));
     sampling["relocation_bases"] = std::move(bases);
+    if (!options_.hunkSizes.empty() && options_.hunkSizes.size() == options_.relocationBases.size()) {
+        json hunks = json::array();
+        for (std::size_t i = 0; i < options_.hunkSizes.size(); ++i)
+            hunks.push_back(json{{"base", hex(options_.relocationBases[i])}, {"size", options_.hunkSizes[i]}});
+        sampling["hunks"] = std::move(hunks);
+    }
     json ranges = json::array();
     for (const CodeRange& r : options_.codeRanges)
         ranges.push_back(json{{"base", hex(r.base)}, {"size", hex(r.size)}});

@@ -37,6 +37,9 @@ struct SamplerOptions {
     // written absolute).
     std::shared_ptr<const Unwinder> unwinder;
     std::vector<std::uint32_t> relocationBases; // by hunk, for the converter
+    // The size of each hunk (parallel to relocationBases; empty when unknown), recorded so
+    // a converter can tell the profiled program from another.
+    std::vector<std::uint32_t> hunkSizes;
     std::vector<CodeRange> codeRanges;
     std::size_t bufferLimit = kDefaultBufferLimit; // pending records at most
 };
@@ -121,6 +124,13 @@ private:
     std::vector<std::uint32_t> stack_;     // the stack of the step in progress (absolute)
     std::vector<std::uint32_t> lastStack_; // of the last instruction (a STOP's own)
     std::vector<std::uint32_t> irqStack_{samples_format::kIrqMarker};
+    // Code outside the program (ROM, libraries) that the program called: the program's
+    // last stack, while the same task runs on in the same mode below the same stack.
+    bool inProgram(std::uint32_t pc) const;
+    std::uint32_t thisTask() const;
+    std::vector<std::uint32_t> programStack_;
+    std::uint32_t programSp_ = 0, programTask_ = 0;
+    bool programSupervisor_ = false, programCalling_ = false, programTaskKnown_ = false;
 
     Batch pending_; // the frame in progress
     Batch closed_;  // the frame that just ended, until the capture records or skips it

@@ -1,0 +1,119 @@
+// copperline-ctl profile-report DIR --program PROG [--elf FILE] [--out FILE] [--per-frame]
+//     [--format chrome|bartman|lcov] [--source-map FROM=TO]... [--force]
+//
+// Converts a capture with precise samples into a Chrome .cpuprofile (VS Code, DevTools,
+// speedscope): one merged file, or with --per-frame one file per frame record
+// (OUT-SSSSSS-frame-NNNNNN.cpuprofile). docs/profiling.md shows the whole loop.
+
+#include "app/ctl/commands.h"
+#include "emu/media/file_bytes.h"
+#include "profiler/capture/capture_reader.h"
+#include "profiler/debuginfo/debug_info.h"
+#include "profiler/report/sample_report.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+namespace copperline::ctl {
+
+namespace fs = std::filesystem;
+
+int profileReport(int argc, char** argv) {
+    std::string dir, program, out, format = "chrome";
+    DebugInfoOptions debug;
+    bool perFrame = false, force = false;
+    for (int i = 0; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError{"profile-report: " + arg + " needs a value"};
+            return argv[++i];
+        };
+        if (arg == "--program")
+            program = value();
+        else if (arg == "--elf")
+            debug.elfPath = value();
+        else if (arg == "--out")
+            out = value();
+        else if (arg == "--per-frame")
+            perFrame = true;
+        else if (arg == "--format")
+            format = value();
+        else if (arg == "--source-map")
+            debug.sourceMap.addSpec(value());
+        else if (arg == "--force")
+            force = true;
+        else if (!arg.empty() && arg[0] == '-')
+            throw UsageError{"profile-report: unknown option " + arg};
+        else if (dir.empty())
+            dir = arg;
+        else
+            throw UsageError{"profile-report: more than one capture folder given"};
+    }
+    if (dir.empty()) throw UsageError{"profile-report: no capture folder given"};
+    if (program.empty())
+        throw UsageError{"profile-report: --program PROG names the executable that was profiled"};
+    if (format == "lcov")
+        throw UsageError{"profile-report: --format lcov (guest coverage) is not built into this "
+                         "version; --format chrome and bartman are"};
+    if (format != "chrome" && format != "bartman")
+        throw UsageError{"profile-report: --format wants chrome, bartman or lcov, not '" + format + "'"};
+    if (format == "bartman")
+        throw UsageError{"profile-report: --format bartman is not built into this version yet"};
+    if (out.empty()) out = (fs::path(dir) / (fs::path(program).filename().string() + ".cpuprofile")).string();
+
+    const auto start = std::chrono::steady_clock::now();
+    const DebugInfo info = DebugInfo::load(program, debug);
+    for (const std::string& w : info.warnings()) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
+    const CaptureFiles capture = readCapture(dir);
+    SampleReportOptions options;
+    options.perFrame = perFrame;
+    const SampleReport report = buildSampleReport(capture, info, options);
+    for (const std::string& w : report.warnings) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
+
+    CpuProfileOptions profileOptions = sampleProfileOptions(report, program);
+    std::vector<std::string> written;
+    if (perFrame) {
+        const fs::path o(out);
+        const std::string stem = (o.parent_path() / o.stem()).string();
+        std::vector<std::string> names;
+        for (const SampleFrameTree& f : report.frames) {
+            char suffix[64];
+            std::snprintf(suffix, sizeof suffix, "-%06llu-frame-%06llu.cpuprofile",
+                          static_cast<unsigned long long>(f.seq), static_cast<unsigned long long>(f.frame));
+            names.push_back(stem + suffix);
+            if (!force) refuseToReplace(names.back(), "--force");
+        }
+        for (std::size_t i = 0; i < report.frames.size(); ++i) {
+            const SampleFrameTree& f = report.frames[i];
+            CpuProfileOptions one = profileOptions;
+            one.annotation["frame"] = f.frame;
+            one.annotation["seq"] = f.seq;
+            one.annotation["cck"] = f.cck;
+            one.startTime = 0;
+            writeCpuProfile(f.tree, names[i], one);
+            written.push_back(names[i]);
+        }
+    } else {
+        if (!force) refuseToReplace(out, "--force");
+        writeCpuProfile(report.merged, out, profileOptions);
+        written.push_back(out);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double us = 1e6 / report.cckHz;
+    std::printf("%s: %llu frame(s), %llu sample(s), %llu CCK (%.3f ms): instructions %llu, bus waits %llu, "
+                "interrupt entry %llu, stopped %llu CCK\n",
+                dir.c_str(), static_cast<unsigned long long>(report.frameCount),
+                static_cast<unsigned long long>(report.samples), static_cast<unsigned long long>(report.cck),
+                double(report.cck) * us / 1000.0, static_cast<unsigned long long>(report.instructionCck),
+                static_cast<unsigned long long>(report.waitCck), static_cast<unsigned long long>(report.irqCck),
+                static_cast<unsigned long long>(report.stoppedCck));
+    if (written.size() == 1)
+        std::printf("wrote %s in %.2f s\n", written[0].c_str(), seconds);
+    else
+        std::printf("wrote %zu files (%s ... %s) in %.2f s\n", written.size(), written.front().c_str(),
+                    written.back().c_str(), seconds);
+    return 0;
+}
+
+} // namespace copperline::ctl
