@@ -1,0 +1,259 @@
+// The whole profiling loop a user types: `copperline --run PROG --profile DIR`, then
+// `copperline-ctl profile-report DIR --program PROG`, on the guest program
+// tests/guest/profile/profiled.c, whose loops (burn.s) cost known numbers of cycles.
+// - Every colour clock is accounted for: the samples of each frame add up to the frame
+//   (from the capture's start in the first), and their instruction, wait, interrupt-entry
+//   and stopped parts to the frame's own CPU accounting.
+// - The numbers are true: each loop's self time in the report is exactly its cost from the
+//   68000 timing tables, called from both phases; its chip-bus waits are the [Bus wait]
+//   child, larger where six bitplanes fetch; the static function and the helper inlined
+//   into it keep their own names.
+// - Real viewers open the merged and a per-frame file with the right top function.
+
+#include "profiler/capture/capture_reader.h"
+#include "profiler/report/cpuprofile.h"
+#include "profiler/report/sample_report.h"
+#include "profiler/sampling/sample_reader.h"
+#include "tests/tools/viewer_checks.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <filesystem>
+#include <functional>
+#include <map>
+
+using namespace copperline;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    QByteArray out, err;
+};
+
+Result run(const char* exe, const QStringList& args) {
+    QProcess p;
+    p.start(exe, args);
+    Result r;
+    if (!p.waitForFinished(600000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+// The loops' costs in 68000 cycles (burn.s), as the program calls them (profiled.c).
+constexpr std::uint64_t kLoopN = 2000, kMulN = 300;
+constexpr std::uint64_t loopCycles(std::uint64_t n) { return 18 * n + 30; }
+constexpr std::uint64_t mulCycles(std::uint64_t n) { return 56 * n + 34; }
+
+// Every node of a tree with its path of function names from the root.
+void walk(const ProfileTree& t, const std::function<void(ProfileTree::NodeId, const QStringList&)>& f) {
+    std::function<void(ProfileTree::NodeId, QStringList)> go = [&](ProfileTree::NodeId id, QStringList path) {
+        if (id != ProfileTree::kRoot) path << QString::fromStdString(t.node(id).frame.functionName);
+        f(id, path);
+        for (const auto c : t.node(id).children) go(c, path);
+    };
+    go(ProfileTree::kRoot, {});
+}
+
+// Self weight of every function, summed over its nodes.
+std::map<QString, std::uint64_t> selfByFunction(const ProfileTree& t) {
+    std::map<QString, std::uint64_t> out;
+    walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
+        if (!path.isEmpty() && t.node(id).self) out[path.back()] += t.node(id).self;
+    });
+    return out;
+}
+
+} // namespace
+
+class TestProfileRun : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+    QString capture_, merged_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        capture_ = tmp_.filePath("capture");
+        const Result r = run(COPPERLINE_EXE, {"--factory", "--noaudio", "--run", GUEST_PROFILED, "--profile", capture_});
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY2(r.err.contains("copperline: profile: "), r.err.constData());
+        merged_ = tmp_.filePath("profiled.cpuprofile");
+        const Result rep = run(COPPERLINE_CTL, {"profile-report", capture_, "--program", GUEST_PROFILED, "--out", merged_});
+        QVERIFY2(rep.status == 0, rep.err.constData());
+        QVERIFY2(rep.out.contains("sample(s)"), rep.out.constData());
+    }
+
+    void everyColourClockIsAccountedFor() {
+        const CaptureFiles c = readCapture(capture_.toStdString());
+        QVERIFY(c.summary.is_object());
+        QVERIFY(c.summary["sampling"].is_object());
+        QCOMPARE(c.summary["samples_dropped"].get<std::uint64_t>(), 0u);
+        QVERIFY(!c.frames.empty());
+        std::uint64_t interval = 0, sampled = 0, count = 0;
+        for (std::size_t i = 0; i < c.frames.size(); ++i) {
+            const auto& r = c.frames[i];
+            const auto samples = readSamples((std::filesystem::path(capture_.toStdString()) / r["samples"].get<std::string>()).string(),
+                                             (std::filesystem::path(capture_.toStdString()) / r["samples_meta"].get<std::string>()).string(),
+                                             false);
+            std::uint64_t total = 0, instr = 0, wait = 0, irq = 0, stopped = 0;
+            for (const Sample& s : samples) {
+                total += s.meta.totalCck;
+                wait += s.meta.waitCck;
+                if (s.isIrq())
+                    irq += s.meta.instructionCck;
+                else if (s.isStopped())
+                    stopped += s.meta.instructionCck;
+                else
+                    instr += s.meta.instructionCck;
+            }
+            QCOMPARE(total, r["samples_cck"].get<std::uint64_t>());
+            QCOMPARE(samples.size(), r["samples_count"].get<std::size_t>());
+            const std::uint64_t first = r["first_cck"].get<std::uint64_t>(), length = r["length_cck"].get<std::uint64_t>();
+            const std::uint64_t from = r.value("samples_from_cck", first);
+            // Only the capture's first frame starts late, where the program's first instruction ran.
+            if (i > 0) QCOMPARE(from, first);
+            QCOMPARE(total, first + length - from);
+            interval += first + length - from;
+            sampled += total;
+            count += samples.size();
+            if (i == 0) continue;
+            // A whole frame: the samples' split is the frame's own CPU accounting.
+            const auto& cpu = r["cpu"]["cycles"];
+            QCOMPARE(2 * instr, cpu["instruction"].get<std::uint64_t>());
+            QCOMPARE(2 * wait, cpu["wait"].get<std::uint64_t>());
+            QCOMPARE(2 * irq, cpu["irq"].get<std::uint64_t>());
+            QCOMPARE(2 * stopped, cpu["stopped"].get<std::uint64_t>());
+        }
+        QCOMPARE(sampled, interval);
+        QCOMPARE(c.summary["samples_total"].get<std::uint64_t>(), count);
+        // The program's hunks as LoadSeg placed them, and its code as the unwinder's text.
+        const auto& sampling = c.summary["sampling"];
+        QVERIFY(sampling["relocation_bases"].size() >= 1);
+        QCOMPARE(sampling["hunks"].size(), sampling["relocation_bases"].size());
+        QVERIFY(sampling["unwind"].is_object());
+        QVERIFY(sampling["layouts"]["samples"]["text_relative"].get<bool>());
+    }
+
+    void selfTimesAreTheTimingTables() {
+        const ProfileTree t = readCpuProfileFile(merged_.toStdString());
+        // Per phase: the loop under phase_quiet and under phase_busy, each called once.
+        std::map<QString, std::uint64_t> self, busWait;
+        walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
+            if (path.size() < 2) return;
+            const QString key = path.mid(0, path.size()).join('/');
+            if (path.back() == "burn_loop" || path.back() == "burn_mul") self[key] += t.node(id).self;
+            if (path.back() == kBusWaitNode && path.size() >= 2) busWait[path.mid(0, path.size() - 1).join('/')] += t.node(id).self;
+        });
+        std::uint64_t quietLoop = 0, busyLoop = 0, quietMul = 0, busyMul = 0, quietWait = 0, busyWait = 0;
+        for (const auto& [path, w] : self) {
+            if (path.endsWith("phase_quiet/burn_loop")) quietLoop += w;
+            if (path.endsWith("phase_busy/burn_loop")) busyLoop += w;
+            if (path.endsWith("phase_quiet/burn_mul")) quietMul += w;
+            if (path.endsWith("phase_busy/burn_mul")) busyMul += w;
+        }
+        for (const auto& [path, w] : busWait) {
+            if (path.endsWith("phase_quiet/burn_loop")) quietWait += w;
+            if (path.endsWith("phase_busy/burn_loop")) busyWait += w;
+        }
+        QCOMPARE(quietLoop, loopCycles(kLoopN) / 2);
+        QCOMPARE(busyLoop, loopCycles(kLoopN) / 2);
+        QCOMPARE(quietMul, mulCycles(kMulN) / 2);
+        QCOMPARE(busyMul, mulCycles(kMulN) / 2);
+        // Bitplane DMA takes the chip bus from the loop: the difference is its waits alone.
+        QVERIFY2(busyWait > quietWait + 1000, qPrintable(QString("%1 vs %2").arg(busyWait).arg(quietWait)));
+
+        const auto byFunction = selfByFunction(t);
+        QVERIFY(byFunction.count("checksum_words") && byFunction.at("checksum_words") > 0);
+        QVERIFY(byFunction.count("mix") && byFunction.at("mix") > 0);
+        bool inlinedUnderStatic = false, irq = false, kick = false;
+        walk(t, [&](ProfileTree::NodeId, const QStringList& path) {
+            if (path.size() >= 2 && path.back() == "mix" && path[path.size() - 2] == "checksum_words") inlinedUnderStatic = true;
+            if (!path.isEmpty() && path.front() == kIrqNode) irq = true;
+            if (!path.isEmpty() && path.back().startsWith("[Kick]")) kick = true;
+        });
+        QVERIFY(inlinedUnderStatic);
+        QVERIFY(irq);
+        QVERIFY(kick);
+        // main is the root of the program's own code, and the report's file and lines come
+        // from the debug information.
+        bool mainHasFile = false;
+        walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
+            if (!path.isEmpty() && path.back() == "main")
+                mainHasFile |= QString::fromStdString(t.node(id).frame.url).endsWith("profiled.c") && t.node(id).frame.lineNumber > 0;
+        });
+        QVERIFY(mainHasFile);
+    }
+
+    void perFrameFilesAddUpToTheMergedOne() {
+        const QString out = tmp_.filePath("frames/p.cpuprofile");
+        QVERIFY(QDir().mkpath(tmp_.filePath("frames")));
+        const Result rep = run(COPPERLINE_CTL, {"profile-report", capture_, "--program", GUEST_PROFILED, "--out", out, "--per-frame"});
+        QVERIFY2(rep.status == 0, rep.err.constData());
+        const QStringList files = QDir(tmp_.filePath("frames")).entryList({"p-*-frame-*.cpuprofile"}, QDir::Files, QDir::Name);
+        const CaptureFiles c = readCapture(capture_.toStdString());
+        QCOMPARE(std::size_t(files.size()), c.frames.size());
+        std::uint64_t sum = 0;
+        for (const QString& f : files) {
+            const ProfileTree t = readCpuProfileFile(tmp_.filePath("frames/" + f).toStdString());
+            sum += t.total(ProfileTree::kRoot);
+        }
+        QCOMPARE(sum, readCpuProfileFile(merged_.toStdString()).total(ProfileTree::kRoot));
+        // Refuses to write over them again.
+        const Result again = run(COPPERLINE_CTL, {"profile-report", capture_, "--program", GUEST_PROFILED, "--out", out, "--per-frame"});
+        QVERIFY(again.status != 0);
+        QVERIFY2(again.err.contains("--force"), again.err.constData());
+    }
+
+    void viewersOpenTheReports() {
+        const ProfileTree t = readCpuProfileFile(merged_.toStdString());
+        const auto self = selfByFunction(t);
+        QString top;
+        std::uint64_t best = 0;
+        for (const auto& [name, w] : self)
+            if (w > best) best = w, top = name;
+        const viewer_checks::Sandwich shown = viewer_checks::speedscopeSandwich(merged_, "profiled.cpuprofile");
+        QVERIFY2(shown.error.isEmpty(), qPrintable(shown.error));
+        QCOMPARE(shown.rows[0].name, top);
+
+        QString error;
+        const QJsonObject seen = viewer_checks::devtoolsModel(merged_, error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const double usPerCck = 1e6 / 3546895.0;
+        for (const char* view : {"treeSelf", "timelineSelf"}) {
+            const QJsonObject w = seen[view].toObject();
+            for (const char* fn : {"burn_loop", "burn_mul", "checksum_words"})
+                QVERIFY2(std::llround(w[fn].toDouble() / usPerCck) == qint64(self.at(fn)),
+                         qPrintable(QString("%1 %2: %3 us").arg(view, fn).arg(w[fn].toDouble())));
+        }
+
+        // One per-frame file: the frame with the busy phase, whose top is burn_loop's waits' owner.
+        const QString frames = tmp_.filePath("frames");
+        const QStringList files = QDir(frames).entryList({"p-*-frame-*.cpuprofile"}, QDir::Files, QDir::Name);
+        QVERIFY(!files.isEmpty());
+        const QString one = frames + "/" + files.first();
+        const auto oneSelf = selfByFunction(readCpuProfileFile(one.toStdString()));
+        QString oneTop;
+        best = 0;
+        for (const auto& [name, w] : oneSelf)
+            if (w > best) best = w, oneTop = name;
+        const viewer_checks::Sandwich frame = viewer_checks::speedscopeSandwich(one, files.first());
+        QVERIFY2(frame.error.isEmpty(), qPrintable(frame.error));
+        QCOMPARE(frame.rows[0].name, oneTop);
+        const QJsonObject frameSeen = viewer_checks::devtoolsModel(one, error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(std::llround(frameSeen["treeSelf"].toObject()[oneTop].toDouble() / usPerCck) == qint64(best));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfileRun)
+#include "test_profile_run.moc"

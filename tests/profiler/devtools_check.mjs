@@ -12,8 +12,9 @@ const [bundle, profilePath] = process.argv.slice(2);
 const {CPUProfileDataModel} = await import(pathToFileURL(bundle).href);
 const model = new CPUProfileDataModel.CPUProfileDataModel(JSON.parse(readFileSync(profilePath, 'utf8')));
 
-// DevTools keeps milliseconds; the file's unit is the microsecond.
-const us = ms => Math.round(ms * 1000);
+// DevTools keeps milliseconds; the file's unit is the microsecond (to a nanosecond: a
+// profile in colour clocks has fractional microseconds).
+const us = ms => Math.round(ms * 1e6) / 1000;
 const treeSelf = {};
 const visit = node => {
   if (node.self) treeSelf[node.functionName] = (treeSelf[node.functionName] || 0) + us(node.self);

@@ -11,6 +11,7 @@
 
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/report/size_report.h"
+#include "tests/tools/viewer_checks.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -31,13 +32,6 @@ class TestViewers : public QObject {
 private slots:
     void devtoolsModelReadsTheSizeReport();
     void speedscopeImportsTheSizeReport() {
-        const QString speedscope =
-            COPPERLINE_SOURCE_DIR "/build/npm/node_modules/speedscope/dist/release/index.html";
-        QVERIFY2(QFileInfo::exists(speedscope),
-                 "speedscope is not installed in build/npm: run scripts/setup.sh");
-        const QString chromium = QStandardPaths::findExecutable("chromium");
-        QVERIFY2(!chromium.isEmpty(), "chromium is not installed: run scripts/setup.sh");
-
         QTemporaryDir dir;
         const QString profile = dir.filePath("guest.size.cpuprofile");
         QProcess ctl;
@@ -57,82 +51,32 @@ private slots:
         QVERIFY(largest);
         QVERIFY(largest->bytes > report.entries.back().bytes);
 
-        // speedscope's own way of opening a local file (its command-line launcher does the
-        // same): a script that hands the file to the page as base64.
-        QFile in(profile);
-        QVERIFY(in.open(QIODevice::ReadOnly));
-        const QByteArray loader = "speedscope.loadFileFromBase64(\"guest.size.cpuprofile\", \"" +
-                                  in.readAll().toBase64() + "\")";
-        QFile js(dir.filePath("load.js"));
-        QVERIFY(js.open(QIODevice::WriteOnly));
-        js.write(loader);
-        js.close();
-
-        const QString url =
-            "file://" + speedscope + "#localProfilePath=" + js.fileName() + "&view=sandwich";
-        QProcess browser;
-        browser.start(chromium, {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                                 "--no-first-run", "--disable-background-networking",
-                                 "--disable-component-update", "--disable-sync",
-                                 "--user-data-dir=" + dir.filePath("chromium-profile"),
-                                 "--virtual-time-budget=10000", "--dump-dom", url});
-        QVERIFY(browser.waitForFinished(120000));
-        const QString dom = QString::fromUtf8(browser.readAllStandardOutput());
-        QVERIFY2(browser.exitCode() == 0 && !dom.isEmpty(),
-                 browser.readAllStandardError().constData());
-
-        QVERIFY2(!dom.contains("Something went wrong"), "speedscope could not import the profile");
-        QVERIFY2(dom.contains("<title>guest.size.cpuprofile - speedscope</title>"),
-                 qPrintable(dom.left(2000)));
-        // Rows of the sandwich table, in the order shown: total, self, then the name cell.
-        static const QRegularExpression row(
-            "<tr[^>]*><td[^>]*>([^<]*)<.*?<td[^>]*>([^<]*)<.*?</span>([^<]*)</td></tr>");
-        QStringList names, selfs;
-        for (auto it = row.globalMatch(dom); it.hasNext();) {
-            const auto m = it.next();
-            selfs << m.captured(2);
-            names << m.captured(3);
-        }
-        QVERIFY2(names.size() >= 5, qPrintable(dom.right(4000)));
-        QCOMPARE(names[0], QString::fromStdString(largest->name));
+        const viewer_checks::Sandwich shown = viewer_checks::speedscopeSandwich(profile, "guest.size.cpuprofile");
+        QVERIFY2(shown.error.isEmpty(), qPrintable(shown.error));
+        QCOMPARE(shown.title, QString("guest.size.cpuprofile - speedscope"));
+        QVERIFY(shown.rows.size() >= 5);
+        QCOMPARE(shown.rows[0].name, QString::fromStdString(largest->name));
         // One byte is written as one microsecond.
-        QVERIFY2(selfs[0].startsWith(QString::number(largest->bytes) + ".00µs"),
-                 qPrintable(selfs[0]));
-        QVERIFY(names.contains(QString::fromUtf8(kUnattributed)));
+        QVERIFY2(shown.rows[0].self.startsWith(QString::number(largest->bytes) + ".00µs"),
+                 qPrintable(shown.rows[0].self));
+        bool unattributed = false;
+        for (const auto& r : shown.rows) unattributed |= r.name == QString::fromUtf8(kUnattributed);
+        QVERIFY(unattributed);
     }
 };
 
 void TestViewers::devtoolsModelReadsTheSizeReport() {
-    const QString npm = COPPERLINE_SOURCE_DIR "/build/npm/node_modules";
-    const QString esbuild = npm + "/esbuild/bin/esbuild";
-    const QString model =
-        npm + "/chrome-devtools-frontend/front_end/models/cpu_profile/cpu_profile.ts";
-    QVERIFY2(
-        QFileInfo::exists(esbuild) && QFileInfo::exists(model),
-        "esbuild or chrome-devtools-frontend is not installed in build/npm: run scripts/setup.sh");
-    const QString node = QStandardPaths::findExecutable("node");
-    QVERIFY2(!node.isEmpty(), "node is not installed: run scripts/setup.sh");
-
     QTemporaryDir dir;
-    const QString bundle = dir.filePath("cpu_profile.mjs");
-    QProcess p;
-    // bin/esbuild is the native binary or a script that finds it: either runs as it is.
-    p.start(esbuild, {model, "--bundle", "--format=esm", "--platform=node", "--log-level=warning",
-                      "--outfile=" + bundle});
-    QVERIFY(p.waitForFinished(60000));
-    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-
     const QString profile = dir.filePath("guest.size.cpuprofile");
+    QProcess p;
     p.start(COPPERLINE_BINARY_DIR "/app/copperline-ctl",
             {"size-report", GUEST_C, "--out", profile});
     QVERIFY(p.waitForFinished(60000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
 
-    p.start(node, {COPPERLINE_SOURCE_DIR "/tests/profiler/devtools_check.mjs", bundle, profile});
-    QVERIFY(p.waitForFinished(60000));
-    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-    const QJsonObject seen = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-    QVERIFY(!seen.isEmpty());
+    QString error;
+    const QJsonObject seen = viewer_checks::devtoolsModel(profile, error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
 
     const SizeReport report = buildSizeReport(DebugInfo::load(GUEST_C));
     QCOMPARE(seen["total"].toInteger(), qint64(report.totalBytes));
