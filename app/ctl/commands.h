@@ -13,6 +13,7 @@ int hunkInfo(int argc, char** argv);
 int symbolize(int argc, char** argv);
 int sizeReport(int argc, char** argv);
 int exe2adf(int argc, char** argv);
+int unwindTable(int argc, char** argv);
 
 // A usage error: main prints the message and the usage, and exits with 2.
 struct UsageError {

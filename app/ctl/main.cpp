@@ -54,6 +54,8 @@ void usage(FILE* out) {
         "                            a .cpuprofile of the program weighted in bytes\n"
         "  exe2adf PROG [--out FILE] [--force] [--args ARGS] [--name VOLUME] [--bootblock CODE]\n"
         "                            a bootable OFS floppy whose Startup-Sequence runs PROG\n"
+        "  unwind-table PROG [--elf FILE] --out FILE [--force]\n"
+        "                            the call-stack unwind table for sampling, and FILE.b64\n"
         "  --version                 print the version\n"
         "\n"
         "The running emulator (copperline --control NAME; docs/control-protocol.md):\n"
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
         if (cmd == "symbolize") return symbolize(argc - 2, argv + 2);
         if (cmd == "size-report") return sizeReport(argc - 2, argv + 2);
         if (cmd == "exe2adf") return exe2adf(argc - 2, argv + 2);
+        if (cmd == "unwind-table") return unwindTable(argc - 2, argv + 2);
         if (cmd == "--version") {
             std::printf("copperline-ctl %s\n", copperline::kVersion);
             return 0;
