@@ -226,8 +226,13 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
     s.codeRanges.clear();
     for (std::size_t i = 0; i < bases.size() && i < hunkSizes_.size(); ++i)
         if (codeHunks_[i]) s.codeRanges.push_back({bases[i], hunkSizes_[i]});
-    if (unwind_ && !bases.empty())
-        s.unwinder = std::make_shared<Unwinder>(*unwind_, bases[0], s.codeRanges);
+    if (unwind_ && !bases.empty()) {
+        try {
+            s.unwinder = std::make_shared<Unwinder>(*unwind_, bases[0], s.codeRanges);
+        } catch (const MediaError& e) {
+            return std::string("--profile: the unwind table does not fit the loaded program: ") + e.what();
+        }
+    }
     json& given = options_.capture.given;
     json hex = json::array();
     for (const std::uint32_t b : bases) hex.push_back(copperline::hex(b));

@@ -130,7 +130,11 @@ SamplerOptions parseSamplerOptions(const json& p) {
         if (std::uint64_t(base) + table.textSize > 0x1000000)
             invalid("unwind: the table's " + std::to_string(table.textSize) + " bytes of text from " + hex(base) +
                     " pass the end of the 24-bit address space");
-        s.unwinder = std::make_shared<Unwinder>(std::move(table), base, s.codeRanges);
+        try {
+            s.unwinder = std::make_shared<Unwinder>(std::move(table), base, s.codeRanges);
+        } catch (const MediaError& e) {
+            invalid(std::string("unwind: ") + e.what());
+        }
     }
     return s;
 }

@@ -57,6 +57,8 @@ void usage(FILE* out) {
         "  profile-report DIR --program PROG [--elf FILE] [--out FILE] [--per-frame]\n"
         "                 [--format chrome|bartman|lcov] [--source-map FROM=TO]... [--force]\n"
         "                            a capture's precise samples as a .cpuprofile\n"
+        "  unwind-table PROG [--elf FILE] --out FILE [--force]\n"
+        "                            the call-stack unwind table for sampling, and FILE.b64\n"
         "  --version                 print the version\n"
         "\n"
         "The running emulator (copperline --control NAME; docs/control-protocol.md):\n"
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
         if (cmd == "size-report") return sizeReport(argc - 2, argv + 2);
         if (cmd == "exe2adf") return exe2adf(argc - 2, argv + 2);
         if (cmd == "profile-report") return profileReport(argc - 2, argv + 2);
+        if (cmd == "unwind-table") return unwindTable(argc - 2, argv + 2);
         if (cmd == "--version") {
             std::printf("copperline-ctl %s\n", copperline::kVersion);
             return 0;
