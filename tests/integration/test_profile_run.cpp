@@ -99,7 +99,7 @@ private slots:
         QVERIFY(c.summary["sampling"].is_object());
         QCOMPARE(c.summary["samples_dropped"].get<std::uint64_t>(), 0u);
         QVERIFY(!c.frames.empty());
-        std::uint64_t interval = 0, sampled = 0, count = 0;
+        std::uint64_t interval = 0, sampled = 0, count = 0, irqs = 0;
         for (std::size_t i = 0; i < c.frames.size(); ++i) {
             const auto& r = c.frames[i];
             const auto samples = readSamples((std::filesystem::path(capture_.toStdString()) / r["samples"].get<std::string>()).string(),
@@ -109,8 +109,13 @@ private slots:
             for (const Sample& s : samples) {
                 total += s.meta.totalCck;
                 wait += s.meta.waitCck;
-                if (s.isIrq())
+                if (s.isIrq()) {
                     irq += s.meta.instructionCck;
+                    // The A500's interrupts are autovectored: level N takes vector 24 + N.
+                    QVERIFY(s.meta.irqLevel >= 1 && s.meta.irqLevel <= 6);
+                    QCOMPARE(s.meta.irqVector, 24 + s.meta.irqLevel);
+                    ++irqs;
+                }
                 else if (s.isStopped())
                     stopped += s.meta.instructionCck;
                 else
@@ -135,6 +140,7 @@ private slots:
             QCOMPARE(2 * stopped, cpu["stopped"].get<std::uint64_t>());
         }
         QCOMPARE(sampled, interval);
+        QVERIFY(irqs > 5); // AROS's vertical blank, at least
         QCOMPARE(c.summary["samples_total"].get<std::uint64_t>(), count);
         // The program's hunks as LoadSeg placed them, and its code as the unwinder's text.
         const auto& sampling = c.summary["sampling"];
