@@ -5,6 +5,8 @@
 
 #include "test_control_fixture.h"
 
+#include "emu/base64.h"
+
 #include <QDir>
 #include <QFile>
 #include <csignal>
@@ -110,7 +112,18 @@ private slots:
             {{{"path", p}, {"screenshots", "some"}}, -32602, "screenshots"},
             {{{"path", p}, {"slots", "yes"}}, -32602, "slots"},
             {{{"path", p}, {"fames", 10}}, -32602, "fames"},
-            {{{"path", p}, {"samples", true}}, -32004, "samples"},
+            {{{"path", p}, {"samples_buffer_limit", 10}}, -32602, "samples"},
+            {{{"path", p}, {"samples", true}, {"samples_buffer_limit", 0}}, -32602, "samples_buffer_limit"},
+            {{{"path", p}, {"samples", true}, {"samples_buffer_limit", 262145}}, -32602, "samples_buffer_limit"},
+            {{{"path", p}, {"samples", true}, {"unwind", {{"base", "0x1000"}}}}, -32602, "unwind"},
+            {{{"path", p}, {"samples", true}, {"unwind", {{"base", "0x1001"}, {"table", "AAAAAAAA"}}}}, -32602, "odd"},
+            {{{"path", p}, {"samples", true}, {"unwind", {{"base", "0x1000"}, {"table", "not base64!"}}}}, -32602, "base64"},
+            // 8 bytes: not a whole number of six-byte rows.
+            {{{"path", p}, {"samples", true}, {"unwind", {{"base", "0x1000"}, {"table", "AAAAAAAAAAA="}}}}, -32602, "unwind.table"},
+            {{{"path", p}, {"samples", true}, {"relocation_bases", "0x1000"}}, -32602, "relocation_bases"},
+            {{{"path", p}, {"samples", true}, {"relocation_bases", {"nowhere"}}}, -32602, "relocation_bases[0]"},
+            {{{"path", p}, {"samples", true}, {"code_ranges", {{{"base", "0x1000"}}}}}, -32602, "code_ranges[0]"},
+            {{{"path", p}, {"samples", true}, {"code_ranges", {{{"base", "0xFFFFF0"}, {"size", "0x100"}}}}}, -32602, "code_ranges[0]"},
             {{{"path", p}, {"coverage", true}}, -32004, "coverage"},
         };
         for (const auto& c : cases) {
@@ -203,6 +216,60 @@ private slots:
         QCOMPARE(slotFiles, 3);
         // With the pane closed and the capture stopped, recording is off again.
         QCOMPARE(emu.ok("frame.record", {{"on", false}}).value("recording", true), false);
+    }
+
+    void samplesOverTheSocket() {
+        const std::string dir = tmp.filePath("sampled").toStdString();
+        const std::string state = tmp.filePath("sampled.clstate").toStdString();
+        emu.ok("state.save", {{"path", state}});
+        // A table of 64 default rows (CFA = A7 + 4, A5 not saved, return address at CFA - 4)
+        // for 128 bytes of text at $1000.
+        std::string table;
+        for (int i = 0; i < 64; ++i) table += std::string("\x04\xF0\xFF\xFF\xFC\xFF", 6);
+        const json started = emu.ok(
+            "profile.start",
+            {{"path", dir}, {"frames", 4}, {"samples", true}, {"registers", true},
+             {"unwind", {{"base", "0x1000"}, {"table", copperline::toBase64(reinterpret_cast<const std::uint8_t*>(table.data()), table.size())}}},
+             {"relocation_bases", {"0x1000"}}, {"code_ranges", {{{"base", "0x1000"}, {"size", "0x80"}}}}});
+        QCOMPARE(started.value("samples_buffer_limit", 0), 262144);
+        QCOMPARE(started.value("samples_dropped", -1), 0);
+        emu.ok("step_frame", {{"n", 2}});
+        QVERIFY(emu.ok("profile.status").value("samples_total", 0) > 1000);
+        emu.ok("state.load", {{"path", state}});
+        emu.ok("step_frame", {{"n", 3}});
+        QCOMPARE(emu.ok("profile.status").value("done", false), true);
+        const json stopped = emu.ok("profile.stop");
+        QCOMPARE(stopped.value("samples_dropped", -1), 0);
+        const json summary = json::parse(std::ifstream(dir + "/profile.json"));
+        const json& sampling = summary["sampling"];
+        QCOMPARE(sampling["unwind"]["base"].get<std::string>(), std::string("0x1000"));
+        QCOMPARE(sampling["unwind"]["size"].get<std::string>(), std::string("0x80"));
+        QCOMPARE(sampling["relocation_bases"], json({"0x1000"}));
+        QVERIFY(sampling["registers"].get<bool>());
+        QCOMPARE(sampling["layouts"]["meta"]["magic"].get<std::string>(), std::string("CLSM"));
+        QCOMPARE(summary["options"]["unwind"]["table"].get<std::string>(), std::string("(384 bytes)"));
+        // Each frame record's samples cover it, from where sampling began in it; after the
+        // state load the capture's next frame starts where the state stood.
+        std::ifstream in(dir + "/profile.jsonl");
+        std::string line;
+        int frames = 0, markers = 0;
+        std::uint64_t total = 0;
+        while (std::getline(in, line)) {
+            const json r = json::parse(line);
+            if (r.contains("marker")) {
+                ++markers;
+                continue;
+            }
+            ++frames;
+            const std::uint64_t first = r["first_cck"], length = r["length_cck"];
+            QCOMPARE(r["samples_cck"].get<std::uint64_t>(), first + length - r.value("samples_from_cck", first));
+            QVERIFY(fs::exists(dir + "/" + r["samples"].get<std::string>()));
+            QVERIFY(fs::exists(dir + "/" + r["samples_meta"].get<std::string>()));
+            total += r["samples_count"].get<std::uint64_t>();
+        }
+        QCOMPARE(frames, 4);
+        QCOMPARE(markers, 1);
+        QCOMPARE(summary["samples_total"].get<std::uint64_t>(), total);
     }
 
     void stateLoadWritesARepositionMarker() {
