@@ -17,10 +17,12 @@
 #include "tests/tools/viewer_checks.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -218,6 +220,53 @@ private slots:
         const Result again = run(COPPERLINE_CTL, {"profile-report", capture_, "--program", GUEST_PROFILED, "--out", out, "--per-frame"});
         QVERIFY(again.status != 0);
         QVERIFY2(again.err.contains("--force"), again.err.constData());
+    }
+
+    void refusesWhatDoesNotFit() {
+        // Another program than the one profiled.
+        const QString out = tmp_.filePath("refused.cpuprofile");
+        Result r = run(COPPERLINE_CTL, {"profile-report", capture_, "--program", GUEST_HELLO, "--out", out});
+        QVERIFY(r.status != 0);
+        QVERIFY2(r.err.contains("is not the program profiled"), r.err.constData());
+        QVERIFY(!QFileInfo::exists(out));
+
+        // A copy of the capture to spoil, one thing at a time.
+        const auto spoil = [&](const QString& name, const std::function<void(const QString&)>& f) {
+            const QString dir = tmp_.filePath(name);
+            std::filesystem::copy(capture_.toStdString(), dir.toStdString(), std::filesystem::copy_options::recursive);
+            f(dir);
+            return run(COPPERLINE_CTL, {"profile-report", dir, "--program", GUEST_PROFILED, "--out", dir + "/x.cpuprofile"});
+        };
+        const auto editSummary = [](const QString& dir, const std::function<void(nlohmann::json&)>& f) {
+            const std::string path = (dir + "/profile.json").toStdString();
+            nlohmann::json s = nlohmann::json::parse(std::ifstream(path));
+            f(s);
+            std::ofstream(path) << s.dump(2);
+        };
+        const CaptureFiles c = readCapture(capture_.toStdString());
+        const QString firstBin = QString::fromStdString(c.frames[1]["samples"].get<std::string>());
+        const QString firstMeta = QString::fromStdString(c.frames[1]["samples_meta"].get<std::string>());
+
+        r = spoil("bases", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["sampling"]["relocation_bases"].erase(0); s["sampling"].erase("hunks"); }); });
+        QVERIFY2(r.status != 0 && r.err.contains("relocation_bases has"), r.err.constData());
+        r = spoil("unwind", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["sampling"]["unwind"]["size"] = "0x100000"; }); });
+        QVERIFY2(r.status != 0 && r.err.contains("unwind table covers"), r.err.constData());
+        r = spoil("hunks", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["sampling"]["hunks"][0]["size"] = 4; }); });
+        QVERIFY2(r.status != 0 && r.err.contains("is not the program profiled"), r.err.constData());
+        r = spoil("nosampling", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s.erase("sampling"); }); });
+        QVERIFY2(r.status != 0 && r.err.contains("\"samples\": true"), r.err.constData());
+        r = spoil("truncated", [&](const QString& d) { std::filesystem::resize_file((d + "/" + firstBin).toStdString(), 6); });
+        QVERIFY2(r.status != 0 && r.err.contains(firstBin.toUtf8()), r.err.constData());
+        r = spoil("meta", [&](const QString& d) {
+            std::fstream f((d + "/" + firstMeta).toStdString(), std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(12);
+            f.put('\x7F'); // the first row's total no longer matches its stream
+        });
+        QVERIFY2(r.status != 0 && r.err.contains("meta row says"), r.err.constData());
+        r = spoil("missing", [&](const QString& d) { std::filesystem::remove((d + "/" + firstMeta).toStdString()); });
+        QVERIFY2(r.status != 0 && r.err.contains("cannot be read"), r.err.constData());
+        r = spoil("dropped", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["samples_dropped"] = 17; }); });
+        QVERIFY2(r.status == 0 && r.err.contains("dropped 17 sample(s)"), r.err.constData());
     }
 
     void viewersOpenTheReports() {
