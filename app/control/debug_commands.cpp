@@ -3,6 +3,9 @@
 
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
+#include "emu/hex.h"
+#include "profiler/amigaos/amigaos.h"
+#include "profiler/amigaos/memory_view.h"
 
 namespace copperline {
 
@@ -53,6 +56,30 @@ void registerDebugCommands(Emulator::Impl& e) {
                 for (const auto& r : e.machine->guestApi().resources())
                     list.push_back(resourceJson(r));
                 return json{{"resources", list}};
+            });
+
+    bus.add("segments.list",
+            "The hunks of the programs the guest's CLI processes run (LoadSeg's segment lists): "
+            "the relocation_bases and code_ranges profile.start wants.",
+            [&e](const json&) {
+                const MachineMemoryView memory(*e.machine);
+                const AmigaOsSnapshot os = readAmigaOs(memory);
+                json programs = json::array();
+                for (const AmigaOsProgram& prog : readCliPrograms(memory, os)) {
+                    json hunks = json::array(), bases = json::array();
+                    for (const AmigaOsSegment& s : prog.segments) {
+                        hunks.push_back({{"base", hex(s.base)}, {"size", s.size}});
+                        bases.push_back(hex(s.base));
+                    }
+                    programs.push_back({{"task", hex(prog.task)},
+                                        {"task_name", p::latin1ToUtf8(prog.taskName)},
+                                        {"command", p::latin1ToUtf8(prog.command)},
+                                        {"running", os.thisTask && os.thisTask->address == prog.task},
+                                        {"seglist", hex(prog.segList)},
+                                        {"hunks", hunks},
+                                        {"relocation_bases", bases}});
+                }
+                return json{{"exec", os.exec.has_value()}, {"programs", programs}};
             });
 
     bus.add(

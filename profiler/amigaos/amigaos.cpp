@@ -1,5 +1,7 @@
 #include "profiler/amigaos/amigaos.h"
 
+#include <algorithm>
+
 #include "emu/machine.h"
 
 #include <cstdio>
@@ -671,6 +673,60 @@ nlohmann::json stackFieldsJson(const AmigaOsSnapshot& s) {
             {"systemStackUpper", s.exec->sysStkUpper},
             {"stackLower", s.thisTask ? s.thisTask->spLower : 0u},
             {"stackUpper", s.thisTask ? s.thisTask->spUpper : 0u}};
+}
+
+// ---- loaded programs ----------------------------------------------------------------------
+
+std::vector<AmigaOsSegment> readSegList(const MemoryView& memory, std::uint32_t bptr, unsigned maxSegments) {
+    std::vector<AmigaOsSegment> out;
+    std::vector<std::uint32_t> seen;
+    while (bptr && out.size() < maxSegments) {
+        const std::uint32_t link = (bptr << 2) & 0xFFFFFF;
+        if (std::find(seen.begin(), seen.end(), link) != seen.end()) break;
+        seen.push_back(link);
+        const auto size = memory.longword(link - 4);
+        const auto next = memory.longword(link);
+        // The allocation holds the size longword, the link and the hunk's data.
+        if (!size || !next || *size < 8 || *size > (16u << 20) || !memory.backed(link - 4, *size)) break;
+        out.push_back({link + 4, *size - 8});
+        bptr = *next;
+    }
+    return out;
+}
+
+std::vector<AmigaOsProgram> readCliPrograms(const MemoryView& memory, const AmigaOsSnapshot& snapshot) {
+    // dos/dosextens.h: Process.pr_CLI at 172 (a BPTR to a CommandLineInterface), whose
+    // cli_CommandName (a BSTR) is at 16 and cli_Module (the seglist BPTR) at 60.
+    constexpr std::uint32_t kPrCli = 172, kCliCommandName = 16, kCliModule = 60;
+    std::vector<const AmigaOsTask*> tasks;
+    if (snapshot.thisTask) tasks.push_back(&*snapshot.thisTask);
+    for (const auto& t : snapshot.readyTasks) tasks.push_back(&t);
+    for (const auto& t : snapshot.waitingTasks) tasks.push_back(&t);
+    std::vector<AmigaOsProgram> out;
+    for (const AmigaOsTask* t : tasks) {
+        if (!t->process) continue;
+        const auto cliBptr = memory.longword(t->address + kPrCli);
+        if (!cliBptr || !*cliBptr) continue;
+        const std::uint32_t cli = (*cliBptr << 2) & 0xFFFFFF;
+        const auto module = memory.longword(cli + kCliModule);
+        if (!module || !*module) continue;
+        AmigaOsProgram p;
+        p.task = t->address;
+        p.taskName = t->name;
+        p.segList = *module;
+        if (const auto name = memory.longword(cli + kCliCommandName); name && *name) {
+            const std::uint32_t bstr = (*name << 2) & 0xFFFFFF;
+            if (const auto length = memory.byte(bstr))
+                for (std::uint32_t i = 0; i < *length; ++i) {
+                    const auto c = memory.byte(bstr + 1 + i);
+                    if (!c) break;
+                    p.command += char(*c);
+                }
+        }
+        p.segments = readSegList(memory, *module);
+        if (!p.segments.empty()) out.push_back(std::move(p));
+    }
+    return out;
 }
 
 } // namespace copperline

@@ -136,6 +136,31 @@ AmigaOsSnapshot readAmigaOs(const Machine& machine, const AmigaOsReadLimits& lim
 // residents and ROM ranges stay empty): the running task, for a sampler that asks often.
 AmigaOsSnapshot readExecAndThisTask(const MemoryView& memory, const AmigaOsReadLimits& limits = {});
 
+// One hunk of a loaded program: where its first byte is and how many bytes it has (the
+// segment's allocation less its size longword and link).
+struct AmigaOsSegment {
+    std::uint32_t base = 0;
+    std::uint32_t size = 0;
+};
+
+// A program a CLI process runs (dos/dosextens.h: Process.pr_CLI -> cli_Module), with the
+// command name the shell gave it.
+struct AmigaOsProgram {
+    std::uint32_t task = 0;
+    std::string taskName;
+    std::string command;        // cli_CommandName
+    std::uint32_t segList = 0;  // the BPTR
+    std::vector<AmigaOsSegment> segments;
+};
+
+// The segment list a BPTR starts (LoadSeg's result): each segment is [size][next BPTR]
+// [hunk data...], the size longword 4 bytes before the BPTR's address. Stops at the end of
+// the list, at `maxSegments`, at a loop, or at a segment `memory` does not back.
+std::vector<AmigaOsSegment> readSegList(const MemoryView& memory, std::uint32_t bptr, unsigned maxSegments = 256);
+// The programs of the snapshot's CLI processes (ThisTask first, then the ready and waiting
+// tasks) that have a cli_Module.
+std::vector<AmigaOsProgram> readCliPrograms(const MemoryView& memory, const AmigaOsSnapshot& snapshot);
+
 // profile.json's "rom_symbols" value (docs/formats/profile-json-rom-symbols.md).
 nlohmann::json romSymbolsJson(const AmigaOsSnapshot& snapshot);
 // Reads a "rom_symbols" value back: ROM ranges, residents, libraries, devices, resources

@@ -22,7 +22,7 @@ struct CtlReply {
 class ControlEmulator {
 public:
     // Starts the emulator with a fresh socket name and waits for its info file.
-    bool start(const QString& name) {
+    bool start(const QString& name, const QStringList& extra = {}) {
         info_ = dir_.filePath("control.json");
         QStringList env = QProcess::systemEnvironment();
         env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
@@ -30,7 +30,7 @@ public:
         process_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         process_.setStandardOutputFile(dir_.filePath("serial.txt"));
         process_.start(COPPERLINE_EXE,
-                       {"--factory", "--noaudio", "--control", name, "--control-info", info_});
+                       QStringList{"--factory", "--noaudio", "--control", name, "--control-info", info_} + extra);
         if (!process_.waitForStarted(10000)) return false;
         for (int i = 0; i < 200 && !QFile::exists(info_); ++i)
             QTest::qWait(50);

@@ -10,6 +10,10 @@
 //   into it keep their own names.
 // - Real viewers open the merged and a per-frame file with the right top function.
 
+#include "test_control_fixture.h"
+
+#include "emu/media/file_bytes.h"
+#include "emu/media/hunk.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/report/cpuprofile.h"
 #include "profiler/report/sample_report.h"
@@ -267,6 +271,34 @@ private slots:
         QVERIFY2(r.status != 0 && r.err.contains("cannot be read"), r.err.constData());
         r = spoil("dropped", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["samples_dropped"] = 17; }); });
         QVERIFY2(r.status == 0 && r.err.contains("dropped 17 sample(s)"), r.err.constData());
+    }
+
+    void segmentsListOverTheSocket() {
+        // A floppy whose Startup-Sequence runs a program that never returns: segments.list
+        // finds it in its CLI process, with the hunks LoadSeg made of its file.
+        const QString adf = tmp_.filePath("forever.adf");
+        const Result made = run(COPPERLINE_CTL, {"exe2adf", GUEST_FOREVER, "--out", adf});
+        QVERIFY2(made.status == 0, made.err.constData());
+        copperline::testing::ControlEmulator emu;
+        QVERIFY(emu.start(copperline::testing::uniqueName("test-segments"), {"--floppy0", adf}));
+        const HunkFile hunks = readHunkFile(readFileBytes(GUEST_FOREVER), GUEST_FOREVER);
+        nlohmann::json found, last;
+        for (int i = 0; i < 40 && found.is_null(); ++i) {
+            emu.ok("step_frame", {{"n", 50}});
+            last = emu.ok("segments.list");
+            for (const auto& p : last["programs"])
+                if (p["command"].get<std::string>().find("run_forever") != std::string::npos) found = p;
+        }
+        QVERIFY2(!found.is_null(), ("segments.list never showed the program: " + last.dump()).c_str());
+        QCOMPARE(found["hunks"].size(), hunks.sections.size());
+        for (std::size_t i = 0; i < hunks.sections.size(); ++i)
+            QCOMPARE(found["hunks"][i]["size"].get<std::uint32_t>(), hunks.sections[i].allocSize);
+        QCOMPARE(found["relocation_bases"].size(), hunks.sections.size());
+        // Its relocation bases are what profile.start takes, and the PC is in its code.
+        const std::uint32_t base = std::stoul(found["hunks"][0]["base"].get<std::string>(), nullptr, 16);
+        const std::uint32_t pc = emu.ok("regs.get")["pc"].get<std::uint32_t>();
+        QVERIFY2(pc >= base && pc < base + hunks.sections[0].allocSize, qPrintable(QString::number(pc, 16)));
+        QVERIFY(emu.quit());
     }
 
     void viewersOpenTheReports() {
