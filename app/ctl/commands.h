@@ -14,6 +14,7 @@ int symbolize(int argc, char** argv);
 int sizeReport(int argc, char** argv);
 int exe2adf(int argc, char** argv);
 int profileReport(int argc, char** argv);
+int profileOffline(int argc, char** argv);
 int unwindTable(int argc, char** argv);
 
 // A usage error: main prints the message and the usage, and exits with 2.

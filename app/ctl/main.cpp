@@ -54,6 +54,9 @@ void usage(FILE* out) {
         "                            a .cpuprofile of the program weighted in bytes\n"
         "  exe2adf PROG [--out FILE] [--force] [--args ARGS] [--name VOLUME] [--bootblock CODE]\n"
         "                            a bootable OFS floppy whose Startup-Sequence runs PROG\n"
+        "  profile STATE.clstate --out PATH [--frames 1..100] [--format native|bartman]\n"
+        "                 [--rom ROM] [--ext-rom EXT]\n"
+        "                            profile a saved machine offline: samples, slots, memory, pictures\n"
         "  profile-report DIR --program PROG [--elf FILE] [--out FILE] [--per-frame]\n"
         "                 [--format chrome|bartman|lcov] [--source-map FROM=TO]... [--force]\n"
         "                            a capture's precise samples as a .cpuprofile\n"
@@ -85,6 +88,7 @@ int main(int argc, char** argv) {
         if (cmd == "size-report") return sizeReport(argc - 2, argv + 2);
         if (cmd == "exe2adf") return exe2adf(argc - 2, argv + 2);
         if (cmd == "profile-report") return profileReport(argc - 2, argv + 2);
+        if (cmd == "profile") return profileOffline(argc - 2, argv + 2);
         if (cmd == "unwind-table") return unwindTable(argc - 2, argv + 2);
         if (cmd == "--version") {
             std::printf("copperline-ctl %s\n", copperline::kVersion);

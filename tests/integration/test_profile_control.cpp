@@ -272,6 +272,62 @@ private slots:
         QCOMPARE(summary["samples_total"].get<std::uint64_t>(), total);
     }
 
+    void offlineProfileOfASavedMachine() {
+        const std::string state = tmp.filePath("offline.clstate").toStdString();
+        emu.ok("state.save", {{"path", state}});
+        const std::string dir = tmp.filePath("offline").toStdString();
+        QProcess p;
+        p.start(COPPERLINE_CTL_EXE, {"profile", QString::fromStdString(state), "--frames", "2", "--out", QString::fromStdString(dir)});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const json summary = json::parse(std::ifstream(dir + "/profile.json"));
+        QCOMPARE(summary.value("frames_written", 0), 2);
+        QVERIFY(summary["sampling"]["registers"].get<bool>());
+        int samples = 0, slotFiles = 0, shots = 0;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            const std::string n = e.path().filename().string();
+            samples += n.starts_with("samples-") && n.ends_with(".bin");
+            slotFiles += n.starts_with("slots-");
+            shots += n.starts_with("screenshot-");
+        }
+        QCOMPARE(samples, 2);
+        QCOMPARE(slotFiles, 2);
+        QCOMPARE(shots, 2);
+        QVERIFY(fs::exists(dir + "/chip-ram.bin") && fs::exists(dir + "/slow-ram.bin"));
+        // The same run as the server's: the offline capture starts where the state stood.
+        std::string firstLine;
+        std::getline(std::ifstream(dir + "/profile.jsonl") >> std::ws, firstLine);
+        const json r = json::parse(firstLine);
+        QCOMPARE(r.value("frame", 0ull), json::parse(std::ifstream(dir + "/profile.json"))["started"].value("frame", 1ull));
+
+        // Refusals, each with its message and nothing written.
+        const std::string corrupt = tmp.filePath("corrupt.clstate").toStdString();
+        {
+            std::ifstream in(state, std::ios::binary);
+            std::string bytes((std::istreambuf_iterator<char>(in)), {});
+            bytes.resize(bytes.size() / 2);
+            std::ofstream(corrupt, std::ios::binary) << bytes;
+        }
+        const struct {
+            QStringList args;
+            const char* says;
+        } refusals[] = {
+            {{"profile", QString::fromStdString(corrupt), "--out", tmp.filePath("r1")}, "corrupt.clstate"},
+            {{"profile", QString::fromStdString(state), "--frames", "0", "--out", tmp.filePath("r2")}, "--frames"},
+            {{"profile", QString::fromStdString(state), "--frames", "101", "--out", tmp.filePath("r3")}, "--frames"},
+            {{"profile", tmp.filePath("x.uss"), "--out", tmp.filePath("r4")}, ".uss"},
+            {{"profile", QString::fromStdString(state), "--out", QString::fromStdString(dir)}, "not empty"},
+            {{"profile", QString::fromStdString(state)}, "--out"},
+        };
+        for (const auto& c : refusals) {
+            p.start(COPPERLINE_CTL_EXE, c.args);
+            QVERIFY(p.waitForFinished(60000));
+            const QByteArray err = p.readAllStandardError();
+            QVERIFY2(p.exitCode() != 0 && err.contains(c.says), (c.args.join(' ') + ": " + err).toUtf8().constData());
+        }
+        for (const char* d : {"r1", "r2", "r3", "r4"}) QVERIFY(!fs::exists(tmp.filePath(d).toStdString()));
+    }
+
     void stateLoadWritesARepositionMarker() {
         const std::string dir = tmp.filePath("repos").toStdString();
         const std::string state = tmp.filePath("s.clstate").toStdString();

@@ -1,0 +1,135 @@
+// copperline-ctl profile STATE.clstate [--rom ROM] [--ext-rom EXT] --out PATH
+//     [--frames 1..100] [--format native|bartman] [--force]
+//
+// Profiles a saved machine without a server: loads the state, runs 1-100 frames (default 1)
+// and writes a native capture folder with instruction samples and their registers, every
+// colour clock's slot record, the memory baseline and a screenshot of every frame
+// (docs/profiling.md, "Profiling a saved machine offline").
+
+#include "app/control/capture_options.h"
+#include "app/control/command_bus.h"
+#include "app/ctl/commands.h"
+#include "emu/machine.h"
+#include "emu/media/file_bytes.h"
+#include "emu/media/rom.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace copperline::ctl {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::uint32_t le32(const std::vector<std::uint8_t>& b, std::size_t at) {
+    return std::uint32_t(b[at]) | std::uint32_t(b[at + 1]) << 8 | std::uint32_t(b[at + 2]) << 16 |
+           std::uint32_t(b[at + 3]) << 24;
+}
+
+} // namespace
+
+int profileOffline(int argc, char** argv) {
+    std::string state, out, format = "native", romPath, extPath;
+    unsigned frames = 1;
+    bool force = false;
+    for (int i = 0; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError{"profile: " + arg + " needs a value"};
+            return argv[++i];
+        };
+        if (arg == "--out")
+            out = value();
+        else if (arg == "--frames") {
+            const std::string v = value();
+            const std::uint32_t n = parseAddress(v, "--frames");
+            if (n < 1 || n > 100) throw UsageError{"profile: --frames wants 1 to 100, not " + v};
+            frames = n;
+        } else if (arg == "--format")
+            format = value();
+        else if (arg == "--rom")
+            romPath = value();
+        else if (arg == "--ext-rom")
+            extPath = value();
+        else if (arg == "--force")
+            force = true;
+        else if (!arg.empty() && arg[0] == '-')
+            throw UsageError{"profile: unknown option " + arg};
+        else if (state.empty())
+            state = arg;
+        else
+            throw UsageError{"profile: more than one state given"};
+    }
+    if (state.empty()) throw UsageError{"profile: no state file given"};
+    if (out.empty()) throw UsageError{"profile: --out PATH names the capture folder (or, with --format bartman, the file)"};
+    if (format != "native" && format != "bartman")
+        throw UsageError{"profile: --format wants native or bartman, not '" + format + "'"};
+    if (fs::path(state).extension() == ".uss")
+        throw MediaError(state + ": WinUAE/vAmiga .uss states are not read by this version; save a "
+                                 "Copperline state (state.save) and profile that");
+    if (format == "bartman") throw UsageError{"profile: --format bartman is not built into this version yet"};
+    if (force && fs::is_directory(out) && !fs::is_empty(out))
+        throw MediaError(out + ": --force does not empty a folder; give a new or empty one");
+
+    const std::vector<std::uint8_t> bytes = readFileBytes(state, 64u << 20);
+    // The header says how the machine was configured (emu/machine.cpp, saveState).
+    if (bytes.size() < 17 || std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
+        throw MediaError(state + ": not a Copperline state file");
+    Machine::Config config;
+    config.ntsc = bytes[8] != 0;
+    config.chipRamBytes = le32(bytes, 9);
+    config.slowRamBytes = le32(bytes, 13);
+    if (config.chipRamBytes == 0 || config.chipRamBytes > (2u << 20) || config.slowRamBytes > (1536u << 10))
+        throw MediaError(state + ": a corrupt header (chip RAM " + std::to_string(config.chipRamBytes) +
+                         ", slow RAM " + std::to_string(config.slowRamBytes) + " bytes)");
+    Machine machine(config);
+    const RomImage rom = loadRom(romPath.empty() ? defaultRomPath() : romPath);
+    machine.setRom(rom);
+    if (!extPath.empty())
+        machine.setExtRom(loadRom(extPath));
+    else if (romPath.empty())
+        machine.setExtRom(loadRom(defaultExtRomPath()));
+    else if (needsExtensionRom(rom))
+        throw UsageError{"profile: " + romPath + " needs its extension ROM: add --ext-rom FILE"};
+    machine.powerOn();
+    try {
+        machine.loadState(bytes);
+    } catch (const std::exception& e) {
+        throw MediaError(state + ": " + e.what() +
+                         (std::string(e.what()).find("ROM") != std::string::npos
+                              ? " (give the ROM it was saved with: --rom FILE [--ext-rom FILE])"
+                              : ""));
+    }
+
+    json params = {{"path", fs::absolute(out).string()}, {"frames", frames}, {"samples", true}, {"registers", true},
+                   {"slots", true}, {"memory", true}, {"screenshots", "every"}};
+    ProfileOptions options;
+    try {
+        options = parseCaptureOptions(params, "", "");
+    } catch (const CommandError& e) {
+        throw MediaError(std::string("profile: ") + e.what());
+    }
+    ProfileSession session;
+    try {
+        session = startCapture(machine, options, nullptr, [](const std::string& w) {
+            std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
+        });
+    } catch (const CaptureError& e) {
+        throw MediaError(std::string("profile: ") + e.what());
+    }
+    // The state's frame is already under way: the capture covers it from here, then N - 1
+    // whole frames.
+    const std::uint64_t limit = machine.frame() + frames + 2;
+    while (session.capture->status().active() && machine.frame() < limit) machine.runFrame();
+    session.capture->finish();
+    const CaptureStatus& st = session.capture->status();
+    if (st.state == CaptureStatus::State::Failed) throw MediaError("profile: " + st.error);
+    std::printf("%s: %u frame(s) from %s, %llu samples, %.1f MB\n", options.capture.path.c_str(), st.framesWritten,
+                state.c_str(), static_cast<unsigned long long>(session.sampler->samplesWritten()),
+                double(st.bytesWritten) / 1e6);
+    return 0;
+}
+
+} // namespace copperline::ctl
