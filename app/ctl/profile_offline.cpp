@@ -12,9 +12,12 @@
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
 #include "emu/media/rom.h"
+#include "profiler/capture/capture_reader.h"
+#include "profiler/report/bartman_export.h"
 
 #include <cstdio>
 #include <filesystem>
+#include <stdlib.h>
 
 namespace copperline::ctl {
 
@@ -69,8 +72,8 @@ int profileOffline(int argc, char** argv) {
     if (fs::path(state).extension() == ".uss")
         throw MediaError(state + ": WinUAE/vAmiga .uss states are not read by this version; save a "
                                  "Copperline state (state.save) and profile that");
-    if (format == "bartman") throw UsageError{"profile: --format bartman is not built into this version yet"};
-    if (force && fs::is_directory(out) && !fs::is_empty(out))
+    if (format == "bartman" && !force) refuseToReplace(out, "--force");
+    if (format == "native" && force && fs::is_directory(out) && !fs::is_empty(out))
         throw MediaError(out + ": --force does not empty a folder; give a new or empty one");
 
     const std::vector<std::uint8_t> bytes = readFileBytes(state, 64u << 20);
@@ -103,7 +106,21 @@ int profileOffline(int argc, char** argv) {
                               : ""));
     }
 
-    json params = {{"path", fs::absolute(out).string()}, {"frames", frames}, {"samples", true}, {"registers", true},
+    // The binary profile is made from a native capture in a folder of its own, removed after.
+    std::string folder = fs::absolute(out).string();
+    struct Removed {
+        std::string path;
+        ~Removed() {
+            std::error_code ec;
+            if (!path.empty()) fs::remove_all(path, ec);
+        }
+    } scratch;
+    if (format == "bartman") {
+        char pattern[] = "/tmp/copperline-profile-XXXXXX";
+        if (!::mkdtemp(pattern)) throw MediaError(std::string("profile: cannot make a scratch folder in /tmp"));
+        folder = scratch.path = pattern;
+    }
+    json params = {{"path", folder}, {"frames", frames}, {"samples", true}, {"registers", true},
                    {"slots", true}, {"memory", true}, {"screenshots", "every"}};
     ProfileOptions options;
     try {
@@ -126,6 +143,15 @@ int profileOffline(int argc, char** argv) {
     session.capture->finish();
     const CaptureStatus& st = session.capture->status();
     if (st.state == CaptureStatus::State::Failed) throw MediaError("profile: " + st.error);
+    if (format == "bartman") {
+        const BartmanProfile profile = bartmanProfileFromCapture(readCapture(folder), rom.bytes);
+        writeBartmanProfile(profile, out, force);
+        std::printf("%s: %zu frame(s) from %s, %llu samples, a Bartman binary profile (%.1f MB)\n", out.c_str(),
+                    profile.frames.size(), state.c_str(),
+                    static_cast<unsigned long long>(session.sampler->samplesWritten()),
+                    double(fs::file_size(out)) / 1e6);
+        return 0;
+    }
     std::printf("%s: %u frame(s) from %s, %llu samples, %.1f MB\n", options.capture.path.c_str(), st.framesWritten,
                 state.c_str(), static_cast<unsigned long long>(session.sampler->samplesWritten()),
                 double(st.bytesWritten) / 1e6);

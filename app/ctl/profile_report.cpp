@@ -3,12 +3,14 @@
 //
 // Converts a capture with precise samples into a Chrome .cpuprofile (VS Code, DevTools,
 // speedscope): one merged file, or with --per-frame one file per frame record
-// (OUT-SSSSSS-frame-NNNNNN.cpuprofile). docs/profiling.md shows the whole loop.
+// (OUT-SSSSSS-frame-NNNNNN.cpuprofile); with --format bartman, the .amigaprofile JSON
+// vscode-amiga-debug's frame profiler opens. docs/profiling.md shows the whole loop.
 
 #include "app/ctl/commands.h"
 #include "emu/media/file_bytes.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/debuginfo/debug_info.h"
+#include "profiler/report/bartman_export.h"
 #include "profiler/report/sample_report.h"
 
 #include <chrono>
@@ -58,14 +60,29 @@ int profileReport(int argc, char** argv) {
                          "version; --format chrome and bartman are"};
     if (format != "chrome" && format != "bartman")
         throw UsageError{"profile-report: --format wants chrome, bartman or lcov, not '" + format + "'"};
-    if (format == "bartman")
-        throw UsageError{"profile-report: --format bartman is not built into this version yet"};
-    if (out.empty()) out = (fs::path(dir) / (fs::path(program).filename().string() + ".cpuprofile")).string();
+    if (format == "bartman" && perFrame)
+        throw UsageError{"profile-report: --per-frame writes .cpuprofile files; --format bartman writes one "
+                         ".amigaprofile with every frame"};
+    if (out.empty())
+        out = (fs::path(dir) / (fs::path(program).filename().string() +
+                                (format == "bartman" ? ".amigaprofile" : ".cpuprofile")))
+                  .string();
 
     const auto start = std::chrono::steady_clock::now();
     const DebugInfo info = DebugInfo::load(program, debug);
     for (const std::string& w : info.warnings()) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
     const CaptureFiles capture = readCapture(dir);
+    if (format == "bartman") {
+        if (!force) refuseToReplace(out, "--force");
+        std::vector<std::string> warnings;
+        const AmigaProfileInput in = amigaProfileFromCapture(capture, info, &warnings);
+        for (const std::string& w : warnings) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
+        writeAmigaProfile(in, out, force);
+        std::printf("%s: %zu frame(s) for vscode-amiga-debug's frame profiler: wrote %s in %.2f s\n", dir.c_str(),
+                    in.frames.size(), out.c_str(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return 0;
+    }
     SampleReportOptions options;
     options.perFrame = perFrame;
     const SampleReport report = buildSampleReport(capture, info, options);

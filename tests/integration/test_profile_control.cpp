@@ -6,6 +6,7 @@
 #include "test_control_fixture.h"
 
 #include "emu/base64.h"
+#include "profiler/report/bartman_profile.h"
 
 #include <QDir>
 #include <QFile>
@@ -299,6 +300,31 @@ private slots:
         std::getline(std::ifstream(dir + "/profile.jsonl") >> std::ws, firstLine);
         const json r = json::parse(firstLine);
         QCOMPARE(r.value("frame", 0ull), json::parse(std::ifstream(dir + "/profile.json"))["started"].value("frame", 1ull));
+
+        // The legacy binary profile, read back with our reader of the format.
+        const std::string binary = tmp.filePath("offline.profile").toStdString();
+        p.start(COPPERLINE_CTL_EXE, {"profile", QString::fromStdString(state), "--frames", "2", "--format", "bartman",
+                                     "--out", QString::fromStdString(binary)});
+        QVERIFY(p.waitForFinished(120000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const copperline::BartmanProfile bp = copperline::readBartmanProfileFile(binary);
+        QCOMPARE(bp.frames.size(), std::size_t(2));
+        QCOMPARE(bp.kickRom.size(), std::size_t(512 * 1024));
+        QCOMPARE(bp.chipMem.size(), std::size_t(512 * 1024));
+        for (std::size_t i = 0; i < 2; ++i) {
+            const auto& f = bp.frames[i];
+            QCOMPARE(f.dma.size(), std::size_t(copperline::bartman::kDmaCount));
+            std::uint64_t cycles = 0;
+            for (const auto& smp : copperline::decodeProfileArray(f.profileArray)) cycles += smp.cycles;
+            // Every cycle of the frame is in a sample (the first from where the state stood).
+            if (i == 1) QCOMPARE(cycles, std::uint64_t(f.profileCycles));
+            QVERIFY(cycles <= f.profileCycles && cycles > 0);
+            QVERIFY(!f.screenshot.empty());
+        }
+        // No scratch capture is left behind, and the file is not written over.
+        p.start(COPPERLINE_CTL_EXE, {"profile", QString::fromStdString(state), "--format", "bartman", "--out", QString::fromStdString(binary)});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY(p.exitCode() != 0 && p.readAllStandardError().contains("--force"));
 
         // Refusals, each with its message and nothing written.
         const std::string corrupt = tmp.filePath("corrupt.clstate").toStdString();

@@ -15,6 +15,7 @@
 #include "emu/media/file_bytes.h"
 #include "emu/media/hunk.h"
 #include "profiler/capture/capture_reader.h"
+#include "profiler/report/amigaprofile.h"
 #include "profiler/report/cpuprofile.h"
 #include "profiler/report/sample_report.h"
 #include "profiler/sampling/sample_reader.h"
@@ -90,7 +91,9 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         capture_ = tmp_.filePath("capture");
-        const Result r = run(COPPERLINE_EXE, {"--factory", "--noaudio", "--run", GUEST_PROFILED, "--profile", capture_});
+        // With what Bartman's formats need too: slots, memory, registers, pictures.
+        const Result r = run(COPPERLINE_EXE, {"--factory", "--noaudio", "--run", GUEST_PROFILED, "--profile", capture_, "--profile-options",
+                                              R"({"slots": true, "memory": true, "registers": true, "screenshots": "every"})"});
         QVERIFY2(r.status == 0, r.err.constData());
         QVERIFY2(r.err.contains("copperline: profile: "), r.err.constData());
         merged_ = tmp_.filePath("profiled.cpuprofile");
@@ -110,7 +113,7 @@ private slots:
             const auto& r = c.frames[i];
             const auto samples = readSamples((std::filesystem::path(capture_.toStdString()) / r["samples"].get<std::string>()).string(),
                                              (std::filesystem::path(capture_.toStdString()) / r["samples_meta"].get<std::string>()).string(),
-                                             false);
+                                             true);
             std::uint64_t total = 0, instr = 0, wait = 0, irq = 0, stopped = 0;
             for (const Sample& s : samples) {
                 total += s.meta.totalCck;
@@ -299,6 +302,50 @@ private slots:
         const std::uint32_t pc = emu.ok("regs.get")["pc"].get<std::uint32_t>();
         QVERIFY2(pc >= base && pc < base + hunks.sections[0].allocSize, qPrintable(QString::number(pc, 16)));
         QVERIFY(emu.quit());
+    }
+
+    void bartmansFrameProfile() {
+        const QString out = tmp_.filePath("profiled.amigaprofile");
+        const Result rep = run(COPPERLINE_CTL, {"profile-report", capture_, "--program", GUEST_PROFILED, "--format", "bartman", "--out", out});
+        QVERIFY2(rep.status == 0, rep.err.constData());
+        const AmigaProfileInput in = readAmigaProfileFile(out.toStdString());
+        const CaptureFiles c = readCapture(capture_.toStdString());
+        QCOMPARE(in.frames.size(), c.frames.size());
+        QCOMPARE(in.chipMem.size(), std::size_t(512 * 1024));
+        QCOMPARE(in.bogoMem.size(), std::size_t(512 * 1024));
+        bool burn = false;
+        for (const AmigaSymbol& s : in.symbols) burn |= s.name == "burn_loop";
+        QVERIFY(burn);
+        QVERIFY(!in.sections.empty() && in.sections[0].name == ".text");
+        std::uint64_t loopCyclesSeen = 0;
+        for (std::size_t i = 0; i < in.frames.size(); ++i) {
+            const AmigaProfileFrame& f = in.frames[i];
+            QCOMPARE(f.dma.size(), std::size_t(bartman::kDmaCount));
+            QCOMPARE(f.pcTrace.size(), c.frames[i]["samples_count"].get<std::size_t>());
+            QCOMPARE(f.registerTrace.size(), f.pcTrace.size());
+            std::uint64_t cycles = 0;
+            for (const PcTraceEntry& e : f.pcTrace) cycles += e.cycles;
+            QCOMPARE(cycles, 2 * c.frames[i]["samples_cck"].get<std::uint64_t>());
+            QVERIFY(!f.screenshot.empty());
+            QCOMPARE(f.callFrames.size(), std::size_t((in.sections[0].size + 1) / 2));
+            for (const auto& [name, w] : selfByFunction(f.tree))
+                if (name == "burn_loop") loopCyclesSeen += w;
+        }
+        // The call trees are in CPU cycles: both calls of the loop, at their table cost.
+        QCOMPARE(loopCyclesSeen, 2 * loopCycles(kLoopN));
+
+        // A capture without what the format shows is refused, naming the option.
+        const QString bare = tmp_.filePath("bare");
+        std::filesystem::copy(capture_.toStdString(), bare.toStdString(), std::filesystem::copy_options::recursive);
+        {
+            const std::string path = (bare + "/profile.json").toStdString();
+            nlohmann::json s = nlohmann::json::parse(std::ifstream(path));
+            s["options"]["slots"] = false;
+            std::ofstream(path) << s.dump();
+        }
+        const Result refused = run(COPPERLINE_CTL, {"profile-report", bare, "--program", GUEST_PROFILED, "--format", "bartman", "--out", bare + "/x.amigaprofile"});
+        QVERIFY(refused.status != 0);
+        QVERIFY2(refused.err.contains("\"slots\": true"), refused.err.constData());
     }
 
     void viewersOpenTheReports() {
