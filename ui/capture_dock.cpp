@@ -12,6 +12,11 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <filesystem>
+
+#include "profiler/capture/capture_reader.h"
+#include "profiler/debuginfo/debug_info.h"
+#include "profiler/report/sample_report.h"
 
 namespace copperline {
 
@@ -51,6 +56,11 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     slots_->setObjectName(QStringLiteral("captureSlots"));
     memory_ = new QCheckBox(tr("Chip and slow RAM at the start"), this);
     memory_->setObjectName(QStringLiteral("captureMemory"));
+    samples_ = new QCheckBox(tr("Precise CPU samples with call stacks (samples-*.bin)"), this);
+    samples_->setObjectName(QStringLiteral("captureSamples"));
+    registers_ = new QCheckBox(tr("with the registers of every sample"), this);
+    registers_->setObjectName(QStringLiteral("captureRegisters"));
+    connect(samples_, &QCheckBox::toggled, this, [this] { updateForm(); });
     screenshots_ = new QComboBox(this);
     screenshots_->setObjectName(QStringLiteral("captureScreenshots"));
     screenshots_->addItems(
@@ -77,10 +87,15 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     connect(start_, &QPushButton::clicked, this, &CaptureDock::start);
     connect(stop_, &QPushButton::clicked, this, &CaptureDock::stop);
     connect(open_, &QPushButton::clicked, this, &CaptureDock::openFolder);
+    report_ = new QPushButton(tr("CPU profile..."), this);
+    report_->setObjectName(QStringLiteral("captureCpuProfile"));
+    report_->setToolTip(tr("Write the samples as a .cpuprofile of the program that was profiled"));
+    connect(report_, &QPushButton::clicked, this, &CaptureDock::makeCpuProfile);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(start_);
     buttons->addWidget(stop_);
     buttons->addWidget(open_);
+    buttons->addWidget(report_);
     buttons->addStretch(1);
 
     state_ = new QLabel(tr("idle"), this);
@@ -104,6 +119,8 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     form->addRow(tr("Frames"), frames_);
     form->addRow(QString(), slots_);
     form->addRow(QString(), memory_);
+    form->addRow(QString(), samples_);
+    form->addRow(QString(), registers_);
     form->addRow(tr("Screenshots"), screenshots_);
     form->addRow(tr("Trigger"), triggerRow);
     auto* layout = new QVBoxLayout(this);
@@ -129,6 +146,10 @@ nlohmann::json CaptureDock::startParams() const {
                         {"slots", slots_->isChecked()},
                         {"memory", memory_->isChecked()},
                         {"screenshots", screenshots_->currentText().toStdString()}};
+    if (samples_->isChecked()) {
+        p["samples"] = true;
+        if (registers_->isChecked()) p["registers"] = true;
+    }
     if (!path_->text().trimmed().isEmpty()) p["path"] = path_->text().trimmed().toStdString();
     // The value goes as typed: the command checks it and says what is wrong.
     const std::string value = triggerValue_->text().trimmed().toStdString();
@@ -173,6 +194,40 @@ void CaptureDock::openFolder() {
     if (!folder_.isEmpty() && opener_) opener_(folder_);
 }
 
+void CaptureDock::makeCpuProfile() {
+    const QString program = QFileDialog::getOpenFileName(this, tr("The program that was profiled"));
+    if (program.isEmpty()) return;
+    bool ok = false;
+    const QString result = writeCpuProfileFor(program, &ok);
+    if (ok) {
+        error_->clear();
+        detail_->setText(detail_->text() + tr("\nwrote %1").arg(result));
+    } else {
+        error_->setText(result);
+    }
+}
+
+QString CaptureDock::writeCpuProfileFor(const QString& program, bool* ok) {
+    *ok = false;
+    try {
+        const DebugInfo info = DebugInfo::load(program.toStdString());
+        const CaptureFiles capture = readCapture(folder_.toStdString());
+        const SampleReport report = buildSampleReport(capture, info);
+        // A name nothing has: PROG.cpuprofile, else PROG-2.cpuprofile, ...
+        const std::filesystem::path base =
+            std::filesystem::path(folder_.toStdString()) / std::filesystem::path(program.toStdString()).filename();
+        std::string out = base.string() + ".cpuprofile";
+        for (int n = 2; std::filesystem::exists(out); ++n) out = base.string() + "-" + std::to_string(n) + ".cpuprofile";
+        writeCpuProfile(report.merged, out, sampleProfileOptions(report, program.toStdString()));
+        *ok = true;
+        QString text = QString::fromStdString(out);
+        for (const std::string& w : report.warnings) text += tr(" (%1)").arg(QString::fromStdString(w));
+        return text;
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+}
+
 void CaptureDock::poll() {
     if (polling_) return;
     polling_ = true;
@@ -211,6 +266,12 @@ void CaptureDock::showStatus(const nlohmann::json& s) {
                          .arg(written)
                          .arg(limit)
                          .arg(bytesText(s.value("bytes_written", std::uint64_t(0))));
+    sampled_ = s.contains("samples_total");
+    if (sampled_) {
+        detail += tr(", %1 samples").arg(s.value("samples_total", std::uint64_t(0)));
+        if (const std::uint64_t dropped = s.value("samples_dropped", std::uint64_t(0)))
+            detail += tr(" (%1 dropped: the buffer was full)").arg(dropped);
+    }
     if (!folder_.isEmpty()) detail += tr("\nin %1").arg(folder_);
     detail_->setText(detail);
     if (s.contains("error") && s["error"].is_string())
@@ -234,9 +295,12 @@ void CaptureDock::updateForm() {
          std::initializer_list<QWidget*>{path_, frames_, slots_, memory_, screenshots_, trigger_})
         w->setEnabled(!active_);
     triggerValue_->setEnabled(!active_ && triggered);
+    registers_->setEnabled(!active_ && samples_->isChecked());
+    samples_->setEnabled(!active_);
     start_->setEnabled(!active_);
     stop_->setEnabled(active_);
     open_->setEnabled(!folder_.isEmpty());
+    report_->setEnabled(!active_ && sampled_ && !folder_.isEmpty());
 }
 
 QString CaptureDock::stateText() const {

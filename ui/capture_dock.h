@@ -3,7 +3,9 @@
 // The capture pane (the Capture menu opens it): the options of profile.start (folder,
 // frames, slots, memory, screenshots, a trigger), Start and Stop, the capture's progress
 // as profile.status reports it (frames written of the budget, bytes, the trigger's state),
-// and a button that opens the capture's folder. Every action is a command on the bus, so
+// a button that opens the capture's folder, and one that turns a capture with precise
+// samples into a .cpuprofile of a program (the converter copperline-ctl profile-report
+// uses) for VS Code, DevTools or speedscope. Every action is a command on the bus, so
 // a capture started here is the same as one started over the control socket, and an
 // error the bus returns is shown as it came.
 
@@ -38,6 +40,10 @@ public:
     void start();
     void stop();
     void openFolder();
+    // Asks for the profiled program and writes FOLDER/PROG.cpuprofile.
+    void makeCpuProfile();
+    // The same without asking: the .cpuprofile's path, or the error (with `ok` false).
+    QString writeCpuProfileFor(const QString& program, bool* ok);
     // Asks profile.status now (a timer does it twice a second while the pane is shown or a
     // capture runs).
     void poll();
@@ -54,6 +60,9 @@ public:
     QSpinBox* framesBox() const { return frames_; }
     QCheckBox* slotsBox() const { return slots_; }
     QCheckBox* memoryBox() const { return memory_; }
+    QCheckBox* samplesBox() const { return samples_; }
+    QCheckBox* registersBox() const { return registers_; }
+    QPushButton* cpuProfileButton() const { return report_; }
     QComboBox* screenshotsBox() const { return screenshots_; }
     QComboBox* triggerBox() const { return trigger_; }
     QLineEdit* triggerValue() const { return triggerValue_; }
@@ -79,6 +88,10 @@ private:
     QSpinBox* frames_ = nullptr;
     QCheckBox* slots_ = nullptr;
     QCheckBox* memory_ = nullptr;
+    QCheckBox* samples_ = nullptr;
+    QCheckBox* registers_ = nullptr;
+    QPushButton* report_ = nullptr;
+    bool sampled_ = false; // the capture shown has precise samples
     QComboBox* screenshots_ = nullptr;
     QComboBox* trigger_ = nullptr;
     QLineEdit* triggerValue_ = nullptr;

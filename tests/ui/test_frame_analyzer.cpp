@@ -10,6 +10,8 @@
 #include "emu/media/file_bytes.h"
 #include "profiler/capture/png.h"
 #include "ui/capture_dock.h"
+#include "profiler/capture/capture_reader.h"
+#include "profiler/report/cpuprofile.h"
 #include "ui/cpu_pane.h"
 #include "ui/frame_analyzer.h"
 #include "ui/main_window.h"
@@ -203,6 +205,48 @@ private slots:
         QVERIFY(std::filesystem::exists((path + "/profile.jsonl").toStdString()));
         const json status = emu.call("profile.status").result;
         QVERIFY(!status.value("active", true));
+        QVERIFY(!dock->cpuProfileButton()->isEnabled()); // no samples in that one
+    }
+
+    void captureDockSamplesAndWritesACpuProfile() {
+        Emulator emu(frameLoad(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        CaptureDock* dock = w.captureDock();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("sampled");
+        dock->pathEdit()->setText(path);
+        QVERIFY(!dock->registersBox()->isEnabled());
+        dock->samplesBox()->setChecked(true);
+        QVERIFY(dock->registersBox()->isEnabled());
+        dock->registersBox()->setChecked(true);
+        dock->framesBox()->setValue(3);
+        QCOMPARE(dock->startParams().value("samples", false), true);
+        QCOMPARE(dock->startParams().value("registers", false), true);
+        dock->start();
+        QTRY_VERIFY(dock->active());
+        QVERIFY(emu.call("step_frame", {{"n", 4}}).ok);
+        dock->poll();
+        QTRY_VERIFY(!dock->active());
+        QVERIFY2(dock->progressText().contains("samples"), qPrintable(dock->progressText()));
+        QTRY_VERIFY(dock->cpuProfileButton()->isEnabled());
+        bool ok = false;
+        const QString profile = dock->writeCpuProfileFor(HW_FRAME_LOAD_HUNK, &ok);
+        QVERIFY2(ok, qPrintable(profile));
+        QVERIFY(profile.endsWith(".cpuprofile"));
+        // Every colour clock the capture sampled is in the profile.
+        std::uint64_t sampled = 0;
+        for (const json& r : readCapture(path.toStdString()).frames) sampled += r["samples_cck"].get<std::uint64_t>();
+        QCOMPARE(readCpuProfileFile(profile.toStdString()).total(ProfileTree::kRoot), sampled);
+        // A second one does not replace the first.
+        const QString again = dock->writeCpuProfileFor(HW_FRAME_LOAD_HUNK, &ok);
+        QVERIFY(ok && again != profile);
+        // Not a program: the error says so, nothing is written.
+        const QString bad = dock->writeCpuProfileFor(path + "/profile.json", &ok);
+        QVERIFY(!ok);
+        QVERIFY(!bad.isEmpty());
     }
 };
 
