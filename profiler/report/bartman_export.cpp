@@ -1,6 +1,8 @@
 #include "profiler/report/bartman_export.h"
 
 #include "emu/chipset/custom_regs.h"
+#include "emu/cpu/disasm/disasm.h"
+#include "emu/media/hunk.h"
 #include "emu/media/byte_reader.h"
 #include "emu/media/file_bytes.h"
 #include "profiler/report/sample_report.h"
@@ -160,6 +162,50 @@ ProfileTree inCycles(const ProfileTree& t) {
     return out;
 }
 
+// The program's first code hunk as objdump lists it (the extension's disassembly view parses
+// that text): text-relative addresses, as the samples' PCs are, a "<name>:" heading where a
+// function starts and a "file:line" line where the source line changes.
+std::string objdumpText(const DebugInfo& info) {
+    HunkFile hunks;
+    try {
+        hunks = readHunkFile(readFileBytes(info.programPath(), 16u << 20), info.programPath());
+    } catch (const MediaError&) {
+        return {};
+    }
+    if (hunks.sections.empty() || hunks.sections[0].kind != HunkKind::Code) return {};
+    const std::vector<std::uint8_t>& code = hunks.sections[0].data;
+    std::map<std::uint32_t, std::string> starts;
+    for (const ScopeRange& r : info.scopeRanges())
+        if (r.hunk == 0 && info.scopes()[r.scope].kind == ScopeKind::Function) starts.emplace(r.start, info.scopes()[r.scope].name);
+    std::string out;
+    std::int32_t lastLine = -2;
+    char buf[160];
+    for (std::uint32_t off = 0; off + 1 < code.size();) {
+        if (auto it = starts.find(off); it != starts.end()) {
+            std::snprintf(buf, sizeof buf, "\n%08x <%s>:\n", off, it->second.c_str());
+            out += buf;
+        }
+        const AddressInfo where = info.lookup(0, off);
+        if (where.line != lastLine && where.line >= 0) {
+            const LineRange& l = info.lineTable()[std::size_t(where.line)];
+            out += info.fileName(l.file) + ":" + std::to_string(l.line) + "\n";
+        }
+        lastLine = where.line;
+        const DisasmResult d = disassemble(off, std::span<const std::uint8_t>(code).subspan(off));
+        if (d.length == 0) break;
+        std::snprintf(buf, sizeof buf, "%8x:\t", off);
+        out += buf;
+        for (std::uint32_t w = 0; w < d.length; w += 2) {
+            std::snprintf(buf, sizeof buf, "%02x%02x ", code[off + w], code[off + w + 1]);
+            out += buf;
+        }
+        const std::size_t space = d.text.find_first_of(" \t");
+        out += "\t" + (space == std::string::npos ? d.text : d.text.substr(0, space) + " " + d.text.substr(space + 1)) + "\n";
+        off += d.length;
+    }
+    return out;
+}
+
 } // namespace
 
 AmigaProfileInput amigaProfileFromCapture(const CaptureFiles& capture, const DebugInfo& info,
@@ -173,6 +219,7 @@ AmigaProfileInput amigaProfileFromCapture(const CaptureFiles& capture, const Deb
     AmigaProfileInput in;
     in.chipMem = memoryFile(capture, "chip-ram.bin");
     in.bogoMem = memoryFile(capture, "slow-ram.bin");
+    in.objdump = objdumpText(info);
     const json& s = capture.summary;
     in.systemStackLower = field(s, "systemStackLower");
     in.systemStackUpper = field(s, "systemStackUpper");

@@ -317,6 +317,10 @@ private slots:
         for (const AmigaSymbol& s : in.symbols) burn |= s.name == "burn_loop";
         QVERIFY(burn);
         QVERIFY(!in.sections.empty() && in.sections[0].name == ".text");
+        // The disassembly the extension lists, in objdump's form, at text offsets.
+        QVERIFY(in.objdump.find(" <burn_loop>:\n") != std::string::npos);
+        QVERIFY(in.objdump.find("\tmulu.w %d2,%d0\n") != std::string::npos);
+        QVERIFY(in.objdump.find("burn.s:") != std::string::npos);
         std::uint64_t loopCyclesSeen = 0;
         for (std::size_t i = 0; i < in.frames.size(); ++i) {
             const AmigaProfileFrame& f = in.frames[i];
