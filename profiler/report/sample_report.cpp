@@ -107,21 +107,28 @@ class TreeBuilder {
 public:
     explicit TreeBuilder(Symbolizer& s) : sym_(s) {}
 
-    void add(const Sample& s) {
+    void add(const SampleView& s) {
         if (s.isIrq()) {
-            const auto irq = tree_.child(ProfileTree::kRoot, {kIrqNode, "", -1, -1});
-            const auto level = tree_.child(
-                irq, {"level " + std::to_string(s.meta.irqLevel) + ", vector " + std::to_string(s.meta.irqVector), "", -1, -1});
-            sample(level, s.meta.totalCck);
+            const std::uint64_t key = std::uint64_t(s.meta.irqLevel) << 32 | s.meta.irqVector;
+            auto it = irqNodes_.find(key);
+            if (it == irqNodes_.end()) {
+                const auto irq = tree_.child(ProfileTree::kRoot, {kIrqNode, "", -1, -1});
+                it = irqNodes_
+                         .emplace(key, tree_.child(irq, {"level " + std::to_string(s.meta.irqLevel) + ", vector " +
+                                                             std::to_string(s.meta.irqVector),
+                                                         "", -1, -1}))
+                         .first;
+            }
+            sample(it->second, s.meta.totalCck);
             return;
         }
         const ProfileTree::NodeId leaf = leafOf(s.stack).first;
         if (s.isStopped()) {
-            sample(tree_.child(leaf, {kStoppedNode, "", -1, -1}), s.meta.totalCck);
+            sample(childOf(stoppedNodes_, leaf, kStoppedNode), s.meta.totalCck);
             return;
         }
         sample(leaf, s.meta.instructionCck);
-        if (s.meta.waitCck) sample(tree_.child(leaf, {kBusWaitNode, "", -1, -1}), s.meta.waitCck);
+        if (s.meta.waitCck) sample(childOf(waitNodes_, leaf, kBusWaitNode), s.meta.waitCck);
     }
 
     ProfileTree finish() {
@@ -132,7 +139,12 @@ public:
 private:
     // The node a stack ends at. (The sampler gives code outside the program the program's
     // stack as its callers when the program called it: no guess is needed here.)
-    std::pair<ProfileTree::NodeId, bool> leafOf(const std::vector<std::uint32_t>& stack) {
+    std::pair<ProfileTree::NodeId, bool> leafOf(std::span<const std::uint32_t> stack) {
+        // Most stacks are a PC alone (no unwind table, or a leaf outside the program): one
+        // lookup by the PC.
+        if (stack.size() == 1) {
+            if (auto it = single_.find(stack[0]); it != single_.end()) return it->second;
+        }
         const bool leafInProgram = sym_.at(stack.front(), false).inProgram;
         const ProfileTree::NodeId start = ProfileTree::kRoot;
         key_.assign(reinterpret_cast<const char*>(&start), sizeof start);
@@ -142,7 +154,16 @@ private:
         for (std::size_t i = stack.size(); i-- > 0;)
             for (const CallFrame& f : sym_.at(stack[i], i > 0).frames) node = tree_.child(node, f);
         nodes_.emplace(key_, node);
+        if (stack.size() == 1) single_.emplace(stack[0], std::pair<ProfileTree::NodeId, bool>{node, leafInProgram});
         return {node, leafInProgram};
+    }
+
+    // The [Bus wait] or [Stopped] child of a node, looked up once.
+    ProfileTree::NodeId childOf(std::unordered_map<ProfileTree::NodeId, ProfileTree::NodeId>& cache,
+                                ProfileTree::NodeId parent, const char* name) {
+        auto it = cache.find(parent);
+        if (it == cache.end()) it = cache.emplace(parent, tree_.child(parent, {name, "", -1, -1})).first;
+        return it->second;
     }
 
     void sample(ProfileTree::NodeId node, std::uint64_t cck) {
@@ -159,6 +180,9 @@ private:
     Symbolizer& sym_;
     ProfileTree tree_;
     std::unordered_map<std::string, ProfileTree::NodeId> nodes_;
+    std::unordered_map<std::uint32_t, std::pair<ProfileTree::NodeId, bool>> single_;
+    std::unordered_map<ProfileTree::NodeId, ProfileTree::NodeId> waitNodes_, stoppedNodes_;
+    std::unordered_map<std::uint64_t, ProfileTree::NodeId> irqNodes_;
     std::string key_;
     ProfileTree::NodeId pendingNode_ = ProfileTree::kRoot;
     std::uint64_t pendingCck_ = 0;
@@ -236,31 +260,30 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
         for (const std::string& n : {bin, meta})
             if (n.find('/') != std::string::npos || n.empty() || n[0] == '.')
                 bad(dir + ": " + where + ": '" + n + "' is not a file of the capture folder");
-        const std::vector<Sample> samples =
-            readSamples((fs::path(dir) / bin).string(), (fs::path(dir) / meta).string(), registers);
-        if (r.contains("samples_count") && r["samples_count"] != samples.size())
-            bad(dir + "/" + bin + ": holds " + std::to_string(samples.size()) + " samples but profile.jsonl says " +
-                r["samples_count"].dump());
         std::optional<TreeBuilder> frame;
         if (options.perFrame) frame.emplace(sym);
         std::uint64_t frameCck = 0;
-        for (const Sample& s : samples) {
-            merged.add(s);
-            if (frame) frame->add(s);
-            frameCck += s.meta.totalCck;
-            if (s.isIrq())
-                report.irqCck += s.meta.totalCck;
-            else if (s.isStopped())
-                report.stoppedCck += s.meta.totalCck;
-            else {
-                report.instructionCck += s.meta.instructionCck;
-                report.waitCck += s.meta.waitCck;
-            }
-        }
+        const std::size_t count = forEachSampleIn(
+            (fs::path(dir) / bin).string(), (fs::path(dir) / meta).string(), registers, [&](const SampleView& s) {
+                merged.add(s);
+                if (frame) frame->add(s);
+                frameCck += s.meta.totalCck;
+                if (s.isIrq())
+                    report.irqCck += s.meta.totalCck;
+                else if (s.isStopped())
+                    report.stoppedCck += s.meta.totalCck;
+                else {
+                    report.instructionCck += s.meta.instructionCck;
+                    report.waitCck += s.meta.waitCck;
+                }
+            });
+        if (r.contains("samples_count") && r["samples_count"] != count)
+            bad(dir + "/" + bin + ": holds " + std::to_string(count) + " samples but profile.jsonl says " +
+                r["samples_count"].dump());
         if (r.contains("samples_cck") && r["samples_cck"] != frameCck)
             bad(dir + "/" + bin + ": its samples cost " + std::to_string(frameCck) + " CCK but profile.jsonl says " +
                 r["samples_cck"].dump());
-        report.samples += samples.size();
+        report.samples += count;
         report.cck += frameCck;
         ++report.frameCount;
         if (frame)

@@ -29,8 +29,8 @@ std::vector<std::uint8_t> slurp(const std::string& path) {
 
 } // namespace
 
-std::vector<Sample> parseSamples(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta,
-                                 bool registers, const std::string& name) {
+std::size_t forEachSample(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta, bool registers,
+                          const std::string& name, const std::function<void(const SampleView&)>& each) {
     const std::string metaName = name + " (.meta)";
     if (meta.size() < 12) bad(metaName, "truncated: " + std::to_string(meta.size()) + " bytes, the header alone is 12");
     if (std::memcmp(meta.data(), sf::kMetaMagic, 4) != 0) bad(metaName, "not a sample .meta file (no CLSM magic)");
@@ -42,51 +42,70 @@ std::vector<Sample> parseSamples(std::span<const std::uint8_t> stream, std::span
                           " bytes of rows (20 each)");
     if (stream.size() % 4) bad(name, "its size (" + std::to_string(stream.size()) + " bytes) is not a multiple of 4");
 
-    std::vector<Sample> out;
-    out.reserve(rows);
     const std::size_t words = stream.size() / 4;
-    std::size_t w = 0;
-    Sample s;
+    std::vector<std::uint32_t> stack, regs;
+    stack.reserve(64);
+    std::size_t row = 0, w = 0;
     while (w < words) {
         const std::uint32_t v = le32(stream, 4 * w);
         ++w;
         if (v < 0xFFFF0000u) {
-            if (s.stack.size() > 1024) bad(name, "a record at word " + std::to_string(w) + " has over 1024 PCs (a corrupt stream)");
-            s.stack.push_back(v);
+            if (stack.size() > 1024) bad(name, "a record at word " + std::to_string(w) + " has over 1024 PCs (a corrupt stream)");
+            stack.push_back(v);
             continue;
         }
-        if (s.stack.empty()) bad(name, "the record ending at word " + std::to_string(w - 1) + " has no PC");
+        if (stack.empty()) bad(name, "the record ending at word " + std::to_string(w - 1) + " has no PC");
         const std::uint32_t cck = 0xFFFFFFFFu - v;
+        regs.clear();
         if (registers) {
             if (w + sf::kRegisterWords > words)
                 bad(name, "truncated: the last record's registers are missing (word " + std::to_string(w) + ")");
-            s.registers.assign(sf::kRegisterWords, 0);
-            for (unsigned i = 0; i < sf::kRegisterWords; ++i) s.registers[i] = le32(stream, 4 * (w + i));
+            for (unsigned i = 0; i < sf::kRegisterWords; ++i) regs.push_back(le32(stream, 4 * (w + i)));
             w += sf::kRegisterWords;
         }
-        const std::size_t row = out.size();
-        if (row >= rows)
-            bad(name, "holds more records than its .meta's " + std::to_string(rows) + " rows");
+        if (row >= rows) bad(name, "holds more records than its .meta's " + std::to_string(rows) + " rows");
         const std::size_t at = 12 + 20 * row;
-        s.meta = SampleMeta{le32(meta, at), le32(meta, at + 4), le32(meta, at + 8), le32(meta, at + 12), le32(meta, at + 16)};
-        if (s.meta.totalCck != cck)
+        const SampleMeta m{le32(meta, at), le32(meta, at + 4), le32(meta, at + 8), le32(meta, at + 12), le32(meta, at + 16)};
+        const SampleView view{stack, m, regs};
+        if (m.totalCck != cck)
             bad(name, "record " + std::to_string(row) + " costs " + std::to_string(cck) + " CCK but its .meta row says " +
-                          std::to_string(s.meta.totalCck));
-        if (std::uint64_t(s.meta.instructionCck) + s.meta.waitCck != s.meta.totalCck)
-            bad(metaName, "row " + std::to_string(row) + ": instruction " + std::to_string(s.meta.instructionCck) +
-                              " + wait " + std::to_string(s.meta.waitCck) + " CCK is not its total " +
-                              std::to_string(s.meta.totalCck));
-        const bool irqMarked = s.stack.size() == 1 && s.stack[0] == sf::kIrqMarker;
-        if (irqMarked != s.isIrq())
+                          std::to_string(m.totalCck));
+        if (std::uint64_t(m.instructionCck) + m.waitCck != m.totalCck)
+            bad(metaName, "row " + std::to_string(row) + ": instruction " + std::to_string(m.instructionCck) +
+                              " + wait " + std::to_string(m.waitCck) + " CCK is not its total " +
+                              std::to_string(m.totalCck));
+        const bool irqMarked = stack.size() == 1 && stack[0] == sf::kIrqMarker;
+        if (irqMarked != view.isIrq())
             bad(name, "record " + std::to_string(row) + (irqMarked ? " is an [IRQ] sample but its .meta row has no interrupt level"
                                                                     : " has an interrupt level in its .meta row but is not an [IRQ] sample"));
-        out.push_back(std::move(s));
-        s = Sample{};
+        each(view);
+        ++row;
+        stack.clear();
     }
-    if (!s.stack.empty()) bad(name, "truncated: the last record has no cost word");
-    if (out.size() != rows)
-        bad(name, "holds " + std::to_string(out.size()) + " records but its .meta has " + std::to_string(rows) + " rows");
+    if (!stack.empty()) bad(name, "truncated: the last record has no cost word");
+    if (row != rows)
+        bad(name, "holds " + std::to_string(row) + " records but its .meta has " + std::to_string(rows) + " rows");
+    return row;
+}
+
+std::vector<Sample> parseSamples(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta,
+                                 bool registers, const std::string& name) {
+    std::vector<Sample> out;
+    forEachSample(stream, meta, registers, name, [&out](const SampleView& v) {
+        Sample s;
+        s.stack.assign(v.stack.begin(), v.stack.end());
+        s.meta = v.meta;
+        s.registers.assign(v.registers.begin(), v.registers.end());
+        out.push_back(std::move(s));
+    });
     return out;
+}
+
+std::size_t forEachSampleIn(const std::string& binPath, const std::string& metaPath, bool registers,
+                            const std::function<void(const SampleView&)>& each) {
+    const auto stream = slurp(binPath);
+    const auto meta = slurp(metaPath);
+    return forEachSample(stream, meta, registers, binPath, each);
 }
 
 std::vector<Sample> readSamples(const std::string& binPath, const std::string& metaPath, bool registers) {

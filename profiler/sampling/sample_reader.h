@@ -7,6 +7,7 @@
 #include "profiler/sampling/sampler.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,6 +31,22 @@ struct Sample {
 // magic, version or size, a row count or a cost that disagrees with the stream.
 std::vector<Sample> parseSamples(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta,
                                  bool registers, const std::string& name = "samples");
+
+// The same checks, calling `each` once per sample in stream order without building a
+// Sample (for converters that read millions). `stack` and `registers` point into a buffer
+// that lives until `each` returns; `registers` is empty without them.
+struct SampleView {
+    std::span<const std::uint32_t> stack;
+    const SampleMeta& meta;
+    std::span<const std::uint32_t> registers;
+    bool isIrq() const { return meta.irqLevel != samples_format::kNotIrq && meta.irqLevel != samples_format::kStoppedLevel; }
+    bool isStopped() const { return meta.irqLevel == samples_format::kStoppedLevel; }
+};
+std::size_t forEachSample(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta, bool registers,
+                          const std::string& name, const std::function<void(const SampleView&)>& each);
+// Reads both files and calls forEachSample; returns the sample count.
+std::size_t forEachSampleIn(const std::string& binPath, const std::string& metaPath, bool registers,
+                            const std::function<void(const SampleView&)>& each);
 std::vector<Sample> readSamples(const std::string& binPath, const std::string& metaPath, bool registers);
 
 } // namespace copperline
