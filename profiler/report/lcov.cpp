@@ -144,9 +144,31 @@ LcovReport buildLcov(const CoverageData& data, const DebugInfo& info, const std:
         return m;
     };
 
+    // A run of rows counts its most executed word. Two inlined copies of one line may lie
+    // side by side in one run (-O0 puts a helper inlined twice into one line there): each
+    // copy is its own scope, so the run counts the most executed word of each copy, added.
+    const auto runCount = [&](const LineRange& r) {
+        std::uint64_t sum = 0;
+        if (r.hunk >= counts.size()) return sum;
+        const auto& c = counts[r.hunk];
+        std::vector<std::pair<std::int32_t, std::uint32_t>> copies; // scope, its highest count
+        for (std::uint32_t o = r.start & ~1u; o < r.end && (o >> 1) < c.size(); o += 2) {
+            const std::uint32_t n = c[o >> 1];
+            if (!n) continue;
+            const std::int32_t scope = info.lookup(r.hunk, o).scope;
+            auto it = std::find_if(copies.begin(), copies.end(), [&](const auto& e) { return e.first == scope; });
+            if (it == copies.end())
+                copies.emplace_back(scope, n);
+            else
+                it->second = std::max(it->second, n);
+        }
+        for (const auto& copy : copies) sum += copy.second;
+        return sum;
+    };
+
     std::map<std::uint32_t, FileRecord> files;
-    // Lines: each run of rows counts its most executed word; the runs of a line add up.
-    for (const LineRange& r : info.lineTable()) files[r.file].lines[r.line] += highest(r.hunk, r.start, r.end);
+    // Lines: the runs of a line add up, gcov-like.
+    for (const LineRange& r : info.lineTable()) files[r.file].lines[r.line] += runCount(r);
 
     // Functions: top-level code scopes with bytes of their own, by their entry instruction.
     const auto& scopes = info.scopes();
