@@ -3,6 +3,7 @@
 #include "app/control/control_server.h"
 #include "app/control/emulator.h"
 #include "app/control/socket_path.h"
+#include "app/coverage_run.h"
 #include "app/headless.h"
 #include "app/profile_run.h"
 #include "app/run_program.h"
@@ -170,6 +171,7 @@ int main(int argc, char** argv) {
                        shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt});
     copperline::addRunOptions(parser);
     copperline::addProfileOptions(parser);
+    copperline::addCoverageOptions(parser);
     parser.addPositionalArgument("FILE.png",
                                  "screenshot files, one after each --screenshot-after SECONDS");
 
@@ -190,6 +192,7 @@ int main(int argc, char** argv) {
     opts.screenshotOverlay = parser.isSet(shotOverlayOpt);
     if (!helpOrVersion) {
         if (const int rc = checkArguments(parser, shotOpt, secondsOpt, forceOpt, opts)) return rc;
+        if (const int rc = copperline::checkCoverageOptions(parser)) return rc;
         if (parser.isSet(controlInfoOpt) && !parser.isSet(controlOpt) &&
             !parser.isSet(controlGuiOpt)) {
             std::fprintf(stderr, "copperline: --control-info needs --control or --control-gui\n");

@@ -1,5 +1,6 @@
 #include "app/run_program.h"
 
+#include "app/coverage_run.h"
 #include "app/headless.h"
 #include "app/profile_run.h"
 #include "emu/machine.h"
@@ -263,6 +264,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             break;
         case GuestApi::RunEvent::Exited:
             rc = m.a;
+            if (o.onReturn) o.onReturn();
             machine.detachCpuObserver(&observer);
             phase = Phase::Exited;
             break;
@@ -494,9 +496,13 @@ int runFromCommandLine(const QCommandLineParser& parser, Machine& machine,
     RunProfiler profiler;
     if (parser.isSet("profile"))
         if (const int rc = profiler.configure(parser, machine, o)) return rc;
+    RunCoverage coverage;
+    if (parser.isSet("coverage"))
+        if (const int rc = coverage.configure(parser, machine, o)) return rc;
     const RunReport r = runProgram(machine, o);
+    const int covered = coverage.finish(r);
     const int media = finishFloppies(machine, session);
-    return media ? media : r.status;
+    return media ? media : covered ? covered : r.status;
 }
 
 } // namespace copperline

@@ -56,6 +56,9 @@ struct RunOptions {
     // complete (it stops here). A nonempty string from onStart ends the run with it.
     std::function<std::string(const std::vector<std::uint32_t>& hunkBases)> onStart;
     std::function<void()> onEnd;
+    // Told the moment the runner reports that the program returned, before it unloads the
+    // program's hunks (coverage stops counting here).
+    std::function<void()> onReturn;
 };
 
 struct RunReport {

@@ -23,6 +23,8 @@ packages=(
     unzip
     # the browser the report tests open .cpuprofile files in (speedscope, headless)
     chromium
+    # genhtml and lcov --summary, which the coverage tests read the .info files with
+    lcov
 )
 if [ "$fuzz" = 1 ]; then
     packages+=(clang libclang-rt-14-dev)

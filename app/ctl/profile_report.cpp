@@ -4,13 +4,15 @@
 // Converts a capture with precise samples into a Chrome .cpuprofile (VS Code, DevTools,
 // speedscope): one merged file, or with --per-frame one file per frame record
 // (OUT-SSSSSS-frame-NNNNNN.cpuprofile); with --format bartman, the .amigaprofile JSON
-// vscode-amiga-debug's frame profiler opens. docs/profiling.md shows the whole loop.
+// vscode-amiga-debug's frame profiler opens; with --format lcov, guest code coverage as lcov's
+// .info (from coverage.bin, or from the precise samples). docs/profiling.md shows the whole loop.
 
 #include "app/ctl/commands.h"
 #include "emu/media/file_bytes.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/report/bartman_export.h"
+#include "profiler/report/lcov.h"
 #include "profiler/report/sample_report.h"
 
 #include <chrono>
@@ -55,17 +57,19 @@ int profileReport(int argc, char** argv) {
     if (dir.empty()) throw UsageError{"profile-report: no capture folder given"};
     if (program.empty())
         throw UsageError{"profile-report: --program PROG names the executable that was profiled"};
-    if (format == "lcov")
-        throw UsageError{"profile-report: --format lcov (guest coverage) is not built into this "
-                         "version; --format chrome and bartman are"};
-    if (format != "chrome" && format != "bartman")
+    if (format != "chrome" && format != "bartman" && format != "lcov")
         throw UsageError{"profile-report: --format wants chrome, bartman or lcov, not '" + format + "'"};
     if (format == "bartman" && perFrame)
         throw UsageError{"profile-report: --per-frame writes .cpuprofile files; --format bartman writes one "
                          ".amigaprofile with every frame"};
+    if (format == "lcov" && perFrame)
+        throw UsageError{"profile-report: --per-frame writes .cpuprofile files; --format lcov writes one .info "
+                         "for the whole capture"};
     if (out.empty())
         out = (fs::path(dir) / (fs::path(program).filename().string() +
-                                (format == "bartman" ? ".amigaprofile" : ".cpuprofile")))
+                                (format == "bartman" ? ".amigaprofile"
+                                 : format == "lcov"  ? ".info"
+                                                     : ".cpuprofile")))
                   .string();
 
     const auto start = std::chrono::steady_clock::now();
@@ -80,6 +84,19 @@ int profileReport(int argc, char** argv) {
         writeAmigaProfile(in, out, force);
         std::printf("%s: %zu frame(s) for vscode-amiga-debug's frame profiler: wrote %s in %.2f s\n", dir.c_str(),
                     in.frames.size(), out.c_str(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return 0;
+    }
+    if (format == "lcov") {
+        // Guest coverage: coverage.bin, or the precise samples' leaf PCs without it.
+        if (!force) refuseToReplace(out, "--force");
+        std::vector<std::string> warnings;
+        const CoverageData data = coverageFromCapture(capture, &warnings);
+        for (const std::string& w : warnings) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
+        const LcovReport lcov = buildLcov(data, info, fs::path(program).filename().string());
+        writeFileBytes(out, {lcov.text.begin(), lcov.text.end()});
+        std::fputs(lcovHeader(lcov.summary).c_str(), stdout);
+        std::printf("wrote %s in %.2f s\n", out.c_str(),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return 0;
     }
