@@ -233,6 +233,10 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
             return std::string("--profile: the unwind table does not fit the loaded program: ") + e.what();
         }
     }
+    if (options_.coverage) {
+        options_.coverage->relocationBases = bases;
+        options_.coverage->codeRanges = s.codeRanges;
+    }
     json& given = options_.capture.given;
     json hex = json::array();
     for (const std::uint32_t b : bases) hex.push_back(copperline::hex(b));

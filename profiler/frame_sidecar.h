@@ -40,8 +40,13 @@ public:
     // Fields for profile.json, and for profile.status / profile.stop.
     virtual void addSummary(nlohmann::json& /*summary*/) {}
     virtual void addStatus(nlohmann::json& /*status*/) const {}
-    // The capture stopped (its budget, profile.stop, a failure): stop observing.
-    virtual void captureEnded() {}
+    // Writes a file of the capture folder once, at its end.
+    struct EndFiles {
+        std::function<void(const std::string& name, const std::vector<std::span<const std::uint8_t>>& parts)> write;
+    };
+    // The capture stopped (its budget, profile.stop, a failure): stop observing and write
+    // what is written once (before profile.json, which addSummary then completes).
+    virtual void captureEnded(const EndFiles& /*files*/) {}
 };
 
 } // namespace copperline

@@ -172,10 +172,6 @@ ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
                 "first recorded frame");
     if (p.contains("samples_buffer_limit") && !samples)
         invalid("samples_buffer_limit requires \"samples\": true");
-    if (coverage)
-        throw CommandError(
-            errc::Unsupported,
-            "coverage: guest code coverage is not built into this version of Copperline yet");
     if (flag(p, "pc_samples"))
         throw CommandError(errc::Unsupported, "pc_samples: frame-boundary PC samples are not built "
                                               "into this version of Copperline yet");
@@ -231,6 +227,12 @@ ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
         o.path = path.string();
     }
     if (samples) result.samples = parseSamplerOptions(p);
+    if (coverage) {
+        CoverageOptions c;
+        if (p.contains("relocation_bases")) c.relocationBases = addressList(p, "relocation_bases");
+        if (p.contains("code_ranges")) c.codeRanges = codeRangeList(p);
+        result.coverage = std::move(c);
+    }
     o.given = p;
     o.given["path"] = o.path;
     if (o.given.contains("unwind")) o.given["unwind"]["table"] = "(" + std::to_string(result.samples->unwinder->textSize() / 2 * 6) + " bytes)";

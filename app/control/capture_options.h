@@ -5,6 +5,7 @@
 // are refused. One reader serves the command and the command line.
 
 #include "profiler/capture/frame_capture.h"
+#include "profiler/coverage/coverage_sidecar.h"
 #include "profiler/sampling/sampler.h"
 
 #include <functional>
@@ -23,6 +24,7 @@ std::string tracesFolder(const std::string& override);
 struct ProfileOptions {
     CaptureOptions capture;
     std::optional<SamplerOptions> samples; // "samples": true
+    std::optional<CoverageOptions> coverage; // "coverage": true
 };
 
 // Checks `params` and returns the options, with `path` absolute (a new
@@ -40,6 +42,7 @@ nlohmann::json machineConfigJson(const class Machine& machine);
 // its last frame and summary as it finishes.
 struct ProfileSession {
     std::unique_ptr<Sampler> sampler;
+    std::unique_ptr<CoverageSidecar> coverage;
     std::unique_ptr<FrameCapture> capture;
 };
 

@@ -7,6 +7,7 @@
 #include "app/control/emulator.h"
 #include "emu/machine.h"
 #include "profiler/capture/frame_capture.h"
+#include "profiler/coverage/coverage_sidecar.h"
 #include "profiler/sampling/sampler.h"
 #include "emu/record/record.h"
 
@@ -116,6 +117,7 @@ struct Emulator::Impl : CpuAccessObserver {
     // report how it ended, replaced by the next.
     // Its precise sampler ("samples": true), declared first so that it outlives the capture.
     std::unique_ptr<Sampler> sampler;
+    std::unique_ptr<CoverageSidecar> coverage; // "coverage": true, likewise
     std::unique_ptr<FrameCapture> capture;
     // Full slot records are armed while the Frame Analyzer wants them or a capture does.
     void updateSlotRecording();

@@ -63,10 +63,19 @@ ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
         session.sampler->setWarningSink(std::move(warn));
         context.sidecars.push_back(session.sampler.get());
     }
+    if (options.coverage) {
+        try {
+            session.coverage = std::make_unique<CoverageSidecar>(machine, *options.coverage);
+        } catch (const std::invalid_argument& e) {
+            throw CommandError(errc::InvalidParams, std::string("code_ranges: ") + e.what());
+        }
+        context.sidecars.push_back(session.coverage.get());
+    }
     try {
         session.capture = std::make_unique<FrameCapture>(machine, options.capture, std::move(context));
     } catch (...) {
         session.sampler.reset(); // detaches: nothing was captured
+        session.coverage.reset();
         throw;
     }
     return session;
@@ -76,7 +85,8 @@ void registerProfileCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;
     bus.add("profile.start",
             "Starts a per-frame capture {path, frames, slots, memory, screenshots, trigger, samples, "
-            "registers, unwind, relocation_bases, code_ranges, samples_buffer_limit} into a new folder.",
+            "registers, unwind, relocation_bases, code_ranges, samples_buffer_limit, coverage} into a new "
+            "folder.",
             [&e](const json& p) {
                 if (e.capture && e.capture->status().active())
                     throw CommandError(errc::InvalidState,
@@ -89,6 +99,7 @@ void registerProfileCommands(Emulator::Impl& e) {
                 // The old capture's sampler goes with it; a new one replaces both.
                 e.capture.reset();
                 e.sampler.reset();
+                e.coverage.reset();
                 try {
                     session = startCapture(
                         *e.machine, options,
@@ -109,6 +120,7 @@ void registerProfileCommands(Emulator::Impl& e) {
                 capture->setOnFinished(
                     [&e, capture](const CaptureStatus&) { e.emit("event.profile", capture->statusJson()); });
                 e.sampler = std::move(session.sampler);
+                e.coverage = std::move(session.coverage);
                 e.capture = std::move(session.capture);
                 json out = e.capture->statusJson();
                 out["frames_limit"] = options.capture.frames;

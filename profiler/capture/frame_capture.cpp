@@ -534,7 +534,23 @@ json FrameCapture::finish() {
         machine_.detachFrameObserver(this);
         attached_ = false;
     }
-    for (FrameSidecar* sc : context_.sidecars) sc->captureEnded();
+    {
+        FrameSidecar::EndFiles files;
+        files.write = [this](const std::string& name, const std::vector<std::span<const std::uint8_t>>& parts) {
+            std::vector<iovec> v;
+            for (const auto& part : parts)
+                if (!part.empty()) v.push_back(iovec{const_cast<std::uint8_t*>(part.data()), part.size()});
+            writeFileV(name, v);
+        };
+        for (FrameSidecar* sc : context_.sidecars) {
+            try {
+                sc->captureEnded(files);
+            } catch (const CaptureError& e) {
+                status_.state = CaptureStatus::State::Failed;
+                status_.error = e.what();
+            }
+        }
+    }
     if (status_.active()) status_.state = CaptureStatus::State::Done;
     if (options_.screenshots == CaptureOptions::Screenshots::Last && lastFrame_ &&
         status_.state != CaptureStatus::State::Failed) {

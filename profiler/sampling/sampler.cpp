@@ -65,9 +65,11 @@ Sampler::Sampler(Machine& machine, SamplerOptions options)
     attached_ = true;
 }
 
-Sampler::~Sampler() { captureEnded(); }
+Sampler::~Sampler() { detach(); }
 
-void Sampler::captureEnded() {
+void Sampler::captureEnded(const EndFiles&) { detach(); }
+
+void Sampler::detach() {
     if (attached_ && machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
     attached_ = false;
 }

@@ -84,7 +84,9 @@ public:
     void repositioned() override;
     void addSummary(nlohmann::json& summary) override;
     void addStatus(nlohmann::json& status) const override;
-    void captureEnded() override;
+    void captureEnded(const EndFiles& files) override;
+    // Stops observing.
+    void detach();
 
     std::uint64_t samplesWritten() const { return samplesTotal_; }
     std::uint64_t samplesDropped() const { return dropped_; }
