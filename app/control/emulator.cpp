@@ -65,6 +65,7 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerStateCommands(*this);
     registerProfileCommands(*this);
     registerDebugCommands(*this);
+    registerCoverageCommands(*this);
     registerFrameCommands(*this);
     registerRecordCommands(*this);
     registerInputCommands(*this);

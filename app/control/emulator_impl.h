@@ -118,6 +118,8 @@ struct Emulator::Impl : CpuAccessObserver {
     // Its precise sampler ("samples": true), declared first so that it outlives the capture.
     std::unique_ptr<Sampler> sampler;
     std::unique_ptr<CoverageSidecar> coverage; // "coverage": true, likewise
+    // What the coverage family shows (coverage_commands.cpp).
+    std::shared_ptr<void> coverageView;
     std::unique_ptr<FrameCapture> capture;
     // Full slot records are armed while the Frame Analyzer wants them or a capture does.
     void updateSlotRecording();
@@ -185,6 +187,7 @@ void registerStateCommands(Emulator::Impl& impl);
 void registerProfileCommands(Emulator::Impl& impl);
 // Registers the debug family, debug.resources and debug.idle (debug_commands.cpp).
 void registerDebugCommands(Emulator::Impl& impl);
+void registerCoverageCommands(Emulator::Impl& impl);
 // A uaelib resource as debug.resources and event.debug report it.
 nlohmann::json resourceJson(const GuestApi::Resource& r);
 // The Frame Analyzer's commands: frame.record, frame.slots, frame.waits, frame.blits,
