@@ -2,6 +2,7 @@
 
 #include "app/control/emulator.h"
 #include "ui/capture_dock.h"
+#include "ui/coverage_pane.h"
 #include "ui/cpu_pane.h"
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
@@ -176,6 +177,20 @@ void MainWindow::buildDocks() {
         cpu_->showAddress(pc);
     });
     buildCaptureDock();
+
+    coverage_ = new CoveragePane(send, this);
+    auto* coverageDock = new QDockWidget(tr("Coverage"), this);
+    coverageDock->setObjectName(QStringLiteral("coverageDock"));
+    coverageDock->setWidget(coverage_);
+    addDockWidget(Qt::RightDockWidgetArea, coverageDock);
+    coverageDock->hide();
+    view->addAction(coverageDock->toggleViewAction());
+    // A source line clicked in the coverage pane shows its code in the disassembly.
+    connect(coverage_, &CoveragePane::addressActivated, this, [this, cpuDock](std::uint32_t address) {
+        cpuDock->show();
+        cpuDock->raise();
+        cpu_->showAddress(address);
+    });
 }
 
 void MainWindow::buildCaptureDock() {

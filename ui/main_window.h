@@ -23,6 +23,7 @@ class DisplayWidget;
 class FrameAnalyzer;
 class CpuPane;
 class CaptureDock;
+class CoveragePane;
 class TimelineStrip;
 struct Relay;
 
@@ -43,8 +44,9 @@ public:
 
     DisplayWidget* display() const { return display_; }
     FrameAnalyzer* analyzer() const { return analyzer_; }
-    CpuPane* cpuPane() const { return cpu_; }
     CaptureDock* captureDock() const { return capture_; }
+    CoveragePane* coveragePane() const { return coverage_; }
+    CpuPane* cpuPane() const { return cpu_; }
     TimelineStrip* timeline() const { return timeline_; }
     // The toolbar's actions by name: "run", "pause", "step", "frame", "reset", and the
     // record's "back_step", "back_frame", "back_run", "now".
@@ -76,6 +78,7 @@ private:
     FrameAnalyzer* analyzer_ = nullptr;
     CpuPane* cpu_ = nullptr;
     CaptureDock* capture_ = nullptr;
+    CoveragePane* coverage_ = nullptr;
     QLabel* frameLabel_ = nullptr;
     QLabel* beamLabel_ = nullptr;
     QLabel* speedLabel_ = nullptr;
