@@ -50,6 +50,7 @@ private slots:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         CoveragePane* pane = w.coveragePane();
+        pane->parentWidget()->show(); // its dock
 
         // The bare-metal image holds the hunks where the ELF linked them.
         const DebugInfo info = DebugInfo::load(HW_FRAME_LOAD_HUNK);
@@ -124,6 +125,19 @@ private slots:
                     }
         }
     checked:;
+        // docs/images/coverage-pane.png is this pane, grabbed under Xvfb with
+        // COPPERLINE_PANE_SHOT=PATH set (README shows it).
+        if (const QByteArray shot = qgetenv("COPPERLINE_PANE_SHOT"); !shot.isEmpty()) {
+            pane->showFile(QString::fromStdString(c->path));
+            QTRY_COMPARE(pane->currentFile(), QString::fromStdString(c->path));
+            pane->setParent(nullptr);
+            pane->resize(860, 720);
+            pane->show();
+            QVERIFY(QTest::qWaitForWindowExposed(pane));
+            QTest::qWait(200);
+            QVERIFY(pane->grab().save(QString::fromLocal8Bit(shot)));
+            pane->setParent(&w); // the window deletes it
+        }
         // A file that is not coverage is refused with a message.
         pane->open(HW_FRAME_LOAD_HUNK, QString::fromStdString(path + "/profile.jsonl"));
         QTRY_VERIFY(!pane->errorText().isEmpty());
