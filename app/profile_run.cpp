@@ -189,6 +189,8 @@ int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, R
                          " is set by --run --profile itself (samples with the unwind table, "
                          "relocation bases and code ranges of the loaded program)");
     params["samples"] = true;
+    if (params.value("coverage", false) && parser.isSet("coverage"))
+        return usage("--profile-options: a coverage capture cannot run while --coverage counts the program");
     try {
         options_ = parseCaptureOptions(params, tracesFolder(parser.value("traces").toStdString()), "");
     } catch (const CommandError& e) {

@@ -125,7 +125,8 @@ private slots:
             {{{"path", p}, {"samples", true}, {"relocation_bases", {"nowhere"}}}, -32602, "relocation_bases[0]"},
             {{{"path", p}, {"samples", true}, {"code_ranges", {{{"base", "0x1000"}}}}}, -32602, "code_ranges[0]"},
             {{{"path", p}, {"samples", true}, {"code_ranges", {{{"base", "0xFFFFF0"}, {"size", "0x100"}}}}}, -32602, "code_ranges[0]"},
-            {{{"path", p}, {"coverage", true}}, -32004, "coverage"},
+            {{{"path", p}, {"coverage", true}, {"code_ranges", {{{"base", "0x1000"}, {"size", "0x100"}}, {{"base", "0x1080"}, {"size", "0x10"}}}}}, -32602, "code_ranges"},
+            {{{"path", p}, {"pc_samples", true}}, -32004, "pc_samples"},
         };
         for (const auto& c : cases) {
             const CtlReply r = emu.ctl("profile.start", c.params);
@@ -271,6 +272,24 @@ private slots:
         QCOMPARE(frames, 4);
         QCOMPARE(markers, 1);
         QCOMPARE(summary["samples_total"].get<std::uint64_t>(), total);
+    }
+
+    void coverageOverTheSocket() {
+        const std::string dir = tmp.filePath("covered").toStdString();
+        const json started = emu.ok("profile.start", {{"path", dir}, {"frames", 3}, {"coverage", true}});
+        QCOMPARE(started["coverage"].value("counting", false), true);
+        emu.ok("step_frame", {{"n", 3}});
+        const json done = emu.ok("profile.status");
+        QCOMPARE(done["coverage"].value("counting", true), false);
+        QVERIFY(done["coverage"].value("instructions", 0) > 1000);
+        const json summary = json::parse(std::ifstream(dir + "/profile.json"));
+        QVERIFY(fs::exists(dir + "/coverage.bin"));
+        // Without code ranges every address is in the sparse map: nothing is outside.
+        QCOMPARE(summary["coverage"]["total"], done["coverage"]["instructions"]);
+        QCOMPARE(summary["coverage"]["outside"].get<std::uint64_t>(), 0u);
+        QVERIFY(summary["coverage"]["sparse_entries"].get<std::uint64_t>() > 0);
+        QCOMPARE(summary["coverage"]["instructions_in_sparse"], summary["coverage"]["total"]);
+        QCOMPARE(summary["files"]["coverage"].get<std::string>(), std::string("coverage.bin"));
     }
 
     void offlineProfileOfASavedMachine() {
