@@ -2,10 +2,13 @@
 
 #include "emu/chipset/custom_regs.h"
 #include "emu/state/archive.h"
+#include "emu/state/state_file.h"
 #include "emu/uaelib.h"
 
 #include <algorithm>
 #include <cstring>
+
+#include <zlib.h>
 
 namespace copperline {
 
@@ -43,7 +46,7 @@ Machine::Machine() : Machine(Config{}) {}
 Machine::~Machine() = default;
 
 namespace {
-std::uint64_t romHash(const std::vector<std::uint8_t>& rom) {
+std::uint64_t fnv1a(const std::vector<std::uint8_t>& rom) {
     std::uint64_t h = 0xCBF29CE484222325ull;
     for (auto b : rom) h = (h ^ b) * 0x100000001B3ull;
     return h;
@@ -52,12 +55,12 @@ std::uint64_t romHash(const std::vector<std::uint8_t>& rom) {
 
 void Machine::setRom(const RomImage& rom) {
     rom_ = rom.bytes;
-    romHash_ = romHash(rom_);
+    romHash_ = fnv1a(rom_);
 }
 
 void Machine::setExtRom(const RomImage& rom) {
     extRom_ = rom.bytes;
-    extRomHash_ = romHash(extRom_);
+    extRomHash_ = fnv1a(extRom_);
     for (unsigned p = 0xE0; p <= 0xE7; ++p) map_[p] = Region::ExtRom;
 }
 
@@ -83,8 +86,37 @@ void Machine::coldStart() {
 }
 
 void Machine::powerOn() {
-    coldStart();
-    reset();
+    // Build the new machine and take its state: only that makes sure nothing survives
+    // from before (registers, counters, the latches no reset line clears), now and as the
+    // chips gain state. A machine that never ran gets the same state either way.
+    Machine fresh(config_);
+    fresh.rom_ = rom_;
+    fresh.romHash_ = romHash_;
+    fresh.extRom_ = extRom_;
+    fresh.extRomHash_ = extRomHash_;
+    std::copy(std::begin(map_), std::end(map_), std::begin(fresh.map_));
+    bool modified[FloppyController::kDrives] = {};
+    for (unsigned n = 0; n < FloppyController::kDrives; ++n) {
+        FloppyDrive& d = floppy_.drive(n);
+        d.flush(); // the guest's last writes belong to the disk that goes into the new machine
+        fresh.connectDrive(n, d.connected());
+        if (d.hasDisk()) fresh.insertDisk(n, d.disk());
+        modified[n] = d.hasDisk() && d.modified();
+    }
+    fresh.coldStart();
+    fresh.reset();
+    loadSnapshot(fresh.saveSnapshot());
+    for (unsigned n = 0; n < FloppyController::kDrives; ++n)
+        floppy_.drive(n).setModified(modified[n]);
+    // The outputs of a new machine too: no picture, no frame accounted yet, and the first
+    // frame's accounting from its first clock, before the CPU's reset.
+    fields_[0] = fields_[1] = VideoField{};
+    lastFieldIndex_ = 0;
+    frameStats_[0] = fresh.frameStats_[0];
+    frameStats_[1] = fresh.frameStats_[1];
+    statsDeniedAtStart_ = agnus_.cpuDeniedTotal();
+    blitTrace_.clear();
+    agnus_.setCommitted(0, std::vector<std::uint8_t>(agnus_.committedOwners().size(), 0), {});
 }
 
 void Machine::resetLine() {
@@ -564,63 +596,182 @@ std::uint64_t Machine::stateHash() {
 }
 
 namespace {
-constexpr char kStateMagic[4] = {'C', 'L', 'S', 'T'};
-// 2: the blitter keeps its blit count (the profiler's stable blit ids).
-// 3: the game ports' buttons joined the state.
-constexpr std::uint32_t kStateVersion = 3;
-} // namespace
 
-std::vector<std::uint8_t> Machine::saveState() {
-    Archive ar = Archive::saver();
-    std::uint32_t version = kStateVersion;
-    std::uint8_t magic[4];
-    std::memcpy(magic, kStateMagic, 4);
-    std::uint8_t ntsc = config_.ntsc;
-    std::uint32_t chipBytes = config_.chipRamBytes, slowBytes = config_.slowRamBytes;
-    std::uint64_t rh = romHash_, eh = extRomHash_;
-    ar(magic, version, ntsc, chipBytes, slowBytes, rh, eh);
-    serialize(ar);
-    return ar.takeBytes();
+// The picture in a state file is zlib-compressed: a field is mostly runs of one colour,
+// and a file should not double for it.
+std::vector<std::uint8_t> pack(const std::vector<std::uint8_t>& raw) {
+    uLongf n = compressBound(uLong(raw.size()));
+    std::vector<std::uint8_t> out(n);
+    if (compress2(out.data(), &n, raw.data(), uLong(raw.size()), Z_BEST_SPEED) != Z_OK)
+        throw StateError("the picture could not be compressed");
+    out.resize(n);
+    return out;
 }
 
-void Machine::loadState(std::span<const std::uint8_t> bytes) {
-    Archive ar = Archive::loader(bytes);
-    std::uint8_t magic[4] = {};
-    std::uint32_t version = 0, chipBytes = 0, slowBytes = 0;
-    std::uint8_t ntsc = 0;
-    std::uint64_t rh = 0, eh = 0;
-    ar(magic);
-    if (std::memcmp(magic, kStateMagic, 4) != 0) throw StateError("not a Copperline state file (bad magic)");
-    ar(version);
-    if (version != kStateVersion)
-        throw StateError("state file version " + std::to_string(version) + " is not supported (this build reads " +
-                         std::to_string(kStateVersion) + ")");
-    ar(ntsc, chipBytes, slowBytes, rh, eh);
-    if (bool(ntsc) != config_.ntsc || chipBytes != config_.chipRamBytes || slowBytes != config_.slowRamBytes)
-        throw StateError("the state was saved on a differently configured machine");
-    if (rh != romHash_ || eh != extRomHash_)
-        throw StateError("the state was saved with a different ROM");
-    // Load into a scratch copy first, so a truncated file changes nothing.
-    const std::vector<std::uint8_t> before = saveState();
-    try {
-        serialize(ar);
-        if (ar.remaining() != 0) throw StateError("state file has trailing data");
-    } catch (...) {
-        Archive undo = Archive::loader(before);
-        std::uint8_t m[4];
-        std::uint32_t v, cb, sb;
-        std::uint8_t n;
-        std::uint64_t a1, a2;
-        undo(m, v, n, cb, sb, a1, a2);
-        serialize(undo);
-        throw;
+std::vector<std::uint8_t> unpack(const std::vector<std::uint8_t>& z, std::size_t size) {
+    std::vector<std::uint8_t> out(size);
+    uLongf n = uLongf(size);
+    if (uncompress(out.data(), &n, z.data(), uLong(z.size())) != Z_OK || n != size)
+        throw StateError("state data holds a damaged picture");
+    return out;
+}
+
+// A compressed block: its length, then the bytes (the Archive's vector wants its size
+// known before it reads).
+void packed(Archive& ar, std::vector<std::uint8_t>& z) {
+    std::uint32_t n = std::uint32_t(z.size());
+    ar(n);
+    if (ar.loading()) {
+        if (n > ar.remaining()) throw StateError("state data is truncated");
+        z.resize(n);
     }
+    ar(z);
+}
+
+} // namespace
+
+// What a state file holds after the machine: the two fields and the last frame's bus
+// owners, read into here first so that a refused file leaves the machine's own.
+struct Machine::Picture {
+    VideoField fields[2];
+    std::uint8_t lastField = 0;
+    std::uint32_t ownerLines = 0;
+    std::vector<std::uint8_t> owners;
+    std::array<std::uint32_t, kBusOwnerCount> ownerCounts{};
+};
+
+void Machine::savePicture(Archive& ar) {
+    std::uint8_t last = std::uint8_t(lastFieldIndex_);
+    ar(last);
+    for (VideoField& f : fields_) {
+        std::uint8_t flags = std::uint8_t((f.longFrame ? 1 : 0) | (f.interlaced ? 2 : 0));
+        ar(f.width, f.lines, flags, f.frame);
+        std::vector<std::uint8_t> raw(f.pixels.size() * 4);
+        for (std::size_t i = 0; i < f.pixels.size(); ++i)
+            for (unsigned b = 0; b < 4; ++b)
+                raw[4 * i + b] = std::uint8_t(f.pixels[i] >> (8 * b));
+        std::vector<std::uint8_t> z = pack(raw);
+        packed(ar, z);
+    }
+    std::uint32_t lines = agnus_.committedLines();
+    auto counts = agnus_.committedOwnerCounts();
+    std::vector<std::uint8_t> z = pack(agnus_.committedOwners());
+    ar(lines, counts);
+    packed(ar, z);
+}
+
+Machine::Picture Machine::readPicture(Archive& ar) const {
+    Picture p;
+    ar(p.lastField);
+    if (p.lastField > 1) throw StateError("state data names a third field");
+    for (unsigned i = 0; i < 2; ++i) {
+        VideoField& f = p.fields[i];
+        std::uint8_t flags = 0;
+        ar(f.width, f.lines, flags, f.frame);
+        f.longFrame = flags & 1;
+        f.interlaced = flags & 2;
+        // A field not drawn yet, or one of this machine's geometry in its own slot.
+        const bool empty = f.width == 0 && f.lines == 0;
+        if (!empty && (flags > 3 || f.width != denise_.width() || f.lines == 0 ||
+                       f.lines > Agnus::kMaxLines || f.longFrame != (i == 0)))
+            throw StateError("state data holds a picture of another shape");
+        std::vector<std::uint8_t> z;
+        packed(ar, z);
+        const auto raw = unpack(z, std::size_t(f.width) * f.lines * 4);
+        f.pixels.resize(std::size_t(f.width) * f.lines);
+        for (std::size_t k = 0; k < f.pixels.size(); ++k)
+            f.pixels[k] = std::uint32_t(raw[4 * k]) | std::uint32_t(raw[4 * k + 1]) << 8 |
+                          std::uint32_t(raw[4 * k + 2]) << 16 | std::uint32_t(raw[4 * k + 3]) << 24;
+    }
+    ar(p.ownerLines, p.ownerCounts);
+    if (p.ownerLines > Agnus::kMaxLines) throw StateError("state data holds too many owner lines");
+    std::vector<std::uint8_t> z;
+    packed(ar, z);
+    p.owners = unpack(z, agnus_.committedOwners().size());
+    for (auto o : p.owners)
+        if (o >= kBusOwnerCount) throw StateError("state data holds an unknown bus owner");
+    return p;
+}
+
+void Machine::afterLoad() {
     lastIpl_ = paula_.ipl();
     lastIplAt_ = paula_.iplChangedAt();
     // The frame in progress was not watched from its start on this timeline.
     statsFrameEnded_ = false;
     beginFrameStats(agnus_.frame(), agnus_.cck(), true);
     agnus_.restartAccounting();
+}
+
+std::vector<std::uint8_t> Machine::saveState() {
+    Archive ar = Archive::saver();
+    std::uint8_t magic[4];
+    std::memcpy(magic, state_file::kMagic, 4);
+    std::uint32_t version = state_file::kVersion;
+    std::uint8_t ntsc = config_.ntsc;
+    std::uint32_t chipBytes = config_.chipRamBytes, slowBytes = config_.slowRamBytes;
+    std::uint64_t rh = romHash_, eh = extRomHash_;
+    std::uint64_t bodyBytes = 0; // sealed below
+    std::uint32_t checksum = 0;
+    ar(magic, version, ntsc, chipBytes, slowBytes, rh, eh, bodyBytes, checksum);
+    serialize(ar);
+    savePicture(ar);
+    std::vector<std::uint8_t> bytes = ar.takeBytes();
+    state_file::seal(bytes);
+    return bytes;
+}
+
+void Machine::loadState(std::span<const std::uint8_t> bytes) {
+    // The envelope first: after it the configuration and the body can be trusted to be
+    // what was saved.
+    const state_file::Header h = state_file::read(bytes);
+    if (h.ntsc != config_.ntsc || h.chipRamBytes != config_.chipRamBytes ||
+        h.slowRamBytes != config_.slowRamBytes)
+        throw StateError("the state was saved on a differently configured machine (" +
+                         std::string(h.ntsc ? "NTSC" : "PAL") + ", " +
+                         std::to_string(h.chipRamBytes / 1024) + "K chip, " +
+                         std::to_string(h.slowRamBytes / 1024) + "K slow RAM)");
+    if (h.romHash != romHash_ || h.extRomHash != extRomHash_)
+        throw StateError("the state was saved with a different ROM");
+    // Load into the machine with a copy to go back to, so that a file that passes its
+    // checksum and still cannot be read changes nothing.
+    const std::vector<std::uint8_t> before = saveSnapshot();
+    Archive ar = Archive::loader(bytes.subspan(state_file::kHeaderBytes));
+    Picture picture;
+    try {
+        serialize(ar);
+        picture = readPicture(ar);
+        if (ar.remaining() != 0) throw StateError("state file has trailing data");
+    } catch (...) {
+        Archive undo = Archive::loader(before);
+        serialize(undo);
+        throw;
+    }
+    afterLoad();
+    // The picture and the bus owners of the frame before, as the machine showed them.
+    fields_[0] = std::move(picture.fields[0]);
+    fields_[1] = std::move(picture.fields[1]);
+    lastFieldIndex_ = picture.lastField;
+    agnus_.setCommitted(picture.ownerLines, std::move(picture.owners), picture.ownerCounts);
+    // That frame's CPU accounting is not in the file: none of it was watched here.
+    FrameStats& last = frameStats_[1];
+    last = FrameStats{};
+    last.frame = agnus_.frame() ? agnus_.frame() - 1 : 0;
+    last.lines = picture.ownerLines;
+    last.lineCck = agnus_.lineLength();
+    last.partial = true;
+}
+
+std::vector<std::uint8_t> Machine::saveSnapshot() {
+    Archive ar = Archive::saver();
+    serialize(ar);
+    return ar.takeBytes();
+}
+
+void Machine::loadSnapshot(std::span<const std::uint8_t> bytes) {
+    Archive ar = Archive::loader(bytes);
+    serialize(ar);
+    if (ar.remaining() != 0) throw StateError("a snapshot longer than this machine's state");
+    afterLoad();
 }
 
 } // namespace copperline

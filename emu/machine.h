@@ -127,8 +127,15 @@ public:
     void setExtRom(const RomImage& rom);
     bool hasRom() const { return !rom_.empty(); }
     bool hasExtRom() const { return !extRom_.empty(); }
+    // FNV-1a of each ROM's bytes, as state files record them.
+    std::uint64_t romHash() const { return romHash_; }
+    std::uint64_t extRomHash() const { return extRomHash_; }
 
-    // Power on: memory cleared, every chip reset, the CPU reset through the overlay.
+    // Power on: memory cleared, every chip reset, the CPU reset through the overlay. On a
+    // machine that has run this is a power cycle: the machine becomes exactly what a new
+    // Machine with the same configuration, ROMs, drives and disks is after powerOn (its
+    // state hash is that machine's), keeping only what lies outside the Amiga: the
+    // observers and callbacks, and each drive's note that its disk needs writing back.
     void powerOn();
     // The reset a keyboard reset or the RESET line gives: chips and CIAs, then the CPU.
     void reset();
@@ -243,10 +250,22 @@ public:
     const VideoField& field(bool longFrame) const { return fields_[longFrame ? 0 : 1]; }
 
     // ---- state ---------------------------------------------------------------------
+    // The machine: everything its future depends on, which the hash covers.
     void serialize(Archive& ar);
     std::uint64_t stateHash();
+    // A state file (emu/state/state_file.h): the configuration and ROM hashes, a checksum,
+    // the machine, and the picture it showed (both fields and the last frame's bus
+    // owners), so that a loaded state shows its own last frame rather than the one before
+    // the load. The picture is output, not state: the hash leaves it out. loadState
+    // refuses a damaged file, or one from another configuration or ROM, with a StateError
+    // that says which, and then has changed nothing.
     std::vector<std::uint8_t> saveState();
     void loadState(std::span<const std::uint8_t> bytes);
+    // The record's snapshots (emu/record/record.h): the machine alone, for this machine
+    // only. No envelope and no picture, since the record takes one every frame; the
+    // bytes must come from saveSnapshot of a machine configured as this one.
+    std::vector<std::uint8_t> saveSnapshot();
+    void loadSnapshot(std::span<const std::uint8_t> bytes);
 
     // Whether the CPU has halted (double bus fault) and the machine cannot go on.
     bool halted() const { return cpu_.halted(); }
@@ -258,6 +277,13 @@ private:
     unsigned cpuAccess(m68k::BusCycle& c);
     // Power-on state of memory, beam, clock and the devices outside the chips.
     void coldStart();
+    // What a loaded state (a file or a snapshot) needs besides serialize: the interrupt
+    // level and the accounting of the frame in progress start again here.
+    void afterLoad();
+    // The picture part of a state file (saveState, loadState).
+    struct Picture;
+    void savePicture(Archive& ar);
+    Picture readPicture(Archive& ar) const;
     void resetLine();
     void syncTo(MasterClock t);
     void syncCias(MasterClock t);

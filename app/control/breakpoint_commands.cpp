@@ -32,13 +32,20 @@ void registerBreakpointCommands(Emulator::Impl& e) {
     bus.add(
         "break.add",
         "Adds a breakpoint: {kind:\"pc\", addr} or {kind:\"watch\", addr, len, access}.",
-        [&e](const json& p) {
+        {"kind", "addr", "len", "access"}, [&e](const json& p) {
             const std::string kind = p::string(p, "kind");
             Breakpoint b;
             b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
             if (kind == "pc") {
                 if (b.address & 1)
                     fail(errc::InvalidParams, "addr: instructions sit at even addresses");
+                // The bus knows every key break.add takes; which of them a kind takes is ours.
+                for (const char* key : {"len", "access"})
+                    if (p.contains(key))
+                        fail(errc::InvalidParams,
+                             std::string(key) +
+                                 ": a pc breakpoint takes kind and addr only (len and access "
+                                 "are a watchpoint's)");
                 b.kind = Breakpoint::Kind::Pc;
             } else if (kind == "watch") {
                 b.kind = Breakpoint::Kind::Watch;
@@ -62,7 +69,7 @@ void registerBreakpointCommands(Emulator::Impl& e) {
             e.rebuildBreakIndex();
             return breakpointJson(b);
         });
-    bus.add("break.remove", "Removes the breakpoint {id}.", [&e](const json& p) {
+    bus.add("break.remove", "Removes the breakpoint {id}.", {"id"}, [&e](const json& p) {
         const auto id = p::number(p, "id", 0x7FFFFFFF);
         auto it = std::find_if(e.breakpoints.begin(), e.breakpoints.end(),
                                [&](auto& b) { return b.id == int(id); });

@@ -253,4 +253,8 @@ json machineConfigJson(const Machine& m) {
                 {"cck_per_cpu_cycle", 1.0 / kCyclesPerCck}};
 }
 
+std::vector<std::string> captureOptionNames() {
+    return {knownKeys().begin(), knownKeys().end()};
+}
+
 } // namespace copperline

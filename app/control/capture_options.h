@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace copperline {
 
@@ -34,6 +35,9 @@ struct ProfileOptions {
 // honour yet.
 ProfileOptions parseCaptureOptions(const nlohmann::json& params, const std::string& tracesDir,
                                    const std::string& baseDir);
+
+// Every option parseCaptureOptions knows, for profile.start's declared parameters.
+std::vector<std::string> captureOptionNames();
 
 // The machine's configuration as profile.json records it.
 nlohmann::json machineConfigJson(const class Machine& machine);

@@ -60,26 +60,42 @@ struct CommandResult {
     nlohmann::json toJson() const;
 };
 
+// The first key of `params` (an object) that is not in `accepted`, as the message that
+// refuses it: the key, the nearest accepted name when it looks like a misspelling of one,
+// and every name `method` takes. Empty when every key is accepted.
+std::string unknownParameterMessage(std::string_view method, const nlohmann::json& params,
+                                    const std::vector<std::string>& accepted);
+
 class CommandBus {
 public:
     using Handler = std::function<nlohmann::json(const nlohmann::json& params)>;
 
-    // Registers a command. A second registration of the same name is a programming error
-    // and throws std::logic_error.
+    // Registers a command that takes the parameters named in `params` (in the order a
+    // person reads them; `methods` lists them so). call() refuses any other key before the
+    // handler runs, so a misspelt parameter is an error rather than a default silently
+    // taken. A command whose keys depend on another parameter's value (break.add's kind)
+    // declares them all and refuses the ones its variant does not take itself. A second
+    // registration of the same name is a programming error and throws std::logic_error.
+    void add(const std::string& name, const std::string& summary, std::vector<std::string> params,
+             Handler handler);
+    // Registers a command that takes no parameters at all.
     void add(const std::string& name, const std::string& summary, Handler handler);
 
     bool has(std::string_view name) const;
     std::vector<std::string> names() const;
     std::string summary(std::string_view name) const;
+    // The parameters the command takes (empty for an unknown name).
+    std::vector<std::string> params(std::string_view name) const;
 
-    // Runs a command. Never throws: unknown names, bad parameters and handler failures all
-    // come back as errors.
+    // Runs a command. Never throws: unknown names, unknown or bad parameters and handler
+    // failures all come back as errors.
     CommandResult call(std::string_view name,
                        const nlohmann::json& params = nlohmann::json::object()) const;
 
 private:
     struct Entry {
         std::string summary;
+        std::vector<std::string> params;
         Handler handler;
     };
     std::map<std::string, Entry, std::less<>> commands_;

@@ -216,6 +216,16 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
     // sent after a command sees that command's events, and one sent before it sees them all.
     if (req.method == "events.subscribe" || req.method == "events.unsubscribe" ||
         req.method == "events.list") {
+        // The rule every command on the bus follows: a key the method does not take is refused.
+        const std::vector<std::string> takes =
+            req.method == "events.subscribe" ? std::vector<std::string>{"events", "frame_interval"}
+            : req.method == "events.unsubscribe" ? std::vector<std::string>{"events"}
+                                                 : std::vector<std::string>{};
+        if (std::string refused = unknownParameterMessage(req.method, req.params, takes);
+            !refused.empty()) {
+            send(c, rpc::errorLine(req.id, errc::InvalidParams, refused));
+            return;
+        }
         // Events made between the ping and the subscription's arrival here must exist to be
         // delivered: hold the emulator's interest until then.
         Holds holds;

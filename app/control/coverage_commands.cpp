@@ -92,7 +92,7 @@ void registerCoverageCommands(Emulator::Impl& e) {
     bus.add("coverage.open",
             "Names the program whose coverage to show {program, elf?, path?, source_map?}: path a "
             "coverage.bin or .info file, or none for the capture that counts.",
-            [&e](const json& params) {
+            {"program", "elf", "path", "source_map"}, [&e](const json& params) {
                 const std::string program = p::string(params, "program");
                 DebugInfoOptions options;
                 if (auto elf = p::optionalString(params, "elf")) options.elfPath = *elf;
@@ -143,7 +143,7 @@ void registerCoverageCommands(Emulator::Impl& e) {
             [&e](const json&) { return statusJson(e); });
     bus.add("coverage.lines",
             "One source file's lines with code and their counts, and its functions {file}.",
-            [&e](const json& params) {
+            {"file"}, [&e](const json& params) {
                 const std::string file = p::string(params, "file");
                 const LcovData d = current(e, nullptr);
                 const LcovFile* f = d.file(file);
@@ -160,7 +160,7 @@ void registerCoverageCommands(Emulator::Impl& e) {
     bus.add("coverage.addresses",
             "Where the code of one source line is {file, line}: its address ranges, where the "
             "program's hunks were loaded.",
-            [&e](const json& params) {
+            {"file", "line"}, [&e](const json& params) {
                 const std::string file = p::string(params, "file");
                 const std::uint32_t line = std::uint32_t(p::number(params, "line", 0xFFFFFFFF));
                 CoverageView& v = view(e);

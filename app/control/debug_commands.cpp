@@ -86,7 +86,7 @@ void registerDebugCommands(Emulator::Impl& e) {
         "debug.idle",
         "The guest's idle colour clocks (uaelib's debug_start_idle/debug_stop_idle) in the last "
         "committed frames: {frames} of them, at most 64.",
-        [&e](const json& params) {
+        {"frames"}, [&e](const json& params) {
             const auto& history = e.machine->guestApi().idleHistory();
             const std::uint64_t want = p::optionalNumber(params, "frames", GuestApi::kIdleHistory)
                                            .value_or(GuestApi::kIdleHistory);

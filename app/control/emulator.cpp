@@ -373,7 +373,7 @@ void Emulator::Impl::onFrame() {
 void Emulator::Impl::refreshFrameViews() {
     const Agnus& a = machine->agnus();
     auto g = std::make_shared<OwnerGrid>();
-    g->frame = machine->frame() - 1;
+    g->frame = machine->frame() ? machine->frame() - 1 : 0; // none before power-on's first
     g->lines = a.committedLines();
     g->lineCck = machine->config().ntsc ? 228 : 227;
     g->owners = a.committedOwners();
@@ -385,8 +385,11 @@ void Emulator::Impl::refreshFrameViews() {
         overlay = std::make_shared<const OverlayShapes>(api.committedOverlay());
     }
     if (options.pictures) {
-        picture = std::make_shared<const Image>(composeDisplay(*machine));
-        pictureFrame = grid->frame;
+        // No field yet (a machine just powered on): no picture, as before the first frame.
+        picture = machine->lastField().pixels.empty()
+                      ? nullptr
+                      : std::make_shared<const Image>(composeDisplay(*machine));
+        pictureFrame = picture ? machine->lastField().frame : 0;
     }
 }
 

@@ -167,7 +167,7 @@ struct Emulator::Impl : CpuAccessObserver {
     // Applies an input from outside through the record (at `due`, a master clock, or now).
     void applyInput(const MachineInput& in, std::uint64_t due = 0);
     // The owner grid and the picture of the last committed frame, as onFrame builds them
-    // (after the record moved the machine).
+    // (after the record moved the machine, a state load or a power cycle).
     void refreshFrameViews();
 
     // CpuAccessObserver: watchpoints.

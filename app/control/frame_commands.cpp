@@ -47,8 +47,9 @@ void registerFrameCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;
 
     bus.add("frame.record",
-            "Arms {on: true} or disarms full slot recording and the blit trace for the Frame Analyzer.",
-            [&e](const json& p) {
+            "Arms {on: true} or disarms full slot recording and the blit trace for the Frame "
+            "Analyzer.",
+            {"on"}, [&e](const json& p) {
                 const bool on = p::boolean(p, "on", true);
                 e.publishRecords = on;
                 e.updateSlotRecording(); // a capture with slots keeps them armed
@@ -57,7 +58,7 @@ void registerFrameCommands(Emulator::Impl& e) {
                             {"blit_trace", e.machine->blitTrace().enabled()}};
             });
     bus.add("frame.slots",
-            "The slots of {row} of the last committed frame; arms recording for the next.",
+            "The slots of {row} of the last committed frame; arms recording for the next.", {"row"},
             [&e](const json& p) {
                 auto& a = e.machine->agnus();
                 const auto row = p::number(p, "row", 0x7FF);
@@ -101,7 +102,7 @@ void registerFrameCommands(Emulator::Impl& e) {
             "The CPU's chip-bus waits in the last committed frame: by denier, by access kind, the "
             "{top} most stalled instructions (default 16), each line's denied clocks and, with "
             "{grid: true}, every denied clock.",
-            [&e](const json& p) {
+            {"top", "grid"}, [&e](const json& p) {
                 const auto top =
                     p::optionalNumber(p, "top", kMaxStallPcs).value_or(kDefaultStallPcs);
                 const bool grid = p::boolean(p, "grid", false);
@@ -155,7 +156,7 @@ void registerFrameCommands(Emulator::Impl& e) {
     bus.add("blit.render",
             "Writes a picture of one channel of blit {id} (channel A, B, C, D or result) from its "
             "traced DMA words to the PNG {path}; {overwrite: true} replaces an existing file.",
-            [&e](const json& p) {
+            {"id", "channel", "path", "overwrite"}, [&e](const json& p) {
                 const auto id = std::uint32_t(p::number(p, "id"));
                 const std::string name = p::string(p, "channel");
                 const std::string path = p::string(p, "path");

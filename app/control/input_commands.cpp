@@ -65,7 +65,7 @@ void registerInputCommands(Emulator::Impl& e) {
     bus.add("input.key",
             "A key: {rawkey 0-255, action press|release|tap (default), hold_ms (default 80), "
             "at_seconds}.",
-            [&e](const json& params) {
+            {"rawkey", "action", "hold_ms", "at_seconds"}, [&e](const json& params) {
                 const auto raw = p::number(params, "rawkey", 255);
                 const std::string action = p::optionalString(params, "action").value_or("tap");
                 if (action != "press" && action != "release" && action != "tap")
@@ -91,6 +91,7 @@ void registerInputCommands(Emulator::Impl& e) {
     bus.add("input.mouse",
             "Moves the mouse {dx, dy (-127..127)} and sets buttons {left, right, middle} on {port} "
             "(default 1).",
+            {"dx", "dy", "left", "right", "middle", "port", "at_seconds"},
             [&e](const json& params) {
                 const auto dx = p::optionalSigned(params, "dx", -kMaxMove, kMaxMove).value_or(0);
                 const auto dy = p::optionalSigned(params, "dy", -kMaxMove, kMaxMove).value_or(0);
@@ -123,12 +124,8 @@ void registerInputCommands(Emulator::Impl& e) {
     bus.add(
         "input.joy",
         "Sets the joystick on {port} (default 2): {up, down, left, right, red (or fire), blue}.",
+        {"up", "down", "left", "right", "red", "fire", "blue", "port", "at_seconds"},
         [&e](const json& params) {
-            for (const char* key : {"green", "yellow", "play", "rwd", "ffw"})
-                if (optionalBool(params, key).value_or(false))
-                    fail(errc::InvalidParams,
-                         std::string(key) +
-                             ": a CD32 pad's button; an A500 joystick has red and blue");
             const bool up = optionalBool(params, "up").value_or(false);
             const bool down = optionalBool(params, "down").value_or(false);
             const bool left = optionalBool(params, "left").value_or(false);

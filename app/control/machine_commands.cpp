@@ -69,12 +69,14 @@ void registerMachineCommands(Emulator::Impl& e) {
     bus.add("version", "The emulator's name and version.", [](const json&) {
         return json{{"name", "Copperline"}, {"version", kVersion}};
     });
-    bus.add("methods", "Every method with its one-line summary.", [&bus](const json&) {
-        json out = json::array();
-        for (const auto& n : bus.names())
-            out.push_back({{"name", n}, {"summary", bus.summary(n)}});
-        return json{{"methods", out}};
-    });
+    bus.add("methods", "Every method with its one-line summary and the parameters it takes.",
+            [&bus](const json&) {
+                json out = json::array();
+                for (const auto& n : bus.names())
+                    out.push_back(
+                        {{"name", n}, {"summary", bus.summary(n)}, {"params", bus.params(n)}});
+                return json{{"methods", out}};
+            });
     bus.add("ping", "Answers {} once the commands sent before it have run.",
             [](const json&) { return json::object(); });
     bus.add("status", "Running or paused, where the beam and the CPU are, and the speed.",
@@ -104,7 +106,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return s;
             });
     bus.add("continue", "Runs until a breakpoint, a pause or a quit; {wait:false} replies at once.",
-            [&e](const json& p) {
+            {"wait"}, [&e](const json& p) {
                 const bool wait = p::boolean(p, "wait", true);
                 if (e.machine->halted())
                     fail(errc::InvalidState, "continue: the CPU has halted; reset the machine");
@@ -125,7 +127,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return json();
             });
     bus.add("step", "Runs n instructions (default 1, at most 1e6); replies with the stop event.",
-            [&e](const json& p) {
+            {"n"}, [&e](const json& p) {
                 const auto n = p::optionalNumber(p, "n", kMaxSteps).value_or(1);
                 if (n == 0) fail(errc::InvalidParams, "n: must be at least 1");
                 requirePaused(e, "step");
@@ -138,7 +140,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return json();
             });
     bus.add("step_frame",
-            "Runs n frames (default 1); stops at the first instruction of the next frame.",
+            "Runs n frames (default 1); stops at the first instruction of the next frame.", {"n"},
             [&e](const json& p) {
                 const auto n = p::optionalNumber(p, "n", kMaxFrames).value_or(1);
                 if (n == 0) fail(errc::InvalidParams, "n: must be at least 1");
@@ -152,7 +154,7 @@ void registerMachineCommands(Emulator::Impl& e) {
             });
     bus.add("run_until",
             "Runs until the pc, the frame, or the beam position {vpos, hpos}; exactly one.",
-            [&e](const json& p) {
+            {"pc", "frame", "vpos", "hpos"}, [&e](const json& p) {
                 const auto pc = p::optionalNumber(p, "pc", 0xFFFFFF);
                 const auto frame = p::optionalNumber(p, "frame", ~0ull);
                 const auto vpos = p::optionalNumber(p, "vpos", 313);
@@ -192,7 +194,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return json();
             });
     bus.add("machine.reset",
-            "Resets the machine: {kind: \"warm\"} (the RESET line) or \"cold\" (power).",
+            "Resets the machine: {kind: \"warm\"} (the RESET line) or \"cold\" (power).", {"kind"},
             [&e](const json& p) {
                 const std::string kind = p::optionalString(p, "kind").value_or("warm");
                 if (kind == "warm")
@@ -204,7 +206,12 @@ void registerMachineCommands(Emulator::Impl& e) {
                 // A reset starts a new record: the past before it is another timeline. Power
                 // restarts the clock at zero, which moves the timeline backward.
                 e.record->restart();
-                if (kind == "cold") e.timelineMoved();
+                if (kind == "cold") {
+                    e.timelineMoved();
+                    // A new machine has shown nothing yet: neither have the views.
+                    e.frameCommitted = false;
+                    e.refreshFrameViews();
+                }
                 json s = e.status();
                 s["reset"] = kind;
                 return s;
@@ -216,7 +223,7 @@ void registerMachineCommands(Emulator::Impl& e) {
     bus.add("regs.set",
             "Sets one register: {reg: \"d0\"..\"a7\", \"sp\", \"usp\", \"ssp\", \"pc\", \"sr\", "
             "\"ccr\", value}.",
-            [&e](const json& p) {
+            {"reg", "value"}, [&e](const json& p) {
                 const std::string reg = p::string(p, "reg");
                 const auto value = std::uint32_t(p::number(p, "value"));
                 auto& cpu = e.machine->cpu();
@@ -267,7 +274,7 @@ void registerMachineCommands(Emulator::Impl& e) {
             });
     bus.add("mem.read",
             "Reads {addr, len <= 1 MiB} without side effects, as hex (default) or base64.",
-            [&e](const json& p) {
+            {"addr", "len", "encoding"}, [&e](const json& p) {
                 const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
                 const auto len = p::optionalNumber(p, "len", kMaxReadBytes).value_or(1);
                 const std::string encoding = p::optionalString(p, "encoding").value_or("hex");
@@ -289,7 +296,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                             {"data", p::encode(bytes, encoding)}};
             });
     bus.add("mem.write", "Writes {addr, data, encoding} to chip or slow RAM; all or nothing.",
-            [&e](const json& p) {
+            {"addr", "data", "encoding"}, [&e](const json& p) {
                 const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
                 const std::string encoding = p::optionalString(p, "encoding").value_or("hex");
                 const auto bytes = p::decode(p::string(p, "data"), encoding);
@@ -320,7 +327,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return json{{"registers", regs}, {"written", written}};
             });
     bus.add("disasm", "Disassembles {addr (default pc), count <= 256 (default 16)} instructions.",
-            [&e](const json& p) {
+            {"addr", "count"}, [&e](const json& p) {
                 const auto addr = std::uint32_t(
                     p::optionalNumber(p, "addr", 0xFFFFFF).value_or(e.registers().pc));
                 const auto count = std::uint32_t(p::optionalNumber(p, "count", 256).value_or(16));
@@ -346,7 +353,7 @@ void registerMachineCommands(Emulator::Impl& e) {
     bus.add("capture.screenshot",
             "Writes the last committed frame's display to {path} as PNG ({overwrite}); "
             "{overlays: [\"debug\"]} draws the guest's debug overlay over it.",
-            [&e](const json& p) {
+            {"path", "overwrite", "overlays"}, [&e](const json& p) {
                 bool debugOverlay = false;
                 if (const auto o = p.find("overlays"); o != p.end() && !o->is_null()) {
                     if (!o->is_array())
@@ -373,7 +380,6 @@ void registerMachineCommands(Emulator::Impl& e) {
                             {"height", img.height},
                             {"frame", e.machine->lastField().frame}};
             });
-
 }
 
 } // namespace copperline

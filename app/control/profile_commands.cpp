@@ -87,7 +87,7 @@ void registerProfileCommands(Emulator::Impl& e) {
             "Starts a per-frame capture {path, frames, slots, memory, screenshots, trigger, samples, "
             "registers, unwind, relocation_bases, code_ranges, samples_buffer_limit, coverage} into a new "
             "folder.",
-            [&e](const json& p) {
+            captureOptionNames(), [&e](const json& p) {
                 if (e.capture && e.capture->status().active())
                     throw CommandError(errc::InvalidState,
                                        "a capture is already running into " +

@@ -172,7 +172,7 @@ void registerRecordCommands(Emulator::Impl& e) {
 
     bus.add("reverse_step",
             "Stands the machine n steps back (default 1), where a forward step would have stopped.",
-            [&e](const json& params) {
+            {"n"}, [&e](const json& params) {
                 const auto n = count(params, "steps back:");
                 requirePaused(e, "reverse_step");
                 const std::uint64_t from = e.machine->now();
@@ -190,7 +190,7 @@ void registerRecordCommands(Emulator::Impl& e) {
 
     bus.add("reverse_frame",
             "Stands the machine on the first instruction of the frame n frames back (default 1).",
-            [&e](const json& params) {
+            {"n"}, [&e](const json& params) {
                 const auto n = count(params, "frames back:");
                 requirePaused(e, "reverse_frame");
                 const std::uint64_t frame = e.machine->frame();
@@ -231,7 +231,7 @@ void registerRecordCommands(Emulator::Impl& e) {
     bus.add(
         "timeline.seek",
         "Stands the machine on {position} (retired instructions), {frame} or {cck}: one of them.",
-        [&e](const json& params) {
+        {"position", "frame", "cck"}, [&e](const json& params) {
             const auto position = p::optionalNumber(params, "position", ~0ull);
             const auto frame = p::optionalNumber(params, "frame", ~0ull);
             const auto cck = p::optionalNumber(params, "cck", ~0ull >> 2);
@@ -296,7 +296,7 @@ void registerRecordCommands(Emulator::Impl& e) {
     bus.add("last_writer",
             "The latest CPU write to the RAM byte {addr} inside the record: position, pc, old and "
             "new value.",
-            [&e](const json& params) {
+            {"addr"}, [&e](const json& params) {
                 const auto addr = std::uint32_t(p::number(params, "addr", 0xFFFFFF));
                 if (!isRam(*e.machine, addr))
                     fail(errc::InvalidParams, "addr: not RAM (chip RAM, its mirrors, or slow RAM)");

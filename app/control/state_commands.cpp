@@ -4,6 +4,7 @@
 
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
+#include "emu/state/state_file.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -54,10 +55,6 @@ void writeFileAtomically(const std::string& path, const std::vector<std::uint8_t
     }
 }
 
-// The saved header (machine.cpp): magic, version u32, ntsc u8, chip u32, slow u32, two
-// ROM hashes u64, little-endian.
-constexpr std::size_t kStateHeaderBytes = 4 + 4 + 1 + 4 + 4 + 8 + 8;
-
 std::uint64_t le(const std::vector<std::uint8_t>& b, std::size_t at, unsigned n) {
     std::uint64_t v = 0;
     for (unsigned i = 0; i < n; ++i)
@@ -76,16 +73,17 @@ void registerStateCommands(Emulator::Impl& e) {
         [&e](const json&) {
             return json{{"hash", p::hex64(e.machine->stateHash())}, {"frame", e.machine->frame()}};
         });
-    bus.add("state.save", "Saves the machine to {path} ({overwrite}).", [&e](const json& p) {
-        const std::string path = p::outputPath(p, "path");
-        const auto bytes = e.machine->saveState();
-        writeFileAtomically(path, bytes);
-        return json{{"path", path},
-                    {"bytes", bytes.size()},
-                    {"frame", e.machine->frame()},
-                    {"hash", p::hex64(e.machine->stateHash())}};
-    });
-    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.",
+    bus.add("state.save", "Saves the machine to {path} ({overwrite}).", {"path", "overwrite"},
+            [&e](const json& p) {
+                const std::string path = p::outputPath(p, "path");
+                const auto bytes = e.machine->saveState();
+                writeFileAtomically(path, bytes);
+                return json{{"path", path},
+                            {"bytes", bytes.size()},
+                            {"frame", e.machine->frame()},
+                            {"hash", p::hex64(e.machine->stateHash())}};
+            });
+    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.", {"path"},
             [&e](const json& p) {
                 const std::string path = p::string(p, "path");
                 requirePaused(e, "state.load", false);
@@ -97,27 +95,46 @@ void registerStateCommands(Emulator::Impl& e) {
                 }
                 e.record->restart();
                 e.timelineMoved();
+                // What the window, the Frame Analyzer and capture.screenshot show is the
+                // loaded machine's last frame, which the file carries, from this reply on.
+                e.frameCommitted = false;
+                e.refreshFrameViews();
                 return json{{"path", path},
                             {"frame", e.machine->frame()},
                             {"hash", p::hex64(e.machine->stateHash())}};
             });
-    bus.add("state.info", "Describes the state file {path} and whether this machine can load it.",
-            [&e](const json& p) {
+    bus.add("state.info",
+            "Describes the state file {path}: its configuration, whether it is intact and "
+            "whether this machine can load it.",
+            {"path"}, [&e](const json& p) {
                 const std::string path = p::string(p, "path");
                 const auto bytes = readFile(path, kMaxStateBytes);
-                if (bytes.size() < kStateHeaderBytes ||
+                // The configuration sits at the same offsets in every version.
+                if (bytes.size() < state_file::kConfigBytes ||
                     std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
                     fail(errc::CommandFailed, path + ": not a Copperline state file");
-                const auto mine = e.machine->saveState();
-                const bool compatible = std::equal(
-                    bytes.begin() + 4, bytes.begin() + kStateHeaderBytes, mine.begin() + 4);
-                return json{{"path", path},
+                json out = {{"path", path},
                             {"bytes", bytes.size()},
                             {"version", le(bytes, 4, 4)},
                             {"ntsc", bytes[8] != 0},
                             {"chip_ram", le(bytes, 9, 4)},
-                            {"slow_ram", le(bytes, 13, 4)},
-                            {"compatible", compatible}};
+                            {"slow_ram", le(bytes, 13, 4)}};
+                try {
+                    state_file::read(bytes);
+                    out["intact"] = true;
+                } catch (const StateError& ex) {
+                    // Damaged, truncated or of another version: what the header says is
+                    // not to be trusted, and no machine loads it.
+                    out["intact"] = false;
+                    out["problem"] = ex.what();
+                }
+                const Machine& m = *e.machine;
+                out["compatible"] =
+                    out["intact"].get<bool>() && (bytes[8] != 0) == m.config().ntsc &&
+                    le(bytes, 9, 4) == m.config().chipRamBytes &&
+                    le(bytes, 13, 4) == m.config().slowRamBytes &&
+                    le(bytes, 17, 8) == m.romHash() && le(bytes, 25, 8) == m.extRomHash();
+                return out;
             });
 }
 

@@ -476,6 +476,14 @@ void Agnus::endLine() {
     startLine();
 }
 
+void Agnus::setCommitted(unsigned lines, std::vector<std::uint8_t> owners,
+                         const std::array<std::uint32_t, kBusOwnerCount>& counts) {
+    committedLines_ = lines;
+    committedOwners_ = std::move(owners);
+    committedCounts_ = counts;
+    committedRecords_.clear();
+}
+
 void Agnus::commitFrame() {
     committedLines_ = frameLines();
     std::swap(committedOwners_, owners_);

@@ -135,6 +135,11 @@ public:
     const std::vector<SlotRecord>& committedRecords() const { return committedRecords_; }
     // Per-owner clock counts of the last committed frame.
     const std::array<std::uint32_t, kBusOwnerCount>& committedOwnerCounts() const { return committedCounts_; }
+    // Stands in another timeline's last committed frame (a loaded state file's): its
+    // lines, owners (sized as committedOwners) and counts. Its slot records are not known,
+    // so the ones held are dropped.
+    void setCommitted(unsigned lines, std::vector<std::uint8_t> owners,
+                      const std::array<std::uint32_t, kBusOwnerCount>& counts);
     // Colour clocks the CPU waited for the bus during the current frame, so far.
     std::uint64_t cpuWaitCck() const { return cpuWaitCck_; }
     // Colour clocks the CPU has been denied since power-on (never reset by a frame), for

@@ -53,6 +53,9 @@ public:
     const AdfImage& disk() const { return disk_; }
     // Whether a write changed the image since it was inserted (flush() first).
     bool modified() const { return modified_; }
+    // A power cycle inserts the image afresh but keeps the host's note that it must be
+    // written back (Machine::powerOn).
+    void setModified(bool on) { modified_ = on; }
     // Decodes a track written since the head arrived on it back into the image.
     void flush();
 

@@ -166,7 +166,7 @@ void Record::frameStarted() {
 }
 
 void Record::takeSnapshot() {
-    std::vector<std::uint8_t> raw = m_.saveState();
+    std::vector<std::uint8_t> raw = m_.saveSnapshot();
     Snapshot s;
     s.at = here();
     s.rawBytes = std::uint32_t(raw.size());
@@ -271,7 +271,7 @@ void Record::decompress(const Snapshot& s, std::vector<std::uint8_t>& out) {
 void Record::restore(std::size_t index) {
     const Snapshot& s = snapshots_[index];
     decompress(s, scratch_);
-    m_.loadState(scratch_);
+    m_.loadSnapshot(scratch_);
     const auto it = std::lower_bound(inputs_.begin(), inputs_.end(), s.at.cycle,
                                      [](const Entry& e, std::uint64_t c) { return e.at < c; });
     cursor_ = std::size_t(it - inputs_.begin());

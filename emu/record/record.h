@@ -13,7 +13,7 @@
 // boundary by its master clock; people speak of it by the count of retired instructions,
 // with its colour clock and frame (RecordPoint).
 //
-// Storage. A snapshot is the machine's state as Machine::saveState writes it, cut into
+// Storage. A snapshot is the machine's state as Machine::saveSnapshot writes it, cut into
 // 4 KiB pages. A page equal to the same page of the snapshot before shares that one's
 // storage; a changed page is stored zlib-compressed. Most of chip RAM, the slow RAM, the
 // ROM-sized disk image and most of the chips do not change from one frame to the next, so

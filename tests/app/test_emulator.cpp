@@ -1,11 +1,16 @@
 // The emulator thread on an AROS boot, through Emulator::call as the window and the server
 // use it: beam targets, write watchpoints, all-or-nothing memory writes, the pc, resets,
-// and snapshots that follow the machine.
+// and snapshots that follow the machine, a state load and a power cycle; damaged state files
+// refused.
 
 #include "app/control/emulator.h"
 #include "emu/machine.h"
+#include "profiler/capture/png.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 
 using namespace copperline;
@@ -13,14 +18,19 @@ using nlohmann::json;
 
 namespace {
 
-std::unique_ptr<Emulator> aros() {
+std::unique_ptr<Emulator> aros(Emulator::Options options = {}) {
     auto m = std::make_unique<Machine>();
     m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
     m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
     m->powerOn();
-    auto e = std::make_unique<Emulator>(std::move(m), Emulator::Options{});
+    auto e = std::make_unique<Emulator>(std::move(m), options);
     e->start();
     return e;
+}
+
+std::vector<char> fileBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 } // namespace
@@ -119,6 +129,97 @@ private slots:
         QCOMPARE(cold.result.value("cck", 1), 10); // the clocks start again, as at power-on
         QCOMPARE(cold.result.value("frame", 1), 0);
         QCOMPARE(e->snapshot()->regs.pc, cold.result.value("pc", 0u));
+    }
+
+    // A cold reset over the bus is a power cycle: the state of a new machine with the same
+    // ROMs, now and after the same frames.
+    void coldResetIsANewMachine() {
+        auto used = aros();
+        QVERIFY(used->call("step_frame", {{"n", 90}}).ok);
+        QVERIFY(used->call("regs.set", {{"reg", "d5"}, {"value", 0x12345678}}).ok);
+        QVERIFY(used->call("machine.reset", {{"kind", "cold"}}).ok);
+        auto fresh = aros();
+        const auto hash = [](Emulator& e) { return e.call("state.hash").result.value("hash", ""); };
+        QCOMPARE(used->call("regs.get").result, fresh->call("regs.get").result);
+        QCOMPARE(used->call("status").result.value("instructions", 1ull),
+                 fresh->call("status").result.value("instructions", 2ull));
+        QCOMPARE(hash(*used), hash(*fresh));
+        // Nothing shown yet, as on a new machine.
+        QCOMPARE(used->snapshot()->grid->lines, 0u);
+        for (int i = 0; i < 3; ++i) {
+            QVERIFY(used->call("step_frame", {{"n", 20}}).ok);
+            QVERIFY(fresh->call("step_frame", {{"n", 20}}).ok);
+            QCOMPARE(hash(*used), hash(*fresh));
+        }
+    }
+
+    // After state.load, everything shown is the loaded machine's: capture.screenshot's
+    // frame and picture, the snapshot's picture, owner grid and counters.
+    void viewsFollowAStateLoad() {
+        QTemporaryDir dir;
+        const auto path = [&](const char* name) { return dir.filePath(name).toStdString(); };
+        Emulator::Options o;
+        o.pictures = true;
+        auto e = aros(o);
+        QVERIFY(e->call("step_frame", {{"n", 3}}).ok);
+        const auto atA = e->call("capture.screenshot", {{"path", path("a.png")}});
+        QVERIFY(atA.ok);
+        const auto snapA = e->snapshot();
+        QVERIFY(snapA->picture && snapA->grid);
+        QVERIFY(e->call("state.save", {{"path", path("a.state")}}).ok);
+
+        QVERIFY(e->call("step_frame", {{"n", 120}}).ok);
+        const auto atB = e->call("capture.screenshot", {{"path", path("b.png")}});
+        QVERIFY(atB.ok);
+        QVERIFY(atB.result.value("frame", 0) != atA.result.value("frame", 0));
+        QVERIFY(fileBytes(path("a.png")) != fileBytes(path("b.png"))); // the picture moved on
+
+        const auto loaded = e->call("state.load", {{"path", path("a.state")}});
+        QVERIFY(loaded.ok);
+        const auto afterLoad = e->snapshot();
+        const auto shot = e->call("capture.screenshot", {{"path", path("c.png")}});
+        QVERIFY(shot.ok);
+        QCOMPARE(shot.result.value("frame", 0), atA.result.value("frame", 1));
+        QVERIFY(fileBytes(path("c.png")) == fileBytes(path("a.png")));
+        QCOMPARE(afterLoad->frame, snapA->frame);
+        QCOMPARE(afterLoad->instructions, snapA->instructions);
+        QCOMPARE(afterLoad->pictureFrame, snapA->pictureFrame);
+        QVERIFY(afterLoad->picture->pixels == snapA->picture->pixels);
+        QCOMPARE(afterLoad->grid->frame, snapA->grid->frame);
+        QVERIFY(afterLoad->grid->owners == snapA->grid->owners);
+        QVERIFY(afterLoad->grid->counts == snapA->grid->counts);
+        // And the next frame is drawn on from there, as it was the first time.
+        QVERIFY(e->call("step_frame", {{"n", 1}}).ok);
+        QCOMPARE(e->snapshot()->pictureFrame, snapA->pictureFrame + 1);
+    }
+
+    // A damaged state file is refused over the bus, says so, and changes nothing;
+    // state.info says which file is intact.
+    void damagedStateFilesAreRefused() {
+        QTemporaryDir dir;
+        const std::string good = dir.filePath("good.state").toStdString();
+        const std::string bad = dir.filePath("bad.state").toStdString();
+        auto e = aros();
+        QVERIFY(e->call("step_frame", {{"n", 10}}).ok);
+        QVERIFY(e->call("state.save", {{"path", good}}).ok);
+        auto bytes = fileBytes(good);
+        bytes[bytes.size() / 2] ^= 0x20;
+        std::ofstream(bad, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+        QVERIFY(e->call("step_frame", {{"n", 2}}).ok);
+        const std::string before = e->call("state.hash").result.value("hash", "");
+        const auto r = e->call("state.load", {{"path", bad}});
+        QCOMPARE(r.errorCode, errc::CommandFailed);
+        QVERIFY2(r.errorMessage.find("damaged") != std::string::npos, r.errorMessage.c_str());
+        QCOMPARE(e->call("state.hash").result.value("hash", ""), before);
+        const auto info = e->call("state.info", {{"path", bad}});
+        QVERIFY(info.ok);
+        QCOMPARE(info.result.value("intact", true), false);
+        QCOMPARE(info.result.value("compatible", true), false);
+        QVERIFY(info.result.value("problem", "").find("damaged") != std::string::npos);
+        const auto fine = e->call("state.info", {{"path", good}}).result;
+        QCOMPARE(fine.value("intact", false), true);
+        QCOMPARE(fine.value("compatible", false), true);
+        QCOMPARE(fine.value("version", 0), 4);
     }
 
     void serialOutputIsAnEvent() {

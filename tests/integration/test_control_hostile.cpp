@@ -93,6 +93,12 @@ private slots:
             {"frame.slots", {{"row", "$FFFF"}}},
             {"events.subscribe", {{"events", "all"}}},
             {"events.subscribe", {{"events", json::array({"event.nope"})}}},
+            // Misspelt parameters are refused, never taken for absent ones.
+            {"mem.read", {{"addr", 0}, {"length", 16}}},
+            {"break.add", {{"kind", "watch"}, {"addr", 4}, {"acess", "read"}}},
+            {"step", {{"count", 100}}},
+            {"events.subscribe", {{"events", json::array({"event.frame"})}, {"interval", 5}}},
+            {"events.list", {{"all", true}}},
         };
         int id = 100;
         for (const auto& [method, params] : cases) {

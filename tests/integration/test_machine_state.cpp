@@ -1,6 +1,7 @@
 // Determinism: two machines from power-on agree at every frame, and a machine saved at
 // frame N, loaded and run on agrees with one that never stopped. Bad state files are
-// refused and change nothing.
+// refused and change nothing, however they were damaged. A loaded state shows its own
+// picture. A cold reset gives exactly a new machine.
 
 #ifndef Q_MOC_RUN
 #include "aros_machine.h"
@@ -10,7 +11,9 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <memory>
+#include <random>
 
 using namespace copperline;
 using copperline::testing::arosMachine;
@@ -24,6 +27,26 @@ std::vector<std::uint64_t> hashesOverFrames(Machine& m, int frames) {
         out.push_back(m.stateHash());
     }
     return out;
+}
+
+// A disk of no file system with a pattern on it, for the drive to have something to hold.
+AdfImage patternDisk() {
+    AdfImage disk;
+    disk.name = "pattern";
+    disk.bytes.resize(adf::kImageBytes);
+    for (std::size_t i = 0; i < disk.bytes.size(); ++i)
+        disk.bytes[i] = std::uint8_t(i * 7 + (i >> 9));
+    return disk;
+}
+
+std::unique_ptr<Machine> arosWithDisk() {
+    auto m = std::make_unique<Machine>();
+    m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+    m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+    m->connectDrive(1, true);
+    m->insertDisk(0, patternDisk());
+    m->powerOn();
+    return m;
 }
 
 } // namespace
@@ -90,6 +113,157 @@ private slots:
         Machine noExt;
         noExt.setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
         QVERIFY_THROWS_EXCEPTION(StateError, noExt.loadState(good));
+    }
+
+    // Any damage a disk, a copy or an editor can do: a byte changed anywhere (the header,
+    // offset 40, the middle, the last byte, a thousand random places), a few bytes at
+    // once, the file cut short or grown. Every one is refused with a StateError that says
+    // the file is damaged, and the machine is as it was, down to its picture.
+    void damagedStatesAreAllRefused() {
+        auto m = arosMachine();
+        for (int i = 0; i < 40; ++i)
+            m->runFrame();
+        const auto good = m->saveState();
+        for (int i = 0; i < 5; ++i)
+            m->runFrame();
+        const std::uint64_t before = m->stateHash();
+        const auto beforeFile = m->saveState();
+
+        std::mt19937_64 rng(0xC0FFEE);
+        int refused = 0;
+        std::vector<std::string> failures;
+        const auto refuse = [&](const std::vector<std::uint8_t>& bad, const std::string& how,
+                                std::size_t at) {
+            if (bad == good) return;
+            bool threw = false;
+            std::string message;
+            try {
+                m->loadState(bad);
+            } catch (const StateError& e) {
+                threw = true;
+                message = e.what();
+            }
+            const std::string what =
+                how + " at " + std::to_string(at) + ": " + (threw ? message : "loaded");
+            // The magic is what says a file is a state at all; past it, the damage is named.
+            const bool named = bad.size() < 8 || (how == "flip" && at < 4) ||
+                               message.find("damaged") != std::string::npos;
+            if (!threw || !named) {
+                failures.push_back(what);
+                m->loadState(beforeFile);
+            } else if (m->stateHash() != before) {
+                failures.push_back(what + " (and the machine changed)");
+                m->loadState(beforeFile);
+            }
+            ++refused;
+        };
+        const auto flip = [&](std::size_t at, std::uint8_t mask) {
+            auto bad = good;
+            bad[at] ^= mask;
+            refuse(bad, "flip", at);
+        };
+        for (std::size_t at = 0; at < 64; ++at)
+            flip(at, 0x01);
+        flip(40, 0x80);
+        flip(good.size() / 2, 0x10);
+        flip(good.size() - 1, 0xFF);
+        for (int i = 0; i < 1000; ++i)
+            flip(std::size_t(rng() % good.size()), std::uint8_t(1 + rng() % 255));
+        for (int i = 0; i < 100; ++i) {
+            auto bad = good;
+            const std::size_t at = std::size_t(rng() % (good.size() - 8));
+            for (int k = 0; k < 8; ++k)
+                bad[at + std::size_t(k)] = std::uint8_t(rng());
+            refuse(bad, "burst", at);
+        }
+        for (std::size_t cut : {std::size_t(0), std::size_t(1), std::size_t(8), std::size_t(44),
+                                std::size_t(45), good.size() / 2, good.size() - 1}) {
+            auto bad = good;
+            bad.resize(cut);
+            refuse(bad, "truncated", cut);
+        }
+        for (int i = 0; i < 50; ++i) {
+            auto bad = good;
+            bad.resize(std::size_t(rng() % good.size()));
+            refuse(bad, "truncated", bad.size());
+        }
+        for (std::size_t more : {1, 2, 4096}) {
+            auto bad = good;
+            for (std::size_t k = 0; k < more; ++k)
+                bad.push_back(std::uint8_t(rng()));
+            refuse(bad, "extended", more);
+        }
+        {
+            auto bad = good;
+            bad.insert(bad.end(), good.begin(), good.end());
+            refuse(bad, "doubled", good.size());
+        }
+        std::string list;
+        for (std::size_t i = 0; i < failures.size() && i < 5; ++i)
+            list += "\n  " + failures[i];
+        const std::string report = std::to_string(failures.size()) +
+                                   " damaged files were not refused as damaged, among them:" + list;
+        QVERIFY2(failures.empty(), report.c_str());
+        QVERIFY(refused > 1200);
+        QCOMPARE(m->stateHash(), before);
+        QVERIFY(m->saveState() == beforeFile);
+        // The good file still loads.
+        m->loadState(good);
+        QCOMPARE(m->frame(), std::uint64_t(40));
+    }
+
+    // The picture is output, not state, but a loaded state shows the frame it was saved
+    // after, not the one the machine showed before the load.
+    void aLoadedStateShowsItsPicture() {
+        auto a = arosMachine();
+        for (int i = 0; i < 150; ++i)
+            a->runFrame();
+        while (a->agnus().vpos() < 0x40)
+            a->stepInstruction();
+        const auto state = a->saveState();
+        const VideoField shown = a->lastField();
+        QCOMPARE(shown.frame, std::uint64_t(149));
+        const auto owners = a->agnus().committedOwners();
+        const auto counts = a->agnus().committedOwnerCounts();
+
+        auto b = arosMachine();
+        for (int i = 0; i < 3; ++i)
+            b->runFrame();
+        QVERIFY(b->lastField().frame != shown.frame);
+        b->loadState(state);
+        QCOMPARE(b->lastField().frame, shown.frame);
+        QCOMPARE(b->lastField().width, shown.width);
+        QCOMPARE(b->lastField().lines, shown.lines);
+        QVERIFY(b->lastField().pixels == shown.pixels);
+        QVERIFY(b->agnus().committedOwners() == owners);
+        QVERIFY(b->agnus().committedOwnerCounts() == counts);
+        QCOMPARE(b->agnus().committedLines(), a->agnus().committedLines());
+        // The file saves back as it was loaded.
+        QVERIFY(b->saveState() == state);
+    }
+
+    // A cold reset is a power cycle: a machine that ran, then powered on again, is the new
+    // machine with the same ROMs and disks, at once and frame after frame.
+    void aColdResetIsANewMachine() {
+        auto used = arosWithDisk();
+        for (int i = 0; i < 200; ++i)
+            used->runFrame();
+        used->moveMouse(0, 5, -3);
+        used->setPortButtons(1, true, false, false);
+        used->powerOn();
+        auto fresh = arosWithDisk();
+        QCOMPARE(used->cpu().instructions(), fresh->cpu().instructions());
+        QVERIFY(used->cpu().registers().d == fresh->cpu().registers().d);
+        QVERIFY(used->cpu().registers().a == fresh->cpu().registers().a);
+        QCOMPARE(used->frame(), std::uint64_t(0));
+        QCOMPARE(used->stateHash(), fresh->stateHash());
+        QVERIFY(used->lastField().pixels.empty());
+        for (int i = 0; i < 120; ++i) {
+            used->runFrame();
+            fresh->runFrame();
+            if (i % 10 == 9) QCOMPARE(used->stateHash(), fresh->stateHash());
+        }
+        QVERIFY(used->lastField().pixels == fresh->lastField().pixels);
     }
 };
 

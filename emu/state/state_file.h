@@ -1,0 +1,58 @@
+#pragma once
+
+// The envelope of a state file (docs/chipset.md, "Determinism and state"). Since version 4,
+// all little-endian:
+//
+//    0  "CLST"
+//    4  u32 version
+//    8  u8 NTSC, u32 chip RAM bytes, u32 slow RAM bytes: the configuration
+//   17  u64 FNV-1a of the Kickstart ROM, u64 of the extension ROM
+//   33  u64 the body's length in bytes
+//   41  u32 CRC-32 (zlib's, ISO-HDLC) of bytes 0-40 and of the whole body
+//   45  the body: the machine (Machine::serialize), then its last picture
+//
+// The first 33 bytes sit where every earlier version had them, so a reader of the
+// configuration alone (state.info, `copperline-ctl profile`) reads any version. The
+// checksum covers the configuration as well as the body: a damaged file is refused as
+// damaged rather than as one from another machine, and nothing in it is trusted.
+
+#include "emu/state/archive.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace copperline::state_file {
+
+inline constexpr char kMagic[4] = {'C', 'L', 'S', 'T'};
+// 2: the blitter keeps its blit count (the profiler's stable blit ids).
+// 3: the game ports' buttons joined the state.
+// 4: the body's length and a CRC-32 in the header; the last picture after the machine.
+inline constexpr std::uint32_t kVersion = 4;
+inline constexpr std::size_t kConfigBytes = 33; // magic to the extension ROM's hash
+inline constexpr std::size_t kHeaderBytes = 45;
+
+struct Header {
+    std::uint32_t version = 0;
+    bool ntsc = false;
+    std::uint32_t chipRamBytes = 0, slowRamBytes = 0;
+    std::uint64_t romHash = 0, extRomHash = 0;
+    std::uint64_t bodyBytes = 0;
+    std::uint32_t checksum = 0;
+};
+
+// Reads the header of `file` and checks the envelope: a state file at all, this version,
+// a body as long as the header says, a checksum that matches. Throws StateError saying
+// which failed, so that a damaged file is never taken for a good one.
+Header read(std::span<const std::uint8_t> file);
+
+// The checksum a file of at least kHeaderBytes should carry: of everything but the
+// checksum field itself.
+std::uint32_t checksum(std::span<const std::uint8_t> file);
+
+// Fills in the body length and the checksum of a file whose configuration and body are
+// written (the Archive that wrote it left room for both).
+void seal(std::vector<std::uint8_t>& file);
+
+} // namespace copperline::state_file
