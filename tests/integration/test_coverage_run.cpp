@@ -55,12 +55,15 @@ Result run(const QString& exe, const QStringList& args) {
 }
 
 QStringList emulatorArgs(const QStringList& more) {
-    return QStringList{"--factory", "--noaudio", "--rom", COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin", "--ext-rom",
-                       COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"} +
+    return QStringList{"--factory", "--noaudio",
+                       "--rom",     COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin",
+                       "--ext-rom", COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"} +
            more;
 }
 
-Result emulate(const QStringList& args) { return run(COPPERLINE_EXE, emulatorArgs(args)); }
+Result emulate(const QStringList& args) {
+    return run(COPPERLINE_EXE, emulatorArgs(args));
+}
 
 std::uint32_t line(const std::string& source, const char* tag) {
     const std::uint32_t l = taggedLine(source, tag);
@@ -70,7 +73,8 @@ std::uint32_t line(const std::string& source, const char* tag) {
 
 // What --run-verbose says the CPU retired from the program's first instruction to its return.
 unsigned long long cpuRetired(const QByteArray& err) {
-    const QRegularExpression re("the CPU retired (\\d+) instruction\\(s\\) from the program's first instruction");
+    const QRegularExpression re(
+        "the CPU retired (\\d+) instruction\\(s\\) from the program's first instruction");
     const auto m = re.match(QString::fromUtf8(err));
     return m.hasMatch() ? m.captured(1).toULongLong() : 0;
 }
@@ -78,7 +82,8 @@ unsigned long long cpuRetired(const QByteArray& err) {
 // The header adds up, and agrees with the records.
 void checkHeader(const LcovInfo& info, const std::string& program, unsigned long long retired) {
     LcovHeader h;
-    QVERIFY2(parseLcovHeader(info.header, h), info.header.empty() ? "no header" : info.header[0].c_str());
+    QVERIFY2(parseLcovHeader(info.header, h),
+             info.header.empty() ? "no header" : info.header[0].c_str());
     QCOMPARE(h.program, program);
     QCOMPARE(h.total, retired);
     QCOMPARE(h.onLines + h.withoutLine + h.outside, h.total);
@@ -103,7 +108,8 @@ void checkHeader(const LcovInfo& info, const std::string& program, unsigned long
 void checkLcovTools(const QString& file, const QString& htmlDir, const LcovInfo& info) {
     const QString genhtml = QStandardPaths::findExecutable("genhtml");
     const QString lcov = QStandardPaths::findExecutable("lcov");
-    QVERIFY2(!genhtml.isEmpty() && !lcov.isEmpty(), "genhtml and lcov are not installed: run scripts/setup.sh");
+    QVERIFY2(!genhtml.isEmpty() && !lcov.isEmpty(),
+             "genhtml and lcov are not installed: run scripts/setup.sh");
     const Result g = run(genhtml, {file, "-o", htmlDir});
     QVERIFY2(g.status == 0, g.err.constData());
     const QByteArray all = (g.out + g.err).toLower();
@@ -114,8 +120,10 @@ void checkLcovTools(const QString& file, const QString& htmlDir, const LcovInfo&
     const Result s = run(lcov, {"--summary", file});
     QVERIFY2(s.status == 0, s.err.constData());
     const QString text = QString::fromUtf8(s.out + s.err);
-    QVERIFY2(text.contains(QString("(%1 of %2 lines)").arg(h.linesHit).arg(h.lines)), qPrintable(text));
-    QVERIFY2(text.contains(QString("(%1 of %2 functions)").arg(h.functionsHit).arg(h.functionsOf)), qPrintable(text));
+    QVERIFY2(text.contains(QString("(%1 of %2 lines)").arg(h.linesHit).arg(h.lines)),
+             qPrintable(text));
+    QVERIFY2(text.contains(QString("(%1 of %2 functions)").arg(h.functionsHit).arg(h.functionsOf)),
+             qPrintable(text));
 }
 
 // Runs PROG with --coverage; the .info read back and --run-verbose's CPU count.
@@ -158,13 +166,13 @@ void TestCoverageRun::cAtO0() {
     checkHeader(c.info, "coverage_c_O0", c.retired);
     const LcovFile* f = c.info.file("tests/guest/coverage/cov.c");
     QVERIFY(f);
-    QCOMPARE(f->lines.at(line(kC, "[body]")), 21ull);      // 3 calls x 7 rounds
-    QCOMPARE(f->lines.at(line(kC, "[for]")), 27ull);       // 3 x (1 initialization + 8 tests)
-    QCOMPARE(f->lines.at(line(kC, "[outer-for]")), 5ull);  // 1 + 4
+    QCOMPARE(f->lines.at(line(kC, "[body]")), 21ull);     // 3 calls x 7 rounds
+    QCOMPARE(f->lines.at(line(kC, "[for]")), 27ull);      // 3 x (1 initialization + 8 tests)
+    QCOMPARE(f->lines.at(line(kC, "[outer-for]")), 5ull); // 1 + 4
     QCOMPARE(f->lines.at(line(kC, "[calls-inner]")), 3ull);
     QCOMPARE(f->lines.at(line(kC, "[calls-twice]")), 5ull);
     QCOMPARE(f->lines.at(line(kC, "[shared]")), 5ull);
-    QCOMPARE(f->lines.at(line(kC, "[helper]")), 10ull);    // both inlined copies, 5 calls each
+    QCOMPARE(f->lines.at(line(kC, "[helper]")), 10ull); // both inlined copies, 5 calls each
     QCOMPARE(f->lines.at(line(kC, "[guard]")), 1ull);
     QCOMPARE(f->lines.at(line(kC, "[never-call]")), 0ull);
     QCOMPARE(f->lines.at(line(kC, "[never]")), 0ull);
@@ -218,9 +226,10 @@ void TestCoverageRun::assembly() {
     const LcovFile* f = c.info.file("tests/guest/coverage/cov_asm.s");
     QVERIFY(f);
     const std::pair<const char*, unsigned long long> expected[] = {
-        {"[asm-setup]", 1},       {"[asm-call]", 4},       {"[asm-dbra]", 4},       {"[asm-mid-call]", 1},
-        {"[asm-count-setup]", 4}, {"[asm-loop]", 40},      {"[asm-loop-dbra]", 40}, {"[asm-count-rts]", 4},
-        {"[asm-never]", 0},       {"[asm-skipped]", 0},    {"[asm-midway]", 1}};
+        {"[asm-setup]", 1},      {"[asm-call]", 4},        {"[asm-dbra]", 4},
+        {"[asm-mid-call]", 1},   {"[asm-count-setup]", 4}, {"[asm-loop]", 40},
+        {"[asm-loop-dbra]", 40}, {"[asm-count-rts]", 4},   {"[asm-never]", 0},
+        {"[asm-skipped]", 0},    {"[asm-midway]", 1}};
     for (const auto& [tag, count] : expected) {
         QVERIFY2(f->lines.count(line(kAsm, tag)), tag);
         QCOMPARE(f->lines.at(line(kAsm, tag)), count);
@@ -250,8 +259,10 @@ void TestCoverageRun::neverLoadedGivesTheAllZeroFile() {
         const LcovFile& zero = z.info.files.at(path);
         QCOMPARE(zero.lines.size(), f.lines.size());
         QCOMPARE(zero.functions.size(), f.functions.size());
-        for (const auto& [l, n] : f.lines) QCOMPARE(zero.lines.at(l), 0ull);
-        for (const auto& [fn, n] : f.functions) QCOMPARE(zero.functions.at(fn), 0ull);
+        for (const auto& [l, n] : f.lines)
+            QCOMPARE(zero.lines.at(l), 0ull);
+        for (const auto& [fn, n] : f.functions)
+            QCOMPARE(zero.functions.at(fn), 0ull);
         QCOMPARE(zero.lh, 0ull);
         QCOMPARE(zero.fnh, 0ull);
     }
@@ -268,7 +279,8 @@ void TestCoverageRun::rewrittenWhileTheProgramRuns() {
     QTemporaryDir tmp;
     const QString file = tmp.filePath("forever.info");
     QProcess p;
-    p.start(COPPERLINE_EXE, emulatorArgs({"--run", GUEST_FOREVER, "--coverage", file, "--timeout", "16"}));
+    p.start(COPPERLINE_EXE,
+            emulatorArgs({"--run", GUEST_FOREVER, "--coverage", file, "--timeout", "16"}));
     QVERIFY(p.waitForStarted());
     std::vector<unsigned long long> seen; // distinct totals read while the process ran
     QElapsedTimer clock;
@@ -290,7 +302,8 @@ void TestCoverageRun::rewrittenWhileTheProgramRuns() {
     // seconds into the program), each with more counted; the last may be the final write.
     QVERIFY2(seen.size() >= 4, qPrintable(QString::number(seen.size())));
     QCOMPARE(seen.front(), 0ull);
-    for (std::size_t i = 1; i < seen.size(); ++i) QVERIFY(seen[i] > seen[i - 1]);
+    for (std::size_t i = 1; i < seen.size(); ++i)
+        QVERIFY(seen[i] > seen[i - 1]);
     // The file at the end has the most.
     const LcovInfo last = readLcov(file.toStdString());
     LcovHeader h;
@@ -299,7 +312,8 @@ void TestCoverageRun::rewrittenWhileTheProgramRuns() {
     const LcovFile* f = last.file("tests/guest/run/forever.c");
     QVERIFY(f);
     unsigned long long loop = 0;
-    for (const auto& [l, n] : f->lines) loop = std::max<unsigned long long>(loop, n);
+    for (const auto& [l, n] : f->lines)
+        loop = std::max<unsigned long long>(loop, n);
     QVERIFY(loop > 1000000); // the loop ran for some emulated seconds
 }
 
@@ -313,8 +327,8 @@ void TestCoverageRun::profileAndCoverageTogether() {
     QVERIFY2(live.error.empty(), live.error.c_str());
     // The capture has no coverage.bin: --format lcov converts its samples' leaf PCs.
     const QString fromSamples = tmp.filePath("samples.info");
-    const Result c = run(COPPERLINE_CTL_EXE, {"profile-report", dir, "--program", GUEST_COVERAGE_O0, "--format", "lcov",
-                                              "--out", fromSamples});
+    const Result c = run(COPPERLINE_CTL_EXE, {"profile-report", dir, "--program", GUEST_COVERAGE_O0,
+                                              "--format", "lcov", "--out", fromSamples});
     QVERIFY2(c.status == 0, c.err.constData());
     QVERIFY(c.out.startsWith("# Copperline guest coverage: coverage_c_O0\n"));
     const LcovInfo sampled = readLcov(fromSamples.toStdString());

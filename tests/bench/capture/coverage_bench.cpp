@@ -22,7 +22,6 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,7 +42,8 @@ double threadCpuSeconds() {
 double childrenCpuSeconds() {
     rusage u{};
     ::getrusage(RUSAGE_CHILDREN, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
 enum class Mode { None, Sparse, RomRange, RamRange, Frames, FramesAndCoverage };
@@ -63,7 +63,8 @@ Result boot(unsigned frames, Mode mode, const fs::path& dir) {
     std::unique_ptr<FrameCapture> capture;
     CoverageOptions o;
     if (mode == Mode::RomRange) o.codeRanges = {{0xF80000, 0x80000}};
-    if (mode == Mode::RamRange || mode == Mode::FramesAndCoverage) o.codeRanges = {{0x070000, 0x2000}};
+    if (mode == Mode::RamRange || mode == Mode::FramesAndCoverage)
+        o.codeRanges = {{0x070000, 0x2000}};
     const double t0 = threadCpuSeconds();
     if (mode != Mode::None && mode != Mode::Frames) {
         counter = std::make_unique<CoverageCounter>(o);
@@ -75,7 +76,8 @@ Result boot(unsigned frames, Mode mode, const fs::path& dir) {
         c.frames = frames;
         capture = std::make_unique<FrameCapture>(m, c, FrameCapture::Context{});
     }
-    for (unsigned i = 0; i < frames; ++i) m.runFrame();
+    for (unsigned i = 0; i < frames; ++i)
+        m.runFrame();
     if (capture) capture->finish();
     Result r;
     r.speed = m.emulatedSeconds() / (threadCpuSeconds() - t0);
@@ -114,7 +116,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     const fs::path dir = "/dev/shm/copperline-coveragebench-" + std::to_string(::getpid());
-    std::printf("AROS boot from power-on, %u frames, PAL A500, emulated seconds per CPU second, best of 5 rounds\n",
+    std::printf("AROS boot from power-on, %u frames, PAL A500, emulated seconds per CPU second, "
+                "best of 5 rounds\n",
                 frames);
     const struct {
         Mode mode;
@@ -139,7 +142,8 @@ int main(int argc, char** argv) {
         if (modes[i].mode == Mode::FramesAndCoverage)
             std::printf(", %.3fx the capture alone", best[4].speed / best[i].speed);
         if (best[i].counted)
-            std::printf("  (%.1f M instructions, %llu sparse entries)", double(best[i].counted) / 1e6,
+            std::printf("  (%.1f M instructions, %llu sparse entries)",
+                        double(best[i].counted) / 1e6,
                         static_cast<unsigned long long>(best[i].sparse));
         std::printf("\n");
     }
@@ -147,7 +151,8 @@ int main(int argc, char** argv) {
     const std::string exe = COPPERLINE_EXE, hello = COPPERLINE_HELLO;
     const std::string info = (dir.string() + "-hello.info");
     const std::string base = "'" + exe + "' --factory --noaudio --run '" + hello + "'";
-    std::printf("\ncopperline --run hello, CPU seconds of the whole process (boot included), best of 5\n");
+    std::printf(
+        "\ncopperline --run hello, CPU seconds of the whole process (boot included), best of 5\n");
     double plain = -1, covered = -1;
     for (int round = 0; round < 5; ++round) {
         const double p = process(base + " >/dev/null 2>&1");
