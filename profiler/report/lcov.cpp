@@ -160,6 +160,8 @@ LcovReport buildLcov(const CoverageData& data, const DebugInfo& info, const std:
     // A run of rows counts its most executed word. Two inlined copies of one line may lie
     // side by side in one run (-O0 puts a helper inlined twice into one line there): each
     // copy is its own scope, so the run counts the most executed word of each copy, added.
+    // (The caller's line inside a copy, where the compiler gives the call's own code its
+    // line, stays the caller's: one count.)
     const auto runCount = [&](const LineRange& r) {
         std::uint64_t sum = 0;
         if (r.hunk >= counts.size()) return sum;
@@ -168,7 +170,16 @@ LcovReport buildLcov(const CoverageData& data, const DebugInfo& info, const std:
         for (std::uint32_t o = r.start & ~1u; o < r.end && (o >> 1) < c.size(); o += 2) {
             const std::uint32_t n = c[o >> 1];
             if (!n) continue;
-            const std::int32_t scope = info.lookup(r.hunk, o).scope;
+            std::int32_t scope = info.lookup(r.hunk, o).scope;
+            // Code an inlined copy holds for the line that calls it (the arguments' set-up)
+            // belongs to the caller's count of that line, not to a copy of its own.
+            for (int guard = 0; scope >= 0 && guard < 64; ++guard) {
+                const DebugScope& d = info.scopes()[std::size_t(scope)];
+                if (d.kind != ScopeKind::Inlined || d.parent < 0 || d.callLine != r.line ||
+                    d.callFile != r.file)
+                    break;
+                scope = d.parent;
+            }
             auto it = std::find_if(copies.begin(), copies.end(),
                                    [&](const auto& e) { return e.first == scope; });
             if (it == copies.end())
