@@ -26,7 +26,8 @@ constexpr std::uint32_t kPrCli = 172, kCliModule = 60;
 void addCoverageOptions(QCommandLineParser& parser) {
     parser.addOptions({
         {"coverage",
-         "With --run: write the program's line and function coverage to FILE in lcov's .info format "
+         "With --run: write the program's line and function coverage to FILE in lcov's .info "
+         "format "
          "(genhtml, editors' coverage views), rewritten every 250 frames while it runs.",
          "FILE"},
         {"coverage-source-map",
@@ -42,16 +43,19 @@ int checkCoverageOptions(const QCommandLineParser& parser) {
         return exit_status::Usage;
     }
     if (parser.isSet("coverage") && !parser.isSet("run")) {
-        std::fprintf(stderr,
-                     "copperline: --coverage FILE needs --run PROG: coverage is counted for a program "
-                     "that --run starts (a capture of a running machine takes profile.start's "
-                     "\"coverage\": true)\n");
+        std::fprintf(
+            stderr,
+            "copperline: --coverage FILE needs --run PROG: coverage is counted for a program "
+            "that --run starts (a capture of a running machine takes profile.start's "
+            "\"coverage\": true)\n");
         return exit_status::Usage;
     }
     return 0;
 }
 
-RunCoverage::~RunCoverage() { detach(); }
+RunCoverage::~RunCoverage() {
+    detach();
+}
 
 void RunCoverage::detach() {
     if (!attached_) return;
@@ -71,7 +75,8 @@ int RunCoverage::configure(const QCommandLineParser& parser, Machine& machine, R
     if (path_.empty()) return usage("--coverage: no file given");
     DebugInfoOptions debug;
     try {
-        for (const QString& spec : parser.values("coverage-source-map")) debug.sourceMap.addSpec(spec.toStdString());
+        for (const QString& spec : parser.values("coverage-source-map"))
+            debug.sourceMap.addSpec(spec.toStdString());
     } catch (const MediaError& e) {
         return usage(std::string("--coverage-source-map: ") + e.what());
     }
@@ -90,12 +95,14 @@ int RunCoverage::configure(const QCommandLineParser& parser, Machine& machine, R
     } catch (const MediaError& e) {
         return usage(std::string("--run: ") + e.what());
     }
-    for (const std::string& w : info_->warnings()) std::fprintf(stderr, "copperline: --coverage: %s\n", w.c_str());
+    for (const std::string& w : info_->warnings())
+        std::fprintf(stderr, "copperline: --coverage: %s\n", w.c_str());
     if (info_->lineTable().empty())
-        std::fprintf(stderr,
-                     "copperline: --coverage: %s has no line information: %s will hold the instruction "
-                     "totals alone\n",
-                     program_.c_str(), path_.c_str());
+        std::fprintf(
+            stderr,
+            "copperline: --coverage: %s has no line information: %s will hold the instruction "
+            "totals alone\n",
+            program_.c_str(), path_.c_str());
     machine_ = &machine;
     // Every line and function at zero, now: the path is writable, and a run that never
     // loads the program leaves this file.
@@ -139,10 +146,12 @@ std::string RunCoverage::start(const std::vector<std::uint32_t>& bases) {
         }
     if (verbose_) {
         if (cliModuleAddress_)
-            std::fprintf(stderr, "copperline: coverage: the program's CLI holds seglist $%08X at $%06X\n",
+            std::fprintf(stderr,
+                         "copperline: coverage: the program's CLI holds seglist $%08X at $%06X\n",
                          cliModule_, cliModuleAddress_);
         else
-            std::fprintf(stderr, "copperline: coverage: the program runs in no CLI; counting ends when it returns\n");
+            std::fprintf(stderr, "copperline: coverage: the program runs in no CLI; counting ends "
+                                 "when it returns\n");
     }
     instructionsAtStart_ = machine_->cpu().instructions();
     machine_->attachCpuObserver(counter_.get(), CoverageCounter::kHooks);
@@ -192,7 +201,8 @@ std::string RunCoverage::write() {
 
 int RunCoverage::finish(const RunReport& report) {
     if (!machine_) return 0;
-    if (counter_) stop(report.status == run_status::Timeout ? "the run timed out" : "the run ended");
+    if (counter_)
+        stop(report.status == run_status::Timeout ? "the run timed out" : "the run ended");
     detach();
     CoverageData data;
     if (counter_) data = counter_->snapshot();
@@ -207,25 +217,29 @@ int RunCoverage::finish(const RunReport& report) {
     }
     const LcovSummary& s = lcov.summary;
     if (!counter_) {
-        std::fprintf(stderr,
-                     "copperline: coverage: %s never ran: %s lists its %llu line(s) and %llu function(s), "
-                     "none hit\n",
-                     name.c_str(), path_.c_str(), static_cast<unsigned long long>(s.lines),
-                     static_cast<unsigned long long>(s.functions));
+        std::fprintf(
+            stderr,
+            "copperline: coverage: %s never ran: %s lists its %llu line(s) and %llu function(s), "
+            "none hit\n",
+            name.c_str(), path_.c_str(), static_cast<unsigned long long>(s.lines),
+            static_cast<unsigned long long>(s.functions));
         return 0;
     }
-    std::fprintf(stderr,
-                 "copperline: coverage: lines %llu/%llu hit, functions %llu/%llu hit; %llu instruction(s) "
-                 "counted, %llu outside the program: wrote %s\n",
-                 static_cast<unsigned long long>(s.linesHit), static_cast<unsigned long long>(s.lines),
-                 static_cast<unsigned long long>(s.functionsHit), static_cast<unsigned long long>(s.functions),
-                 static_cast<unsigned long long>(s.total), static_cast<unsigned long long>(s.outside), path_.c_str());
+    std::fprintf(
+        stderr,
+        "copperline: coverage: lines %llu/%llu hit, functions %llu/%llu hit; %llu instruction(s) "
+        "counted, %llu outside the program: wrote %s\n",
+        static_cast<unsigned long long>(s.linesHit), static_cast<unsigned long long>(s.lines),
+        static_cast<unsigned long long>(s.functionsHit),
+        static_cast<unsigned long long>(s.functions), static_cast<unsigned long long>(s.total),
+        static_cast<unsigned long long>(s.outside), path_.c_str());
     if (verbose_)
-        std::fprintf(stderr,
-                     "copperline: coverage: counting stopped when %s; the CPU retired %llu instruction(s) "
-                     "from the program's first instruction to then\n",
-                     stopReason_.c_str(),
-                     static_cast<unsigned long long>(instructionsAtStop_ - instructionsAtStart_));
+        std::fprintf(
+            stderr,
+            "copperline: coverage: counting stopped when %s; the CPU retired %llu instruction(s) "
+            "from the program's first instruction to then\n",
+            stopReason_.c_str(),
+            static_cast<unsigned long long>(instructionsAtStop_ - instructionsAtStart_));
     return 0;
 }
 

@@ -13,14 +13,17 @@ CoverageCounter::CoverageCounter(CoverageOptions options) : options_(std::move(o
     for (std::size_t i = 0; i < options_.codeRanges.size(); ++i) {
         const CodeRange& r = options_.codeRanges[i];
         if (std::uint64_t(r.base) + r.size > 0x1000000)
-            throw std::invalid_argument("code range " + std::to_string(i) + " (" + hex(r.base) + ", " +
-                                        hex(r.size) + " bytes) leaves the 68000's 24-bit address space");
+            throw std::invalid_argument("code range " + std::to_string(i) + " (" + hex(r.base) +
+                                        ", " + hex(r.size) +
+                                        " bytes) leaves the 68000's 24-bit address space");
         for (std::size_t j = 0; j < i; ++j) {
             const CodeRange& o = options_.codeRanges[j];
-            if (r.size && o.size && r.base < std::uint64_t(o.base) + o.size && o.base < std::uint64_t(r.base) + r.size)
-                throw std::invalid_argument("code range " + std::to_string(i) + " (" + hex(r.base) + ", " +
-                                            hex(r.size) + " bytes) overlaps code range " + std::to_string(j) + " (" +
-                                            hex(o.base) + ", " + hex(o.size) + " bytes)");
+            if (r.size && o.size && r.base < std::uint64_t(o.base) + o.size &&
+                o.base < std::uint64_t(r.base) + r.size)
+                throw std::invalid_argument("code range " + std::to_string(i) + " (" + hex(r.base) +
+                                            ", " + hex(r.size) + " bytes) overlaps code range " +
+                                            std::to_string(j) + " (" + hex(o.base) + ", " +
+                                            hex(o.size) + " bytes)");
         }
         CoverageData::Range range;
         range.base = r.base;

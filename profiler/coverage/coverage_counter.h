@@ -73,8 +73,8 @@ private:
 
     CoverageOptions options_;
     std::vector<CoverageData::Range> ranges_;
-    CoverageData::Range none_;            // size 0: matches no address
-    CoverageData::Range* last_ = &none_;  // where the last counted instruction was
+    CoverageData::Range none_;           // size 0: matches no address
+    CoverageData::Range* last_ = &none_; // where the last counted instruction was
     std::unordered_map<std::uint32_t, std::uint32_t> sparse_;
     std::uint64_t total_ = 0, outside_ = 0, overflow_ = 0;
     bool counting_ = true;

@@ -17,7 +17,8 @@ namespace {
 // coverage.bin is little-endian: a bounds-checked reader of its words.
 class LittleReader {
 public:
-    LittleReader(std::span<const std::uint8_t> bytes, const std::string& name) : bytes_(bytes), name_(name) {}
+    LittleReader(std::span<const std::uint8_t> bytes, const std::string& name)
+        : bytes_(bytes), name_(name) {}
 
     std::size_t offset() const { return pos_; }
     std::size_t remaining() const { return bytes_.size() - pos_; }
@@ -26,7 +27,8 @@ public:
         need(4, field);
         const std::uint8_t* p = bytes_.data() + pos_;
         pos_ += 4;
-        return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
+        return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+               std::uint32_t(p[3]) << 24;
     }
     std::uint64_t u64(const std::string& field) {
         need(8, field);
@@ -37,7 +39,8 @@ public:
     void needItems(std::uint64_t count, std::size_t itemBytes, const std::string& field) {
         if (count * itemBytes > remaining())
             fail("truncated: " + field + " says " + std::to_string(count) + ", which needs " +
-                 std::to_string(count * itemBytes) + " bytes, " + std::to_string(remaining()) + " remain");
+                 std::to_string(count * itemBytes) + " bytes, " + std::to_string(remaining()) +
+                 " remain");
     }
     [[noreturn]] void fail(const std::string& message) const { failAt(pos_, message); }
     [[noreturn]] void failAt(std::size_t offset, const std::string& message) const {
@@ -47,8 +50,8 @@ public:
 private:
     void need(std::size_t n, const std::string& field) const {
         if (n > remaining())
-            fail("truncated: " + field + " needs " + std::to_string(n) + " bytes, " + std::to_string(remaining()) +
-                 " remain");
+            fail("truncated: " + field + " needs " + std::to_string(n) + " bytes, " +
+                 std::to_string(remaining()) + " remain");
     }
 
     std::span<const std::uint8_t> bytes_;
@@ -57,7 +60,8 @@ private:
 };
 
 void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
+    for (int i = 0; i < 4; ++i)
+        out.push_back(std::uint8_t(v >> (8 * i)));
 }
 void put64(std::vector<std::uint8_t>& out, std::uint64_t v) {
     put32(out, std::uint32_t(v));
@@ -70,36 +74,42 @@ std::uint64_t CoverageData::saturatedCounters() const {
     std::uint64_t n = 0;
     for (const Range& r : ranges)
         n += std::uint64_t(std::count(r.counters.begin(), r.counters.end(), cf::kSaturated));
-    for (const auto& [address, count] : sparse) n += count == cf::kSaturated;
+    for (const auto& [address, count] : sparse)
+        n += count == cf::kSaturated;
     return n;
 }
 
 std::uint64_t CoverageData::instructionsInRanges() const {
     std::uint64_t n = 0;
     for (const Range& r : ranges)
-        for (const std::uint32_t c : r.counters) n += c;
+        for (const std::uint32_t c : r.counters)
+            n += c;
     return n;
 }
 
 std::uint64_t CoverageData::instructionsInSparse() const {
     std::uint64_t n = 0;
-    for (const auto& [address, count] : sparse) n += count;
+    for (const auto& [address, count] : sparse)
+        n += count;
     return n;
 }
 
 std::vector<std::uint8_t> coverageBinBytes(const CoverageData& data) {
     std::vector<std::uint8_t> out;
     std::size_t words = 0;
-    for (const auto& r : data.ranges) words += r.counters.size();
+    for (const auto& r : data.ranges)
+        words += r.counters.size();
     out.reserve(24 + data.ranges.size() * 12 + words * 4 + data.sparse.size() * 8);
-    for (const char c : cf::kMagic) out.push_back(std::uint8_t(c));
+    for (const char c : cf::kMagic)
+        out.push_back(std::uint8_t(c));
     put32(out, cf::kVersion);
     put32(out, std::uint32_t(data.ranges.size()));
     for (const auto& r : data.ranges) {
         put32(out, r.base);
         put32(out, r.size);
         put32(out, std::uint32_t(r.counters.size()));
-        for (const std::uint32_t c : r.counters) put32(out, c);
+        for (const std::uint32_t c : r.counters)
+            put32(out, c);
     }
     put32(out, std::uint32_t(data.sparse.size()));
     for (const auto& [address, count] : data.sparse) {
@@ -141,9 +151,9 @@ CoverageData parseCoverageBin(std::span<const std::uint8_t> bytes, const std::st
         r.size = in.u32(what + " size");
         const std::uint32_t words = in.u32(what + " word count");
         if (words != coverageWords(r.size))
-            in.failAt(at + 8, what + ": its word count " + std::to_string(words) + " disagrees with its size of " +
-                                  std::to_string(r.size) + " bytes (" + std::to_string(coverageWords(r.size)) +
-                                  " words)");
+            in.failAt(at + 8, what + ": its word count " + std::to_string(words) +
+                                  " disagrees with its size of " + std::to_string(r.size) +
+                                  " bytes (" + std::to_string(coverageWords(r.size)) + " words)");
         if (std::uint64_t(r.base) + r.size > 0x1000000)
             in.failAt(at, what + " at " + hex(r.base) + " of " + std::to_string(r.size) +
                               " bytes leaves the 68000's 24-bit address space");
@@ -162,23 +172,27 @@ CoverageData parseCoverageBin(std::span<const std::uint8_t> bytes, const std::st
     std::vector<std::uint32_t> byBase;
     for (std::uint32_t i = 0; i < rangeCount; ++i)
         if (d.ranges[i].size) byBase.push_back(i);
-    std::sort(byBase.begin(), byBase.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return d.ranges[a].base < d.ranges[b].base; });
+    std::sort(byBase.begin(), byBase.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return d.ranges[a].base < d.ranges[b].base;
+    });
     for (std::size_t k = 1; k < byBase.size(); ++k) {
         const auto& lo = d.ranges[byBase[k - 1]];
         const auto& hi = d.ranges[byBase[k]];
         if (std::uint64_t(lo.base) + lo.size > hi.base) {
-            const std::uint32_t i = std::max(byBase[k - 1], byBase[k]), j = std::min(byBase[k - 1], byBase[k]);
-            in.failAt(starts[i], "range " + std::to_string(i) + " (" + hex(d.ranges[i].base) + ", " +
-                                     std::to_string(d.ranges[i].size) + " bytes) overlaps range " + std::to_string(j) +
-                                     " (" + hex(d.ranges[j].base) + ", " + std::to_string(d.ranges[j].size) +
-                                     " bytes)");
+            const std::uint32_t i = std::max(byBase[k - 1], byBase[k]),
+                                j = std::min(byBase[k - 1], byBase[k]);
+            in.failAt(starts[i], "range " + std::to_string(i) + " (" + hex(d.ranges[i].base) +
+                                     ", " + std::to_string(d.ranges[i].size) +
+                                     " bytes) overlaps range " + std::to_string(j) + " (" +
+                                     hex(d.ranges[j].base) + ", " +
+                                     std::to_string(d.ranges[j].size) + " bytes)");
         }
     }
     // The range holding an address, if any.
     const auto rangeOf = [&](std::uint32_t address) -> std::int64_t {
-        auto it = std::upper_bound(byBase.begin(), byBase.end(), address,
-                                   [&](std::uint32_t a, std::uint32_t r) { return a < d.ranges[r].base; });
+        auto it = std::upper_bound(
+            byBase.begin(), byBase.end(), address,
+            [&](std::uint32_t a, std::uint32_t r) { return a < d.ranges[r].base; });
         if (it == byBase.begin()) return -1;
         --it;
         return address - d.ranges[*it].base < d.ranges[*it].size ? std::int64_t(*it) : -1;
@@ -192,9 +206,11 @@ CoverageData parseCoverageBin(std::span<const std::uint8_t> bytes, const std::st
         const std::uint32_t address = in.u32(what + " address");
         const std::uint32_t count = in.u32(what + " count");
         if (address > 0xFFFFFF || (address & 1))
-            in.failAt(at, what + ": " + hex(address) + " is no instruction address (odd, or past 24 bits)");
+            in.failAt(at, what + ": " + hex(address) +
+                              " is no instruction address (odd, or past 24 bits)");
         if (!d.sparse.empty() && address <= d.sparse.back().first)
-            in.failAt(at, what + ": " + hex(address) + " does not follow " + hex(d.sparse.back().first) +
+            in.failAt(at, what + ": " + hex(address) + " does not follow " +
+                              hex(d.sparse.back().first) +
                               " (the entries ascend by address, each address once)");
         if (const std::int64_t j = rangeOf(address); j >= 0)
             in.failAt(at, what + ": " + hex(address) + " lies in range " + std::to_string(j) +
@@ -211,9 +227,10 @@ CoverageData parseCoverageBin(std::span<const std::uint8_t> bytes, const std::st
     // The parts add up to the total exactly, unless a counter saturated: then they are less.
     const std::uint64_t parts = sum + d.outside;
     if (parts < sum || parts > d.total || (parts < d.total && !saturated))
-        in.failAt(totalAt, "the counts cannot add up: the counters hold " + std::to_string(sum) + " and outside " +
-                               std::to_string(d.outside) + " instruction(s), but the total is " +
-                               std::to_string(d.total) + (saturated ? "" : " (no counter saturated)"));
+        in.failAt(totalAt, "the counts cannot add up: the counters hold " + std::to_string(sum) +
+                               " and outside " + std::to_string(d.outside) +
+                               " instruction(s), but the total is " + std::to_string(d.total) +
+                               (saturated ? "" : " (no counter saturated)"));
     return d;
 }
 
@@ -243,7 +260,8 @@ json coverageSummaryJson(const CoverageData& data, const std::string& file) {
                               {"instructions", instructions}});
     }
     json bases = json::array();
-    for (const std::uint32_t b : data.relocationBases) bases.push_back(hex(b));
+    for (const std::uint32_t b : data.relocationBases)
+        bases.push_back(hex(b));
     return json{{"file", file},
                 {"ranges", std::move(ranges)},
                 {"instructions_in_ranges", data.instructionsInRanges()},

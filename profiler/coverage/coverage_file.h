@@ -25,12 +25,14 @@ inline constexpr std::uint32_t kDefaultSparseLimit = 1u << 20;
 } // namespace coverage_format
 
 // The instruction words `size` bytes hold: one counter each (an odd last byte gets one).
-constexpr std::uint32_t coverageWords(std::uint32_t size) { return size / 2 + (size & 1); }
+constexpr std::uint32_t coverageWords(std::uint32_t size) {
+    return size / 2 + (size & 1);
+}
 
 struct CoverageData {
     struct Range {
-        std::uint32_t base = 0, size = 0;        // bytes [base, base + size)
-        std::vector<std::uint32_t> counters;     // coverageWords(size): the word at base + 2i
+        std::uint32_t base = 0, size = 0;    // bytes [base, base + size)
+        std::vector<std::uint32_t> counters; // coverageWords(size): the word at base + 2i
     };
     std::vector<Range> ranges;
     // (address, count), ascending by address; only when there were no ranges.
@@ -38,7 +40,7 @@ struct CoverageData {
     std::uint64_t outside = 0; // instructions retired outside the ranges (and past the sparse map)
     std::uint64_t total = 0;   // every instruction counted
     // Not in the file:
-    std::uint64_t overflow = 0;                 // of `outside`, those the full sparse map turned away
+    std::uint64_t overflow = 0; // of `outside`, those the full sparse map turned away
     std::vector<std::uint32_t> relocationBases; // where each hunk of the program was loaded
 
     // How many counters (range or sparse) stopped at kSaturated.
@@ -58,7 +60,8 @@ std::vector<std::uint8_t> coverageBinBytes(const CoverageData& data);
 // its size or that leaves the 24-bit address space or overlaps another, a sparse entry out
 // of order, at an odd address or inside a range, bytes after the totals, or counts that
 // cannot add up to the total (more than it, or less without a saturated counter).
-CoverageData parseCoverageBin(std::span<const std::uint8_t> bytes, const std::string& name = "coverage.bin");
+CoverageData parseCoverageBin(std::span<const std::uint8_t> bytes,
+                              const std::string& name = "coverage.bin");
 CoverageData readCoverageBin(const std::string& path);
 // Writes atomically (a temporary beside it, then a rename). Unless `replace`, a file that
 // exists at path is refused with a MediaError.
@@ -67,6 +70,7 @@ void writeCoverageBin(const std::string& path, const CoverageData& data, bool re
 // profile.json's "coverage" object: the ranges, the instructions in them, the sparse
 // entries and their instructions, outside, total, overflow, saturated counters and the
 // relocation bases (hex strings, as "sampling" writes them).
-nlohmann::json coverageSummaryJson(const CoverageData& data, const std::string& file = "coverage.bin");
+nlohmann::json coverageSummaryJson(const CoverageData& data,
+                                   const std::string& file = "coverage.bin");
 
 } // namespace copperline

@@ -25,14 +25,14 @@
 namespace copperline {
 
 struct LcovSummary {
-    std::string program;               // the header's name for it
-    std::uint64_t total = 0;           // instructions counted
-    std::uint64_t onLines = 0;         // at addresses with line information
-    std::uint64_t withoutLine = 0;     // at program addresses without line information
+    std::string program;           // the header's name for it
+    std::uint64_t total = 0;       // instructions counted
+    std::uint64_t onLines = 0;     // at addresses with line information
+    std::uint64_t withoutLine = 0; // at program addresses without line information
     std::uint64_t withoutLineAddresses = 0;
-    std::uint64_t outside = 0;         // outside the program (Kickstart, libraries, other tasks)
-    std::uint64_t overflow = 0;        // of `outside`, turned away by the full sparse map
-    std::uint64_t saturated = 0;       // counters stopped at 2^32 - 1 (then the parts fall short)
+    std::uint64_t outside = 0;   // outside the program (Kickstart, libraries, other tasks)
+    std::uint64_t overflow = 0;  // of `outside`, turned away by the full sparse map
+    std::uint64_t saturated = 0; // counters stopped at 2^32 - 1 (then the parts fall short)
     std::uint64_t files = 0, lines = 0, linesHit = 0, functions = 0, functionsHit = 0;
 };
 
@@ -63,11 +63,13 @@ LcovReport buildLcov(const CoverageData& data, const DebugInfo& info, const std:
 // capture's code_ranges, the relocation bases its relocation_bases. Throws MediaError when
 // the capture has no samples or they cannot be read; `warnings` gets what makes the counts
 // incomplete (dropped samples).
-CoverageData coverageFromSamples(const CaptureFiles& capture, std::vector<std::string>* warnings = nullptr);
+CoverageData coverageFromSamples(const CaptureFiles& capture,
+                                 std::vector<std::string>* warnings = nullptr);
 
 // What --format lcov reads: DIR/coverage.bin with the relocation bases of profile.json's
 // "coverage" object (or its "sampling" object's), else coverageFromSamples. Throws
 // MediaError when the capture has neither.
-CoverageData coverageFromCapture(const CaptureFiles& capture, std::vector<std::string>* warnings = nullptr);
+CoverageData coverageFromCapture(const CaptureFiles& capture,
+                                 std::vector<std::string>* warnings = nullptr);
 
 } // namespace copperline

@@ -55,7 +55,8 @@ CoverageOptions codeRangesOf(const DebugInfo& info) {
     CoverageOptions o;
     o.relocationBases = info.linkBases();
     for (std::size_t h = 0; h < info.hunks().size(); ++h)
-        if (info.hunks()[h].kind == HunkKind::Code) o.codeRanges.push_back({o.relocationBases[h], info.hunks()[h].size});
+        if (info.hunks()[h].kind == HunkKind::Code)
+            o.codeRanges.push_back({o.relocationBases[h], info.hunks()[h].size});
     return o;
 }
 
@@ -63,7 +64,8 @@ CoverageOptions codeRangesOf(const DebugInfo& info) {
 // instructions meanwhile.
 std::uint64_t runToStop(Machine& m) {
     const std::uint64_t before = m.cpu().instructions();
-    for (int i = 0; i < 100 && !m.cpu().stopped(); ++i) m.runFrame();
+    for (int i = 0; i < 100 && !m.cpu().stopped(); ++i)
+        m.runFrame();
     if (!m.cpu().stopped()) qFatal("the bare-metal program did not stop");
     return m.cpu().instructions() - before;
 }
@@ -71,13 +73,14 @@ std::uint64_t runToStop(Machine& m) {
 std::vector<std::uint8_t> le(std::initializer_list<std::uint32_t> words) {
     std::vector<std::uint8_t> out;
     for (const std::uint32_t w : words)
-        for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(w >> (8 * i)));
+        for (int i = 0; i < 4; ++i)
+            out.push_back(std::uint8_t(w >> (8 * i)));
     return out;
 }
 
 // A hand-made file: "CLCV", version, then the words given.
-std::vector<std::uint8_t> file(std::initializer_list<std::uint32_t> words, std::uint32_t version = 1,
-                               const char* magic = "CLCV") {
+std::vector<std::uint8_t> file(std::initializer_list<std::uint32_t> words,
+                               std::uint32_t version = 1, const char* magic = "CLCV") {
     std::vector<std::uint8_t> out(magic, magic + 4);
     const auto v = le({version});
     out.insert(out.end(), v.begin(), v.end());
@@ -245,8 +248,10 @@ void TestCoverage::timelineUnchangedAndSparseMap() {
     QVERIFY2(d.sparse.size() > 1000, std::to_string(d.sparse.size()).c_str());
     QVERIFY(std::is_sorted(d.sparse.begin(), d.sparse.end()));
     // The ROM's reset entry ran once, right after power-on.
-    const std::uint32_t entry = std::uint32_t(rom.bytes[4]) << 24 | rom.bytes[5] << 16 | rom.bytes[6] << 8 | rom.bytes[7];
-    const auto it = std::lower_bound(d.sparse.begin(), d.sparse.end(), std::make_pair(entry & 0xFFFFFF, 0u));
+    const std::uint32_t entry =
+        std::uint32_t(rom.bytes[4]) << 24 | rom.bytes[5] << 16 | rom.bytes[6] << 8 | rom.bytes[7];
+    const auto it =
+        std::lower_bound(d.sparse.begin(), d.sparse.end(), std::make_pair(entry & 0xFFFFFF, 0u));
     QVERIFY(it != d.sparse.end() && it->first == (entry & 0xFFFFFF));
     QCOMPARE(it->second, 1u);
 }
@@ -274,7 +279,8 @@ void TestCoverage::sparseMapOverflowIsReported() {
     const LcovReport r = buildLcov(d, info, "coverage_bare");
     QCOMPARE(r.summary.overflow, d.overflow);
     QCOMPARE(r.summary.onLines + r.summary.withoutLine + r.summary.outside, retired);
-    QVERIFY(r.text.find(std::to_string(d.overflow) + " of them at addresses the full sparse map") != std::string::npos);
+    QVERIFY(r.text.find(std::to_string(d.overflow) + " of them at addresses the full sparse map") !=
+            std::string::npos);
 }
 
 void TestCoverage::stoppedCounterCountsNothing() {
@@ -336,7 +342,8 @@ void TestCoverage::rangesAreChecked() {
     CoverageCounter s(one);
     m68k::RetireInfo r;
     r.pc = 0x4000;
-    for (int i = 0; i < 3; ++i) s.instructionRetired(r);
+    for (int i = 0; i < 3; ++i)
+        s.instructionRetired(r);
     r.pc = 0xFF004000; // the same word
     s.instructionRetired(r);
     QCOMPARE(s.snapshot().ranges[0].counters[0], 4u);
@@ -372,7 +379,8 @@ void compareWithSamples(Machine& m, const CodeRange& range, const std::string& d
     stopper.capture = &capture;
     stopper.counter = &counter;
     m.attachFrameObserver(&stopper);
-    for (int i = 0; i < 20 && capture.status().active(); ++i) m.runFrame();
+    for (int i = 0; i < 20 && capture.status().active(); ++i)
+        m.runFrame();
     QVERIFY(!capture.status().active());
     m.detachFrameObserver(&stopper);
     m.detachCpuObserver(&counter);
@@ -380,7 +388,8 @@ void compareWithSamples(Machine& m, const CodeRange& range, const std::string& d
 
     const CaptureFiles files = readCapture(dir);
     std::uint64_t retired = 0;
-    for (const json& r : files.frames) retired += r.value("retired_instructions", 0ull);
+    for (const json& r : files.frames)
+        retired += r.value("retired_instructions", 0ull);
     QCOMPARE(retired, live.total); // the capture's own count of the interval
     if (wantIrqs) QVERIFY(files.summary.value("irq_cck", 0ull) > 0);
     std::vector<std::string> warnings;
@@ -405,8 +414,10 @@ void TestCoverage::samplesGiveTheSameCounts() {
         const auto bin = readFileBytes(CAPTURE_LOAD_BIN);
         Machine m;
         m.bootBareMetal(bin);
-        for (int i = 0; i < 3; ++i) m.runFrame();
-        compareWithSamples(m, {0x1000, std::uint32_t(bin.size() + 1) & ~1u}, tmp.filePath("bare").toStdString(), false);
+        for (int i = 0; i < 3; ++i)
+            m.runFrame();
+        compareWithSamples(m, {0x1000, std::uint32_t(bin.size() + 1) & ~1u},
+                           tmp.filePath("bare").toStdString(), false);
     }
     // The AROS boot, counting the Kickstart ROM: interrupts, STOP and instructions that
     // frame boundaries split, with code outside the range (RAM, the extension ROM).
@@ -415,7 +426,8 @@ void TestCoverage::samplesGiveTheSameCounts() {
         m.setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
         m.setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
         m.powerOn();
-        for (int i = 0; i < 700; ++i) m.runFrame();
+        for (int i = 0; i < 700; ++i)
+            m.runFrame();
         compareWithSamples(m, {0xF80000, 0x80000}, tmp.filePath("aros").toStdString(), true);
     }
 }
@@ -471,7 +483,8 @@ void TestCoverage::fileRefusals_data() {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("message");
     const auto row = [](const char* name, const std::vector<std::uint8_t>& b, const char* message) {
-        QTest::newRow(name) << QByteArray(reinterpret_cast<const char*>(b.data()), qsizetype(b.size()))
+        QTest::newRow(name) << QByteArray(reinterpret_cast<const char*>(b.data()),
+                                          qsizetype(b.size()))
                             << QString(message);
     };
     const std::uint32_t none = 0;
@@ -480,31 +493,40 @@ void TestCoverage::fileRefusals_data() {
     row("version", file({0, 0, 0, 0, 0, 0}, 2), "version 2, but this reader knows version 1");
     row("no range count", file({}), "truncated: range count");
     row("range count too large", file({1000, 0, 0}), "the range count says 1000");
-    row("word count", file({1, 0x1000, 8, 3, 1, 1, 1, none, 0, 0, 3, 0}), "word count 3 disagrees with its size of 8 bytes (4 words)");
+    row("word count", file({1, 0x1000, 8, 3, 1, 1, 1, none, 0, 0, 3, 0}),
+        "word count 3 disagrees with its size of 8 bytes (4 words)");
     row("counters truncated", file({1, 0x1000, 8, 4, 1, 1}), "range 0's word count says 4");
-    row("past 24 bits", file({1, 0xFFFFFE, 4, 2, 0, 0, none, 0, 0, 0, 0}), "leaves the 68000's 24-bit address space");
-    row("overlap", file({2, 0x1000, 4, 2, 0, 0, 0x1002, 4, 2, 0, 0, none, 0, 0, 0, 0}), "range 1 (0x1002, 4 bytes) overlaps range 0");
+    row("past 24 bits", file({1, 0xFFFFFE, 4, 2, 0, 0, none, 0, 0, 0, 0}),
+        "leaves the 68000's 24-bit address space");
+    row("overlap", file({2, 0x1000, 4, 2, 0, 0, 0x1002, 4, 2, 0, 0, none, 0, 0, 0, 0}),
+        "range 1 (0x1002, 4 bytes) overlaps range 0");
     row("no sparse count", file({0}), "truncated: sparse-entry count");
     row("sparse truncated", file({0, 2, 0x1000, 1}), "the sparse-entry count says 2");
     row("sparse odd", file({0, 1, 0x1001, 1, 0, 0, 1, 0}), "0x1001 is no instruction address");
-    row("sparse order", file({0, 2, 0x1004, 1, 0x1000, 1, 0, 0, 2, 0}), "0x1000 does not follow 0x1004");
-    row("sparse in a range", file({1, 0x1000, 4, 2, 0, 0, 1, 0x1002, 1, 0, 0, 1, 0}), "0x1002 lies in range 0");
+    row("sparse order", file({0, 2, 0x1004, 1, 0x1000, 1, 0, 0, 2, 0}),
+        "0x1000 does not follow 0x1004");
+    row("sparse in a range", file({1, 0x1000, 4, 2, 0, 0, 1, 0x1002, 1, 0, 0, 1, 0}),
+        "0x1002 lies in range 0");
     row("no totals", file({0, 0, 5, 0}), "truncated: total count");
     row("trailing", file({0, 0, 0, 0, 0, 0, 7}), "4 byte(s) after the totals");
-    row("more than the total", file({1, 0x1000, 2, 1, 5, 0, 0, 0, 4, 0}), "the counts cannot add up: the counters hold 5");
-    row("less than the total", file({1, 0x1000, 2, 1, 5, 0, 0, 0, 6, 0}), "but the total is 6 (no counter saturated)");
+    row("more than the total", file({1, 0x1000, 2, 1, 5, 0, 0, 0, 4, 0}),
+        "the counts cannot add up: the counters hold 5");
+    row("less than the total", file({1, 0x1000, 2, 1, 5, 0, 0, 0, 6, 0}),
+        "but the total is 6 (no counter saturated)");
 }
 
 void TestCoverage::fileRefusals() {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, message);
-    const std::span<const std::uint8_t> b(reinterpret_cast<const std::uint8_t*>(bytes.constData()), std::size_t(bytes.size()));
+    const std::span<const std::uint8_t> b(reinterpret_cast<const std::uint8_t*>(bytes.constData()),
+                                          std::size_t(bytes.size()));
     try {
         parseCoverageBin(b, "test.bin");
         QFAIL("accepted");
     } catch (const MediaError& e) {
         const QString what = QString::fromUtf8(e.what());
-        QVERIFY2(what.startsWith("test.bin: ") && what.contains(message) && what.contains("(at offset "),
+        QVERIFY2(what.startsWith("test.bin: ") && what.contains(message) &&
+                     what.contains("(at offset "),
                  qPrintable(what));
     }
 }
@@ -526,7 +548,8 @@ void TestCoverage::randomCorruptionNeverCrashes() {
         case 1: b[rng() % b.size()] = std::uint8_t(rng()); break;
         case 2: b.resize(rng() % b.size()); break;
         default:
-            for (int k = 0; k < 4; ++k) b.insert(b.begin() + std::ptrdiff_t(rng() % (b.size() + 1)), std::uint8_t(rng()));
+            for (int k = 0; k < 4; ++k)
+                b.insert(b.begin() + std::ptrdiff_t(rng() % (b.size() + 1)), std::uint8_t(rng()));
         }
         try {
             const CoverageData back = parseCoverageBin(b);
@@ -555,7 +578,8 @@ void TestCoverage::profileReportConvertsACoverageCapture() {
     const std::string dir = tmp.filePath("cov").toStdString();
     fs::create_directories(dir);
     writeCoverageBin(dir + "/coverage.bin", d);
-    std::ofstream(dir + "/profile.json") << json{{"version", 1}, {"coverage", coverageSummaryJson(d)}}.dump();
+    std::ofstream(dir + "/profile.json")
+        << json{{"version", 1}, {"coverage", coverageSummaryJson(d)}}.dump();
     std::ofstream(dir + "/profile.jsonl").flush();
 
     const QString qdir = QString::fromStdString(dir);
@@ -565,7 +589,8 @@ void TestCoverage::profileReportConvertsACoverageCapture() {
     const LcovReport expected = buildLcov(d, info, "coverage_bare");
     QCOMPARE(slurp(out), expected.text);
     // The converter prints the header's summary.
-    QVERIFY2(r.out.startsWith(QByteArray::fromStdString(lcovHeader(expected.summary))), r.out.constData());
+    QVERIFY2(r.out.startsWith(QByteArray::fromStdString(lcovHeader(expected.summary))),
+             r.out.constData());
     QVERIFY(r.out.contains("wrote " + QByteArray::fromStdString(out)));
 
     // It never writes over a file unless told to.
@@ -580,16 +605,20 @@ void TestCoverage::profileReportConvertsACoverageCapture() {
     QVERIFY(mapped.files.count("/src/tests/guest/coverage/cov.c"));
 
     // Another program: its hunks do not take the counted relocation bases.
-    r = ctl({"profile-report", qdir, "--program", CAPTURE_LOAD, "--format", "lcov", "--out", tmp.filePath("x.info")});
+    r = ctl({"profile-report", qdir, "--program", CAPTURE_LOAD, "--format", "lcov", "--out",
+             tmp.filePath("x.info")});
     QCOMPARE(r.status, 1);
-    QVERIFY2(r.err.contains("relocation base(s) given for a program of") || r.err.contains("is not the program that was counted"),
+    QVERIFY2(r.err.contains("relocation base(s) given for a program of") ||
+                 r.err.contains("is not the program that was counted"),
              r.err.constData());
     QVERIFY(!fs::exists(tmp.filePath("x.info").toStdString()));
     // An output that cannot be written, and per-frame files lcov does not have.
-    r = ctl({"profile-report", qdir, "--program", COVERAGE_BARE, "--format", "lcov", "--out", "/nonexistent/dir/x.info"});
+    r = ctl({"profile-report", qdir, "--program", COVERAGE_BARE, "--format", "lcov", "--out",
+             "/nonexistent/dir/x.info"});
     QCOMPARE(r.status, 1);
     QVERIFY2(r.err.contains("/nonexistent/dir/x.info: cannot create"), r.err.constData());
-    r = ctl({"profile-report", qdir, "--program", COVERAGE_BARE, "--format", "lcov", "--per-frame"});
+    r = ctl(
+        {"profile-report", qdir, "--program", COVERAGE_BARE, "--format", "lcov", "--per-frame"});
     QCOMPARE(r.status, 2);
     // A corrupt coverage.bin is named with what is wrong.
     auto bytes = readFileBytes(dir + "/coverage.bin");

@@ -16,22 +16,23 @@ namespace copperline::testing {
 
 struct LcovFile {
     std::string testName;
-    std::map<std::uint32_t, std::uint64_t> lines;     // DA
+    std::map<std::uint32_t, std::uint64_t> lines;      // DA
     std::map<std::string, std::uint32_t> functionLine; // FN
-    std::map<std::string, std::uint64_t> functions;   // FNDA
+    std::map<std::string, std::uint64_t> functions;    // FNDA
     std::uint64_t lf = 0, lh = 0, fnf = 0, fnh = 0;
 };
 
 struct LcovInfo {
-    std::vector<std::string> header;         // the '#' lines, without "# "
-    std::map<std::string, LcovFile> files;    // by SF path
-    std::string error;                        // empty when the file read cleanly
+    std::vector<std::string> header;       // the '#' lines, without "# "
+    std::map<std::string, LcovFile> files; // by SF path
+    std::string error;                     // empty when the file read cleanly
 
     // The block whose path ends in `suffix` (nullptr when none or more than one does).
     const LcovFile* file(const std::string& suffix) const {
         const LcovFile* found = nullptr;
         for (const auto& [path, f] : files)
-            if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            if (path.size() >= suffix.size() &&
+                path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
                 if (found) return nullptr;
                 found = &f;
             }
@@ -39,7 +40,8 @@ struct LcovInfo {
     }
     std::uint64_t totalLines() const {
         std::uint64_t n = 0;
-        for (const auto& [p, f] : files) n += f.lf;
+        for (const auto& [p, f] : files)
+            n += f.lf;
         return n;
     }
 };
@@ -52,7 +54,8 @@ inline LcovInfo parseLcov(const std::string& text) {
     bool open = false;
     std::size_t n = 0;
     const auto fail = [&](const std::string& why) {
-        if (info.error.empty()) info.error = "line " + std::to_string(n) + ": " + why + ": '" + line + "'";
+        if (info.error.empty())
+            info.error = "line " + std::to_string(n) + ": " + why + ": '" + line + "'";
     };
     const auto number = [&](const std::string& s) -> std::uint64_t {
         if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
@@ -69,14 +72,19 @@ inline LcovInfo parseLcov(const std::string& text) {
             continue;
         }
         const auto colon = line.find(':');
-        const std::string key = line.substr(0, colon), value = colon == std::string::npos ? "" : line.substr(colon + 1);
+        const std::string key = line.substr(0, colon),
+                          value = colon == std::string::npos ? "" : line.substr(colon + 1);
         if (line == "end_of_record") {
             if (!open) fail("end_of_record outside a block");
             std::uint64_t lh = 0, fnh = 0;
-            for (const auto& [l, c] : cur.lines) lh += c != 0;
-            for (const auto& [f, c] : cur.functions) fnh += c != 0;
-            if (cur.lf != cur.lines.size() || cur.lh != lh) fail("LF/LH disagree with the DA lines");
-            if (cur.fnf != cur.functionLine.size() || cur.fnh != fnh) fail("FNF/FNH disagree with the functions");
+            for (const auto& [l, c] : cur.lines)
+                lh += c != 0;
+            for (const auto& [f, c] : cur.functions)
+                fnh += c != 0;
+            if (cur.lf != cur.lines.size() || cur.lh != lh)
+                fail("LF/LH disagree with the DA lines");
+            if (cur.fnf != cur.functionLine.size() || cur.fnh != fnh)
+                fail("FNF/FNH disagree with the functions");
             info.files[sf] = cur;
             cur = {};
             open = false;
@@ -92,7 +100,8 @@ inline LcovInfo parseLcov(const std::string& text) {
             fail("a record outside a block");
         } else if (key == "FN") {
             const auto comma = value.find(',');
-            cur.functionLine[value.substr(comma + 1)] = std::uint32_t(number(value.substr(0, comma)));
+            cur.functionLine[value.substr(comma + 1)] =
+                std::uint32_t(number(value.substr(0, comma)));
         } else if (key == "FNDA") {
             const auto comma = value.find(',');
             const std::string name = value.substr(comma + 1);
@@ -138,8 +147,9 @@ inline LcovInfo readLcov(const std::string& path) {
 // are not there as written.
 struct LcovHeader {
     std::string program;
-    unsigned long long total = 0, onLines = 0, lines = 0, files = 0, withoutLine = 0, withoutLineAddresses = 0,
-                       outside = 0, linesHit = 0, linesOf = 0, functionsHit = 0, functionsOf = 0;
+    unsigned long long total = 0, onLines = 0, lines = 0, files = 0, withoutLine = 0,
+                       withoutLineAddresses = 0, outside = 0, linesHit = 0, linesOf = 0,
+                       functionsHit = 0, functionsOf = 0;
 };
 
 inline bool parseLcovHeader(const std::vector<std::string>& h, LcovHeader& out) {
@@ -148,20 +158,23 @@ inline bool parseLcovHeader(const std::vector<std::string>& h, LcovHeader& out) 
     // %n after the last literal: the whole line must match, not a prefix of it.
     int end = -1;
     const auto whole = [&](const std::string& line) { return end == int(line.size()); };
-    std::sscanf(h[1].c_str(), "%llu instruction(s) retired: %llu on %llu source line(s) in %llu file(s)%n",
+    std::sscanf(h[1].c_str(),
+                "%llu instruction(s) retired: %llu on %llu source line(s) in %llu file(s)%n",
                 &out.total, &out.onLines, &out.lines, &out.files, &end);
     if (!whole(h[1])) return false;
     end = -1;
-    std::sscanf(h[2].c_str(), "%llu instruction(s) at %llu program address(es) without line information%n",
+    std::sscanf(h[2].c_str(),
+                "%llu instruction(s) at %llu program address(es) without line information%n",
                 &out.withoutLine, &out.withoutLineAddresses, &end);
     if (!whole(h[2])) return false;
     end = -1;
-    std::sscanf(h[3].c_str(), "%llu instruction(s) outside the program (Kickstart, libraries, other tasks)%n",
+    std::sscanf(h[3].c_str(),
+                "%llu instruction(s) outside the program (Kickstart, libraries, other tasks)%n",
                 &out.outside, &end);
     if (!whole(h[3])) return false;
     end = -1;
-    std::sscanf(h.back().c_str(), "lines %llu/%llu hit, functions %llu/%llu hit%n", &out.linesHit, &out.linesOf,
-                &out.functionsHit, &out.functionsOf, &end);
+    std::sscanf(h.back().c_str(), "lines %llu/%llu hit, functions %llu/%llu hit%n", &out.linesHit,
+                &out.linesOf, &out.functionsHit, &out.functionsOf, &end);
     return whole(h.back());
 }
 
