@@ -10,6 +10,18 @@
 
 namespace copperline {
 
+bool writeScreenshotNow(Machine& machine, const std::string& path, bool overlay) {
+    try {
+        Image picture = composeDisplay(machine);
+        if (overlay) drawOverlay(picture, machine.guestApi().committedOverlay());
+        writePng(path, picture);
+        return true;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "copperline: screenshot: %s\n", e.what());
+        return false;
+    }
+}
+
 int runHeadless(Machine& machine, const HeadlessOptions& options) {
     auto shots = options.screenshots;
     std::stable_sort(shots.begin(), shots.end(), [](auto& a, auto& b) { return a.seconds < b.seconds; });
@@ -20,15 +32,8 @@ int runHeadless(Machine& machine, const HeadlessOptions& options) {
     std::size_t next = 0;
     while (true) {
         while (next < shots.size() && machine.emulatedSeconds() >= shots[next].seconds) {
-            try {
-                Image picture = composeDisplay(machine);
-                if (options.screenshotOverlay)
-                    drawOverlay(picture, machine.guestApi().committedOverlay());
-                writePng(shots[next].path, picture);
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "copperline: screenshot: %s\n", e.what());
+            if (!writeScreenshotNow(machine, shots[next].path, options.screenshotOverlay))
                 return exit_status::EmulatorError;
-            }
             ++next;
         }
         if (machine.emulatedSeconds() >= end) break;

@@ -9,6 +9,10 @@ namespace copperline {
 
 class Machine;
 
+// Writes the machine's display (with the guest's overlay when asked) to a PNG; false, with
+// the reason on stderr, when it cannot.
+bool writeScreenshotNow(Machine& machine, const std::string& path, bool overlay);
+
 struct HeadlessOptions {
     struct Shot {
         double seconds = 0;  // emulated seconds after power-on

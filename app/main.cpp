@@ -297,7 +297,7 @@ int main(int argc, char** argv) {
                 if (b == '\n') std::fflush(serialFile);
             });
         if (parser.isSet("run"))
-            return copperline::runFromCommandLine(parser, *machine, media, parser.isSet(speedOpt));
+            return copperline::runFromCommandLine(parser, *machine, opts, media, parser.isSet(speedOpt));
         if (parser.isSet("profile")) return copperline::runProfileFromCommandLine(parser, *machine);
         int rc = copperline::runHeadless(*machine, opts);
         if (const int m = copperline::finishFloppies(*machine, media); m && !rc) rc = m;

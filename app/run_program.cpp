@@ -12,6 +12,7 @@
 #include "profiler/debuginfo/debug_info.h"
 
 #include <QCommandLineParser>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -282,6 +283,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     };
 
     bool started = false;
+    std::size_t nextShot = 0;
     while (true) {
         if (phase == Phase::Exited) break;
         if (phase == Phase::Loaded && !started && o.onStart && !report.hunkBases.empty()) {
@@ -339,6 +341,26 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
                                "turns it off)"
                              : "");
             return finish(run_status::Timeout);
+        }
+        if (!o.screenshots.empty()) {
+            while (nextShot < o.screenshots.size() && machine.emulatedSeconds() >= o.screenshots[nextShot].first) {
+                if (!writeScreenshotNow(machine, o.screenshots[nextShot].second, o.screenshotOverlay))
+                    return finish(run_status::EmulatorError);
+                ++nextShot;
+            }
+            // The last picture bounds a program that does not return.
+            if (nextShot == o.screenshots.size()) {
+                if (phase == Phase::Booting) {
+                    std::fprintf(stderr, "copperline: %s was not loaded by the last --screenshot-after (%g s)\n",
+                                 name.c_str(), o.screenshots.back().first);
+                    return finish(run_status::NeverLoaded);
+                }
+                if (o.verbose)
+                    std::fprintf(stderr, "copperline: %s still running at the last --screenshot-after: the run ends\n",
+                                 name.c_str());
+                rc = 0;
+                break;
+            }
         }
         machine.runFrame();
     }
@@ -460,9 +482,13 @@ int finishFloppies(Machine& machine, const MediaSession& session) {
     return 0;
 }
 
-int runFromCommandLine(const QCommandLineParser& parser, Machine& machine,
+int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const HeadlessOptions& headless,
                        const MediaSession& session, bool printSpeed) {
     RunOptions o;
+    for (const auto& shot : headless.screenshots) o.screenshots.emplace_back(shot.seconds, shot.path);
+    std::stable_sort(o.screenshots.begin(), o.screenshots.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    o.screenshotOverlay = headless.screenshotOverlay;
     o.program = parser.value("run").toStdString();
     o.args = parser.value("run-args").toStdString();
     o.verbose = parser.isSet("run-verbose");

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ class QCommandLineParser;
 namespace copperline {
 
 class Machine;
+struct HeadlessOptions;
 
 // Exit statuses of --run besides the program's own return code (modulo 256). They are
 // outside the AmigaDOS convention (0, 5, 10, 20); README.md lists them.
@@ -56,6 +58,11 @@ struct RunOptions {
     // complete (it stops here). A nonempty string from onStart ends the run with it.
     std::function<std::string(const std::vector<std::uint32_t>& hunkBases)> onStart;
     std::function<void()> onEnd;
+    // --screenshot-after SECONDS FILE.png with --run: pictures at those emulated seconds
+    // after power-on; the last one ends the run (exit 0) if the program is still running,
+    // so that a program that never returns is bounded (its profile and coverage written).
+    std::vector<std::pair<double, std::string>> screenshots;
+    bool screenshotOverlay = false;
     // Told the moment the runner reports that the program returned, before it unloads the
     // program's hunks (coverage stops counting here).
     std::function<void()> onReturn;
@@ -90,7 +97,7 @@ int applyFloppyOptions(const QCommandLineParser& parser, Machine& machine, Media
 // not. Returns 0, or an exit status when a file could not be written.
 int finishFloppies(Machine& machine, const MediaSession& session);
 // The --run mode from the command line; returns the process exit status.
-int runFromCommandLine(const QCommandLineParser& parser, Machine& machine,
+int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const HeadlessOptions& headless,
                        const MediaSession& session, bool printSpeed);
 
 } // namespace copperline

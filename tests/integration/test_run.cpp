@@ -10,6 +10,7 @@
 #include "profiler/capture/png.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -178,6 +179,24 @@ private slots:
         QCOMPARE(r.status, 0);
         QVERIFY(centreColour(before) != 0x00FF00);
         QCOMPARE(centreColour(after), 0x00FF00u);
+    }
+
+    void screenshotAfterBoundsARun() {
+        // A program that never returns, bounded by the last --screenshot-after: the picture
+        // is taken, the run ends with 0 and its coverage file is written with what ran.
+        QTemporaryDir tmp;
+        const QString png = tmp.filePath("forever.png"), info = tmp.filePath("forever.info");
+        const Result r = emulate({"--run", GUEST_FOREVER, "--coverage", info, "--screenshot-after", "25", png});
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY(QFileInfo(png).size() > 0);
+        QFile f(info);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY2(text.contains("lines ") && !text.contains("lines 0/"), text.left(400).constData());
+        // Before the program loads, the last picture ends the run as "never loaded".
+        const Result early = emulate({"--run", GUEST_FOREVER, "--screenshot-after", "2", tmp.filePath("early.png")});
+        QCOMPARE(early.status, 126);
+        QVERIFY2(early.err.contains("was not loaded by the last --screenshot-after"), early.err.constData());
     }
 
     void truncatedAdfIsRefused() {
