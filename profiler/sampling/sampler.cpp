@@ -60,7 +60,6 @@ Sampler::Sampler(Machine& machine, SamplerOptions options)
     memory_ = std::make_unique<MachineMemoryView>(machine_);
     longs_ = std::make_unique<MachineLongs>(machine_, *memory_);
     stack_.reserve(Unwinder::kMaxDepth + 1);
-    lastStack_.reserve(Unwinder::kMaxDepth + 1);
     machine_.setCpuStepObserver(this);
     attached_ = true;
 }
@@ -75,7 +74,7 @@ void Sampler::detach() {
 }
 
 void Sampler::stepStarting(const m68k::Registers& r) {
-    startRegs_ = r;
+    if (options_.registers) startRegs_ = r; // only the registers option writes them
     startStopped_ = machine_.cpu().stopped() || machine_.cpu().halted();
     if (startStopped_) return; // a STOP stretch keeps the STOP instruction's stack
     stack_.clear();
@@ -189,7 +188,9 @@ void Sampler::addPart(const CpuStep& step, std::uint64_t start, std::uint64_t en
         vector = step.irqVector;
         break;
     case CpuStep::Kind::Stopped:
-        stack = &lastStack_;
+        // stepStarting leaves the stack alone while the CPU is stopped: it is still the
+        // STOP instruction's.
+        stack = &stack_;
         level = sf::kStoppedLevel;
         growable = true;
         break;
@@ -205,9 +206,7 @@ void Sampler::addPart(const CpuStep& step, std::uint64_t start, std::uint64_t en
 }
 
 void Sampler::stepDone(const CpuStep& step) {
-    if (step.kind == CpuStep::Kind::Instruction && !startStopped_) lastStack_ = stack_;
-    if (step.kind == CpuStep::Kind::Stopped && lastStack_.empty())
-        lastStack_.push_back(step.pc);
+    if (step.kind == CpuStep::Kind::Stopped && stack_.empty()) stack_.push_back(step.pc);
     if (step.boundary == 0) {
         addPart(step, step.start, step.end, step.waitCycles);
         return;

@@ -123,8 +123,9 @@ private:
 
     m68k::Registers startRegs_{};
     bool startStopped_ = false;
-    std::vector<std::uint32_t> stack_;     // the stack of the step in progress (absolute)
-    std::vector<std::uint32_t> lastStack_; // of the last instruction (a STOP's own)
+    // The stack of the step in progress (absolute); while the CPU is stopped, the STOP
+    // instruction's.
+    std::vector<std::uint32_t> stack_;
     std::vector<std::uint32_t> irqStack_{samples_format::kIrqMarker};
     // Code outside the program (ROM, libraries) that the program called: the program's
     // last stack, while the same task runs on in the same mode below the same stack.
