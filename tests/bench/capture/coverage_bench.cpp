@@ -12,6 +12,7 @@
 //    seconds of the whole process (boot included), best of 5, in turn.
 
 #include "emu/machine.h"
+#include "tests/bench/bench_clock.h"
 #include "emu/media/byte_reader.h"
 #include "emu/media/rom.h"
 #include "profiler/capture/frame_capture.h"
@@ -33,11 +34,7 @@ namespace {
 
 RomImage rom, ext;
 
-double threadCpuSeconds() {
-    timespec t{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
+using bench::threadCpuSeconds;
 
 double childrenCpuSeconds() {
     rusage u{};

@@ -1,4 +1,4 @@
-// copperline-samplebench [FRAMES] [PROGRAM]: what precise CPU samples cost. Runs FRAMES
+// copperline-samplebench [FRAMES] [PROGRAM]: what precise CPU samples cost, in CPU seconds. Runs FRAMES
 // frames (default 500) of the AROS boot from power-on with no capture, a capture of frame
 // records alone, one with "samples": true and one with samples and registers, each into a
 // tmpfs folder (/dev/shm), and prints emulated seconds per host second, the ratio to no
@@ -8,6 +8,7 @@
 // building the tree and writing the .cpuprofile took.
 
 #include "emu/machine.h"
+#include "tests/bench/bench_clock.h"
 #include "emu/media/byte_reader.h"
 #include "emu/media/rom.h"
 #include "profiler/capture/capture_reader.h"
@@ -38,9 +39,8 @@ struct Result {
     double bytesPerFrame = 0;
 };
 
-double seconds(std::chrono::steady_clock::time_point since) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
+// CPU seconds of this thread since `since` (tests/bench/bench_clock.h).
+double seconds(double since) { return bench::threadCpuSeconds() - since; }
 
 Result run(unsigned frames, const std::string& mode, const fs::path& dir, bool keep) {
     Result best;
@@ -52,7 +52,7 @@ Result run(unsigned frames, const std::string& mode, const fs::path& dir, bool k
         fs::remove_all(dir);
         std::unique_ptr<Sampler> sampler;
         std::unique_ptr<FrameCapture> capture;
-        const auto t0 = std::chrono::steady_clock::now();
+        const double t0 = bench::threadCpuSeconds();
         if (mode != "none") {
             FrameCapture::Context context;
             if (mode != "frames") {
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const fs::path dir = "/dev/shm/copperline-samplebench-" + std::to_string(::getpid());
-    std::printf("AROS boot from power-on, %u frames, PAL A500, captures into tmpfs, best of 3\n", frames);
+    std::printf("AROS boot from power-on, %u frames, PAL A500, captures into tmpfs, emulated seconds per CPU second, best of 3\n", frames);
     const Result none = run(frames, "none", dir, false);
     std::printf("%-20s %7.2fx real time\n", "no capture", none.speed);
     for (const char* mode : {"frames", "samples", "samples+registers"}) {
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
         if (std::strcmp(mode, "samples") == 0) {
             try {
-                const auto t0 = std::chrono::steady_clock::now();
+                const double t0 = bench::threadCpuSeconds();
                 const DebugInfo info = DebugInfo::load(program);
                 const CaptureFiles capture = readCapture(dir.string());
                 const SampleReport report = buildSampleReport(capture, info);
