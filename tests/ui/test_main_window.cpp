@@ -346,8 +346,9 @@ private slots:
         QTRY_VERIFY(answered(replies, "reverse_frame") != 0);
         QCOMPARE(answered(replies, "reverse_frame"), 1);
         QCOMPARE(emu.snapshot()->frame, 99ull);
-        QTRY_VERIFY(w.timeline()->here() < w.timeline()->newest());
-        QTRY_VERIFY(w.statusText().contains(QStringLiteral("s back")));
+        // The strip and the status bar poll; on a loaded machine that takes more than 5 s.
+        QTRY_VERIFY_WITH_TIMEOUT(w.timeline()->here() < w.timeline()->newest(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.statusText().contains(QStringLiteral("s back")), 30000);
         // < Step from there.
         const auto before = emu.snapshot()->instructions;
         w.action("back_step")->trigger();
