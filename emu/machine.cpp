@@ -234,7 +234,8 @@ void Machine::stepInstruction() {
     // At an instruction boundary the opcode came from pc - 4 (m68k_types.h, Registers).
     const std::uint32_t pc = (cpu_.pc() - 4) & 0xFFFFFF;
     if (stepObserver_ && !muted_) [[unlikely]]
-        stepObserver_->stepStarting(cpu_.registers());
+        stepObserver_->stepStarting(CpuStepStart{pc, cpu_.a(5), cpu_.a(7), cpu_.sr(), cpu_.ird(),
+                                                 cpu_.stopped() || cpu_.halted()});
     unsigned kind;
     if (cpu_.stopped() || cpu_.halted()) {
         // Nothing runs on the CPU: let the chipset move a colour clock at a time until an

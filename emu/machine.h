@@ -81,13 +81,23 @@ struct CpuStep {
     std::uint8_t irqLevel = 0, irqVector = 0; // Interrupt only
 };
 
-// Told of every CPU step: stepStarting before it runs (with the registers at its start;
-// the machine and its memory are as the step finds them), stepDone after it, before the
-// frame observers hear of a frame the step completed. For the precise sampler.
+// Where a CPU step starts: the PC of its instruction (the next one for the others), the
+// registers an unwinder needs, and whether the CPU is stopped (STOP) or halted. The whole
+// register file is Machine::cpu().registers(), asked for only when wanted.
+struct CpuStepStart {
+    std::uint32_t pc = 0;
+    std::uint32_t a5 = 0, a7 = 0;
+    std::uint16_t sr = 0, ird = 0;
+    bool stopped = false;
+};
+
+// Told of every CPU step: stepStarting before it runs (the machine and its memory are as
+// the step finds them), stepDone after it, before the frame observers hear of a frame the
+// step completed. For the precise sampler.
 class CpuStepObserver {
 public:
     virtual ~CpuStepObserver() = default;
-    virtual void stepStarting(const m68k::Registers& /*registers*/) {}
+    virtual void stepStarting(const CpuStepStart& /*start*/) {}
     virtual void stepDone(const CpuStep& step) = 0;
 };
 

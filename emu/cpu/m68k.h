@@ -65,6 +65,10 @@ public:
         return std::uint16_t((t_ ? 0x8000 : 0) | (s_ ? 0x2000 : 0) | (intMask_ << 8) | ccr());
     }
     std::uint32_t pc() const { return pc_; }
+    // One register without assembling them all (a hook that runs every instruction reads
+    // only what it needs): a(7) is the active stack pointer; ird() the opcode about to run.
+    std::uint32_t a(unsigned n) const { return reg_[8 + (n & 7)]; }
+    std::uint16_t ird() const { return ird_; }
     // Address of the opcode that runs next (the queue was filled from pc - 4 and pc - 2).
     std::uint32_t instructionAddress() const { return stopped_ ? pc_ : pc_ - 4; }
     // Address of the instruction executing now (or, between instructions and during

@@ -73,20 +73,20 @@ void Sampler::detach() {
     attached_ = false;
 }
 
-void Sampler::stepStarting(const m68k::Registers& r) {
-    if (options_.registers) startRegs_ = r; // only the registers option writes them
-    startStopped_ = machine_.cpu().stopped() || machine_.cpu().halted();
+void Sampler::stepStarting(const CpuStepStart& r) {
+    if (options_.registers) startRegs_ = machine_.cpu().registers(); // only the registers option writes them
+    startStopped_ = r.stopped;
     if (startStopped_) return; // a STOP stretch keeps the STOP instruction's stack
     stack_.clear();
-    const std::uint32_t pc = (r.pc - 4) & 0xFFFFFF;
+    const std::uint32_t pc = r.pc;
     if (options_.unwinder)
-        options_.unwinder->unwind(pc, r.a[5], r.a[7], *longs_, stack_);
+        options_.unwinder->unwind(pc, r.a5, r.a7, *longs_, stack_);
     else
         stack_.push_back(pc);
     const bool supervisor = r.sr & 0x2000;
     if (inProgram(pc)) {
         programStack_ = stack_;
-        programSp_ = r.a[7];
+        programSp_ = r.a7;
         programSupervisor_ = supervisor;
         // A return (RTS, RTE, RTR) leaves the program for its caller, which it did not call.
         programCalling_ = r.ird != 0x4E75 && r.ird != 0x4E73 && r.ird != 0x4E77;
@@ -102,7 +102,7 @@ void Sampler::stepStarting(const m68k::Registers& r) {
         programTask_ = thisTask();
         programTaskKnown_ = true;
     }
-    if (supervisor != programSupervisor_ || r.a[7] > programSp_ || programSp_ - r.a[7] > 0x10000 ||
+    if (supervisor != programSupervisor_ || r.a7 > programSp_ || programSp_ - r.a7 > 0x10000 ||
         thisTask() != programTask_)
         return;
     for (std::size_t i = 0; i < programStack_.size() && stack_.size() <= Unwinder::kMaxDepth; ++i)

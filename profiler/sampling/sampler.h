@@ -75,7 +75,7 @@ public:
     Sampler& operator=(const Sampler&) = delete;
 
     // CpuStepObserver
-    void stepStarting(const m68k::Registers& registers) override;
+    void stepStarting(const CpuStepStart& start) override;
     void stepDone(const CpuStep& step) override;
 
     // FrameSidecar
