@@ -242,14 +242,16 @@ void Sampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, js
     std::vector<std::uint32_t> header = {0, sf::kMetaVersion, std::uint32_t(closed_.meta.size())};
     std::memcpy(&header[0], sf::kMetaMagic, 4);
     if constexpr (std::endian::native == std::endian::big) header[0] = __builtin_bswap32(header[0]);
-    std::vector<std::uint32_t> rows(closed_.meta.size() * 5);
-    for (std::size_t i = 0; i < closed_.meta.size(); ++i) {
-        const SampleMeta& m = closed_.meta[i];
-        rows[5 * i] = m.totalCck;
-        rows[5 * i + 1] = m.instructionCck;
-        rows[5 * i + 2] = m.waitCck;
-        rows[5 * i + 3] = m.irqLevel;
-        rows[5 * i + 4] = m.irqVector;
+    // The rows are SampleMeta as it lies in memory: five u32 each, no padding.
+    std::span<const std::uint8_t> rowBytes(reinterpret_cast<const std::uint8_t*>(closed_.meta.data()),
+                                           closed_.meta.size() * sizeof(SampleMeta));
+    std::vector<std::uint32_t> rows;
+    if constexpr (std::endian::native == std::endian::big) {
+        rows.reserve(closed_.meta.size() * 5);
+        for (const SampleMeta& m : closed_.meta)
+            for (const std::uint32_t v : {m.totalCck, m.instructionCck, m.waitCck, m.irqLevel, m.irqVector})
+                rows.push_back(__builtin_bswap32(v));
+        rowBytes = {reinterpret_cast<const std::uint8_t*>(rows.data()), rows.size() * 4};
     }
     const std::size_t count = closed_.meta.size();
     const std::uint64_t cck = closed_.cck;
@@ -258,7 +260,7 @@ void Sampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, js
     std::vector<std::uint32_t> headerRest(header.begin() + 1, header.end());
     std::span<const std::uint8_t> magic(reinterpret_cast<const std::uint8_t*>(sf::kMetaMagic), 4);
     files.write(bin, {littleEndianBytes(closed_.stream)});
-    files.write(meta, {magic, littleEndianBytes(headerRest), littleEndianBytes(rows)});
+    files.write(meta, {magic, littleEndianBytes(headerRest), rowBytes});
     samplesTotal_ += count;
     record["samples"] = bin;
     record["samples_meta"] = meta;
