@@ -24,6 +24,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "tests/tools/run_process.h"
 #include <filesystem>
 #include <fstream>
 
@@ -34,25 +36,9 @@ namespace {
 const std::string kC = COPPERLINE_SOURCE_DIR "/tests/guest/coverage/cov.c";
 const std::string kAsm = COPPERLINE_SOURCE_DIR "/tests/guest/coverage/cov_asm.s";
 
-struct Result {
-    int status = -1;
-    QByteArray out, err;
-};
+using Result = copperline::testing::ProcessResult;
 
-Result run(const QString& exe, const QStringList& args) {
-    QProcess p;
-    p.start(exe, args);
-    Result r;
-    if (!p.waitForFinished(600000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+Result run(const QString& exe, const QStringList& args) { return copperline::testing::runProcess(exe, args); }
 
 QStringList emulatorArgs(const QStringList& more) {
     return QStringList{"--factory", "--noaudio",

@@ -19,6 +19,7 @@
 #include "profiler/report/cpuprofile.h"
 #include "profiler/report/sample_report.h"
 #include "profiler/sampling/sample_reader.h"
+#include "tests/tools/run_process.h"
 #include "tests/tools/viewer_checks.h"
 
 #include <QDir>
@@ -35,25 +36,9 @@ using namespace copperline;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    QByteArray out, err;
-};
+using Result = copperline::testing::ProcessResult;
 
-Result run(const char* exe, const QStringList& args) {
-    QProcess p;
-    p.start(exe, args);
-    Result r;
-    if (!p.waitForFinished(600000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+Result run(const char* exe, const QStringList& args) { return copperline::testing::runProcess(exe, args); }
 
 // The loops' costs in 68000 cycles (burn.s), as the program calls them (profiled.c).
 constexpr std::uint64_t kLoopN = 2000, kMulN = 300;

@@ -30,6 +30,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "tests/tools/run_process.h"
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -89,25 +91,9 @@ std::vector<std::uint8_t> file(std::initializer_list<std::uint32_t> words,
     return out;
 }
 
-struct Run {
-    int status = -1;
-    QByteArray out, err;
-};
+using Run = copperline::testing::ProcessResult;
 
-Run ctl(const QStringList& args) {
-    QProcess p;
-    p.start(COPPERLINE_CTL_EXE, args);
-    Run r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+Run ctl(const QStringList& args) { return copperline::testing::runProcess(COPPERLINE_CTL_EXE, args, 120000); }
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -14,6 +14,7 @@
 #include "ui/coverage_pane.h"
 #include "ui/cpu_pane.h"
 #include "ui/main_window.h"
+#include "tests/ui/frame_load_fixture.h"
 
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -24,19 +25,8 @@ using nlohmann::json;
 
 namespace {
 
-std::unique_ptr<Machine> frameLoad() {
-    auto m = std::make_unique<Machine>();
-    m->bootBareMetal(readFileBytes(HW_FRAME_LOAD));
-    return m;
-}
-
-Emulator::Options windowOptions() {
-    Emulator::Options o;
-    o.pictures = true;
-    o.paced = false;
-    o.startRunning = false;
-    return o;
-}
+using copperline::testing::frameLoad;
+using copperline::testing::windowOptions;
 
 } // namespace
 

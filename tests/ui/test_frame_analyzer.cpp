@@ -15,6 +15,7 @@
 #include "ui/cpu_pane.h"
 #include "ui/frame_analyzer.h"
 #include "ui/main_window.h"
+#include "tests/ui/frame_load_fixture.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -33,19 +34,8 @@ using nlohmann::json;
 
 namespace {
 
-std::unique_ptr<Machine> frameLoad() {
-    auto m = std::make_unique<Machine>();
-    m->bootBareMetal(readFileBytes(HW_FRAME_LOAD));
-    return m;
-}
-
-Emulator::Options windowOptions() {
-    Emulator::Options o;
-    o.pictures = true;
-    o.paced = false;
-    o.startRunning = false;
-    return o;
-}
+using copperline::testing::frameLoad;
+using copperline::testing::windowOptions;
 
 std::uint32_t readLong(Emulator& e, std::uint32_t addr) {
     const auto r = e.call("mem.read", {{"addr", addr}, {"len", 4}});
