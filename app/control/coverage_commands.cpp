@@ -7,11 +7,11 @@
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
 #include "emu/hex.h"
+#include "profiler/capture/capture_reader.h"
 #include "profiler/coverage/coverage_file.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/report/lcov.h"
 #include "profiler/report/lcov_reader.h"
-#include "emu/media/file_bytes.h"
 
 #include <filesystem>
 
@@ -116,22 +116,20 @@ void registerCoverageCommands(Emulator::Impl& e) {
                         if (next.path.ends_with(".info")) {
                             next.file = readLcovFile(next.path);
                         } else {
-                            const CoverageData data = readCoverageBin(next.path);
-                            next.bases = data.relocationBases;
-                            // coverage.bin does not hold the bases: its capture's profile.json does.
-                            const auto summary = std::filesystem::path(next.path).parent_path() / "profile.json";
-                            CoverageData placed = data;
-                            if (placed.relocationBases.empty() && std::filesystem::exists(summary)) {
-                                const json s = json::parse(readFileBytes(summary.string(), 64u << 20), nullptr, false);
-                                if (s.is_object() && s.contains("coverage"))
-                                    for (const json& b : s["coverage"].value("relocation_bases", json::array()))
-                                        placed.relocationBases.push_back(std::uint32_t(std::stoul(b.get<std::string>(), nullptr, 16)));
-                            }
+                            // A capture's coverage.bin is placed by the relocation bases of the
+                            // profile.json beside it, as profile-report --format lcov places it.
+                            const auto dir = std::filesystem::path(next.path).parent_path();
+                            const bool inCapture = std::filesystem::path(next.path).filename() == "coverage.bin" &&
+                                                   std::filesystem::exists(dir / "profile.json");
+                            const CoverageData placed =
+                                inCapture ? coverageFromCapture(readCapture(dir.string())) : readCoverageBin(next.path);
                             next.bases = placed.relocationBases;
                             next.file = parseLcov(buildLcov(placed, *next.info, program).text, next.path);
                         }
                     }
                 } catch (const MediaError& ex) {
+                    fail(errc::CommandFailed, ex.what());
+                } catch (const CaptureError& ex) {
                     fail(errc::CommandFailed, ex.what());
                 }
                 view(e) = std::move(next);

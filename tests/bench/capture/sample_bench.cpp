@@ -44,46 +44,42 @@ double seconds(double since) { return bench::threadCpuSeconds() - since; }
 
 // One run of a mode; `keep` leaves its capture folder for the report.
 Result run(unsigned frames, const std::string& mode, const fs::path& dir, bool keep) {
-    Result best;
-    for (int rep = 0; rep < 1; ++rep) {
-        Machine m;
-        m.setRom(rom);
-        m.setExtRom(ext);
-        m.powerOn();
-        fs::remove_all(dir);
-        std::unique_ptr<Sampler> sampler;
-        std::unique_ptr<FrameCapture> capture;
-        const double t0 = bench::threadCpuSeconds();
-        if (mode != "none") {
-            FrameCapture::Context context;
-            if (mode != "frames") {
-                SamplerOptions s;
-                s.registers = mode == "samples+registers";
-                sampler = std::make_unique<Sampler>(m, s);
-                context.sidecars.push_back(sampler.get());
-            }
-            CaptureOptions o;
-            o.path = dir.string();
-            o.frames = frames;
-            capture = std::make_unique<FrameCapture>(m, o, std::move(context));
+    Machine m;
+    m.setRom(rom);
+    m.setExtRom(ext);
+    m.powerOn();
+    fs::remove_all(dir);
+    std::unique_ptr<Sampler> sampler;
+    std::unique_ptr<FrameCapture> capture;
+    const double t0 = bench::threadCpuSeconds();
+    if (mode != "none") {
+        FrameCapture::Context context;
+        if (mode != "frames") {
+            SamplerOptions s;
+            s.registers = mode == "samples+registers";
+            sampler = std::make_unique<Sampler>(m, s);
+            context.sidecars.push_back(sampler.get());
         }
-        for (unsigned i = 0; i < frames; ++i) m.runFrame();
-        m.runFrame(); // the last frame's accounting completes at the next boundary
-        if (capture) capture->finish();
-        const double host = seconds(t0);
-        Result r;
-        r.speed = m.emulatedSeconds() / host;
-        if (sampler) {
-            r.samplesPerFrame = double(sampler->samplesWritten()) / frames;
-            r.samplesPerSecond = double(sampler->samplesWritten()) / host;
-        }
-        if (capture) r.bytesPerFrame = double(capture->status().bytesWritten) / frames;
-        capture.reset();
-        sampler.reset();
-        if (!keep) fs::remove_all(dir);
-        if (r.speed > best.speed) best = r;
+        CaptureOptions o;
+        o.path = dir.string();
+        o.frames = frames;
+        capture = std::make_unique<FrameCapture>(m, o, std::move(context));
     }
-    return best;
+    for (unsigned i = 0; i < frames; ++i) m.runFrame();
+    m.runFrame(); // the last frame's accounting completes at the next boundary
+    if (capture) capture->finish();
+    const double host = seconds(t0);
+    Result r;
+    r.speed = m.emulatedSeconds() / host;
+    if (sampler) {
+        r.samplesPerFrame = double(sampler->samplesWritten()) / frames;
+        r.samplesPerSecond = double(sampler->samplesWritten()) / host;
+    }
+    if (capture) r.bytesPerFrame = double(capture->status().bytesWritten) / frames;
+    capture.reset();
+    sampler.reset();
+    if (!keep) fs::remove_all(dir);
+    return r;
 }
 
 } // namespace
