@@ -123,6 +123,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption extOpt(
         "ext-rom", "Extension ROM at $E00000 (default: AROS's, with the default ROM).", "FILE");
     const QCommandLineOption ntscOpt("ntsc", "An NTSC machine (default PAL).");
+    const QCommandLineOption slowOpt(
+        "slow",
+        "Slow RAM at $C00000: 0, 512K, 1M or 1.5M (default 512K; 1.5M with --run, so that a "
+        "program has room to load and run).",
+        "SIZE");
     const QCommandLineOption factoryOpt("factory",
                                         "Ignore saved settings; use the factory defaults.");
     const QCommandLineOption noAudioOpt("noaudio", "No sound output.");
@@ -166,7 +171,7 @@ int main(int argc, char** argv) {
         "MIB");
     const QCommandLineOption forceOpt(
         "force", "Write over files that exist (the --screenshot-after FILE.png).");
-    parser.addOptions({romOpt, extOpt, ntscOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
+    parser.addOptions({romOpt, extOpt, ntscOpt, slowOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
                        shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt});
     copperline::addRunOptions(parser);
@@ -228,6 +233,26 @@ int main(int argc, char** argv) {
     if (!helpOrVersion) {
         copperline::Machine::Config config;
         config.ntsc = parser.isSet(ntscOpt);
+        // --run's machine has the most slow RAM an A500 takes (a trapdoor board and a
+        // $C00000 expansion): AROS on 512K chip + 512K slow leaves a program too little.
+        if (parser.isSet("run")) config.slowRamBytes = 1536u << 10;
+        if (parser.isSet(slowOpt)) {
+            const QString v = parser.value(slowOpt).toUpper();
+            static const std::pair<const char*, std::uint32_t> sizes[] = {
+                {"0", 0}, {"512K", 512u << 10}, {"1M", 1024u << 10}, {"1024K", 1024u << 10},
+                {"1.5M", 1536u << 10}, {"1536K", 1536u << 10}};
+            bool found = false;
+            for (const auto& [name, bytes] : sizes)
+                if (v == name) {
+                    config.slowRamBytes = bytes;
+                    found = true;
+                }
+            if (!found) {
+                std::fprintf(stderr, "copperline: --slow wants 0, 512K, 1M or 1.5M, not '%s'\n",
+                             qPrintable(parser.value(slowOpt)));
+                return copperline::exit_status::Usage;
+            }
+        }
         machine = std::make_unique<copperline::Machine>(config);
         try {
             const std::string romPath = parser.isSet(romOpt) ? parser.value(romOpt).toStdString()

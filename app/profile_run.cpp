@@ -183,12 +183,17 @@ int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, R
     json params;
     if (const std::string error = profileParams(parser, params); !error.empty()) return usage(error);
     // The program's own sampling: what --run knows is filled in at its first instruction.
+    // "samples": false leaves the system sampler alone ("sampler": {...}).
+    const bool samplesOff = params.contains("samples") && params["samples"] == false &&
+                            params.contains("sampler");
+    if (samplesOff) params.erase("samples");
     for (const char* key : {"samples", "unwind", "relocation_bases", "code_ranges", "trigger"})
         if (params.contains(key))
             return usage(std::string("--profile-options: ") + key +
                          " is set by --run --profile itself (samples with the unwind table, "
-                         "relocation bases and code ranges of the loaded program)");
-    params["samples"] = true;
+                         "relocation bases and code ranges of the loaded program; \"samples\": "
+                         "false with a \"sampler\" leaves the system sampler alone)");
+    if (!samplesOff) params["samples"] = true;
     if (params.value("coverage", false) && parser.isSet("coverage"))
         return usage("--profile-options: a coverage capture cannot run while --coverage counts the program");
     try {
@@ -222,22 +227,29 @@ int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, R
 }
 
 std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t>& bases) {
-    SamplerOptions& s = *options_.samples;
-    s.relocationBases = bases;
-    s.hunkSizes = hunkSizes_;
-    s.codeRanges.clear();
+    std::vector<CodeRange> codeRanges;
     for (std::size_t i = 0; i < bases.size() && i < hunkSizes_.size(); ++i)
-        if (codeHunks_[i]) s.codeRanges.push_back({bases[i], hunkSizes_[i]});
-    if (unwind_ && !bases.empty()) {
-        try {
-            s.unwinder = std::make_shared<Unwinder>(*unwind_, bases[0], s.codeRanges);
-        } catch (const MediaError& e) {
-            return std::string("--profile: the unwind table does not fit the loaded program: ") + e.what();
+        if (codeHunks_[i]) codeRanges.push_back({bases[i], hunkSizes_[i]});
+    if (options_.sampler) {
+        options_.sampler->relocationBases = bases;
+        options_.sampler->hunkSizes = hunkSizes_;
+    }
+    if (options_.samples) {
+        SamplerOptions& s = *options_.samples;
+        s.relocationBases = bases;
+        s.hunkSizes = hunkSizes_;
+        s.codeRanges = codeRanges;
+        if (unwind_ && !bases.empty()) {
+            try {
+                s.unwinder = std::make_shared<Unwinder>(*unwind_, bases[0], s.codeRanges);
+            } catch (const MediaError& e) {
+                return std::string("--profile: the unwind table does not fit the loaded program: ") + e.what();
+            }
         }
     }
     if (options_.coverage) {
         options_.coverage->relocationBases = bases;
-        options_.coverage->codeRanges = s.codeRanges;
+        options_.coverage->codeRanges = codeRanges;
     }
     json& given = options_.capture.given;
     json hex = json::array();
@@ -261,10 +273,13 @@ void RunProfiler::end() {
     if (st.state == CaptureStatus::State::Failed)
         std::fprintf(stderr, "copperline: profile: %s\n", st.error.c_str());
     else
-        std::fprintf(stderr, "copperline: profile: %u frames of %s in %s (%llu samples%s)\n", st.framesWritten,
-                     program_.c_str(), options_.capture.path.c_str(),
-                     static_cast<unsigned long long>(session_.sampler->samplesWritten()),
-                     session_.sampler->samplesDropped() ? ", some dropped: see profile.json" : "");
+        std::fprintf(stderr, "copperline: profile: %u frames of %s in %s (%llu precise samples%s%s)\n",
+                     st.framesWritten, program_.c_str(), options_.capture.path.c_str(),
+                     static_cast<unsigned long long>(session_.sampler ? session_.sampler->samplesWritten() : 0),
+                     session_.sampler && session_.sampler->samplesDropped() ? ", some dropped: see profile.json" : "",
+                     session_.systemSampler
+                         ? (", " + std::to_string(session_.systemSampler->samplesWritten()) + " sampler samples").c_str()
+                         : "");
 }
 
 } // namespace copperline

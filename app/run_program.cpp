@@ -31,11 +31,16 @@ namespace {
 
 constexpr std::uint32_t kLvoWrite = 48; // dos.library Write(): _LVOWrite = -48
 constexpr const char* kRunnerName = "CopperlineRun";
+// The file of --run-then's command lines beside PROG, and what the loader reads of it
+// (resources/guest/run/runner.c).
+constexpr const char* kThenName = "Run-Then";
+constexpr std::size_t kMaxThenBytes = 4095;
 
 // A name AmigaDOS can hold for the program on the disk.
 std::string diskName(const std::string& path) {
     std::string n = std::filesystem::path(path).filename().string();
-    bool ok = !n.empty() && n.size() <= ofs::kMaxNameLength && n != kRunnerName && n != "S";
+    bool ok = !n.empty() && n.size() <= ofs::kMaxNameLength && n != kRunnerName && n != "S" &&
+              n != kThenName;
     for (unsigned char c : n)
         if (c == ':' || c == '/' || c == '"' || c < 0x21 || c > 0x7E) ok = false;
     return ok ? n : "program";
@@ -121,6 +126,8 @@ public:
         defaultTrapCode_ = task_ ? spyLong(task_ + kTaskTrapCode) : 0;
     }
     const std::optional<Crash>& crash() const { return crash_; }
+    // PROG returned and its hunks are freed: nothing there is its code any more.
+    void forgetProgram() { spans_.clear(); }
 
 private:
     bool inProgram(std::uint32_t address) const {
@@ -211,6 +218,19 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         const std::string script =
             std::string(":") + kRunnerName + " \":" + name + "\" " + args + "\n";
         volume.files.push_back({"S/Startup-Sequence", {script.begin(), script.end()}});
+        if (!o.then.empty()) {
+            std::string lines;
+            for (std::string line : o.then) {
+                for (auto& c : line)
+                    if (c == '\n' || c == '\r') c = ' ';
+                lines += line + "\n";
+            }
+            if (lines.size() > kMaxThenBytes)
+                throw MediaError("--run-then: the command lines come to " +
+                                 std::to_string(lines.size()) + " bytes; the loader reads at most " +
+                                 std::to_string(kMaxThenBytes));
+            volume.files.push_back({kThenName, {lines.begin(), lines.end()}});
+        }
         machine.connectDrive(o.drive, true);
         machine.insertDisk(o.drive, ofs::writeVolume(volume));
     } catch (const MediaError& e) {
@@ -235,7 +255,8 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         std::fprintf(stderr, m.refused ? "copperline: %s\n" : "copperline: guest: %s\n",
                      m.text.c_str());
     });
-    enum class Phase { Booting, Loaded, LoadFailed, Exited } phase = Phase::Booting;
+    // Then: PROG returned and the loader runs the --run-then lines.
+    enum class Phase { Booting, Loaded, LoadFailed, Then, Exited } phase = Phase::Booting;
     std::uint32_t dosBase = 0, output = 0, ioErr = 0, rc = 0;
     machine.guestApi().setRunHandler([&](const GuestApi::RunMessage& m) {
         switch (m.event) {
@@ -260,14 +281,49 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             break;
         }
         case GuestApi::RunEvent::LoadFailed:
+            if (phase == Phase::Then) {
+                std::fprintf(stderr,
+                             "copperline: --run-then: AmigaDOS could not load the command of line "
+                             "%u (IoErr %u)\n",
+                             m.b, m.a);
+                break;
+            }
             ioErr = m.a;
             phase = Phase::LoadFailed;
             break;
         case GuestApi::RunEvent::Exited:
             rc = m.a;
+            report.returnedAt = machine.emulatedSeconds();
             if (o.onReturn) o.onReturn();
-            machine.detachCpuObserver(&observer);
-            phase = Phase::Exited;
+            if (o.then.empty()) {
+                machine.detachCpuObserver(&observer);
+                phase = Phase::Exited;
+            } else {
+                // The output of the commands after it is mirrored too; crashes still end the run.
+                observer.forgetProgram();
+                phase = Phase::Then;
+            }
+            break;
+        case GuestApi::RunEvent::ThenLoaded: {
+            std::vector<std::uint32_t> bases;
+            std::uint32_t bptr = m.a;
+            for (std::size_t i = 0; bptr && i < 64; ++i) {
+                const std::uint32_t addr = (bptr << 2) & 0xFFFFFF;
+                bases.push_back(addr + 4);
+                bptr = std::uint32_t(machine.spyWord(addr)) << 16 | machine.spyWord(addr + 2);
+            }
+            if (o.verbose)
+                for (std::size_t i = 0; i < bases.size(); ++i)
+                    std::fprintf(stderr, "copperline: --run-then line %u: hunk %zu at $%06X\n",
+                                 m.b + 1, i, bases[i]);
+            report.thenHunkBases.push_back(std::move(bases));
+            break;
+        }
+        case GuestApi::RunEvent::Finished:
+            if (phase == Phase::Then) {
+                machine.detachCpuObserver(&observer);
+                phase = Phase::Exited;
+            }
             break;
         }
     });
@@ -282,10 +338,18 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         return report;
     };
 
-    bool started = false;
+    bool started = false, ended = false;
     std::size_t nextShot = 0;
     while (true) {
         if (phase == Phase::Exited) break;
+        if (phase == Phase::Then && started && o.onEnd && !ended) {
+            // The program's end for a capture: the frame it returned in, complete, before the
+            // commands after it run on.
+            machine.runFrame();
+            o.onEnd();
+            ended = true;
+            continue;
+        }
         if (phase == Phase::Loaded && !started && o.onStart && !report.hunkBases.empty()) {
             // Stand on the program's first instruction (hunk 0, offset 0): RunCommand reaches
             // it a few hundred instructions after LoadSeg returned.
@@ -306,13 +370,19 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         }
         if (const auto& crash = observer.crash()) {
             const m68k::ExceptionInfo& e = crash->exception;
+            // After PROG returned its hunks are freed: an address there is not its code.
+            const bool then = phase == Phase::Then;
+            const std::string who = then ? "a --run-then command" : name;
+            const std::string at = then ? where(crash->instructionPc, RunReport{}, hunks, nullptr)
+                                        : where(crash->instructionPc, report, hunks, info);
+            if (then)
+                std::fprintf(stderr, "copperline: %s returned %d\n", name.c_str(), std::int32_t(rc));
             std::fprintf(stderr,
-                         "copperline: %s crashed: %s at %s, %.2f emulated s after it was loaded\n"
+                         "copperline: %s crashed: %s at %s, %.2f emulated s after %s was loaded\n"
                          "copperline: the exception frame holds PC $%06X and SR $%04X\n",
-                         name.c_str(), exceptionName(e.vector).c_str(),
-                         where(crash->instructionPc, report, hunks, info).c_str(),
-                         machine.emulatedSeconds() - report.loadedAt, e.pushedPc & 0xFFFFFF,
-                         e.pushedSr);
+                         who.c_str(), exceptionName(e.vector).c_str(), at.c_str(),
+                         machine.emulatedSeconds() - report.loadedAt, name.c_str(),
+                         e.pushedPc & 0xFFFFFF, e.pushedSr);
             return finish(run_status::Crashed);
         }
         if (machine.halted()) {
@@ -332,7 +402,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
                          name.c_str(), o.loadTimeout);
             return finish(run_status::NeverLoaded);
         }
-        if (phase == Phase::Loaded && o.timeout > 0 &&
+        if ((phase == Phase::Loaded || phase == Phase::Then) && o.timeout > 0 &&
             machine.emulatedSeconds() - report.loadedAt >= o.timeout) {
             std::fprintf(stderr, "copperline: %s did not return within %g emulated seconds%s\n",
                          name.c_str(), o.timeout,
@@ -364,7 +434,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         }
         machine.runFrame();
     }
-    if (started && o.onEnd) {
+    if (started && o.onEnd && !ended) {
         // The frame the program returned in, complete, so that a capture records it.
         machine.runFrame();
         o.onEnd();
@@ -386,7 +456,8 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
                      "copperline: loaded after %.2f emulated s (%.2f host s); returned after %.2f "
                      "emulated s "
                      "(%.2f host s)\n",
-                     report.loadedAt, report.hostBootSeconds, report.endedAt - report.loadedAt,
+                     report.loadedAt, report.hostBootSeconds,
+                     (report.returnedAt > 0 ? report.returnedAt : report.endedAt) - report.loadedAt,
                      report.hostRunSeconds);
     return report;
 #endif
@@ -411,6 +482,12 @@ void addRunOptions(QCommandLineParser& parser) {
          "--run: give up when the program is not loaded SECONDS emulated seconds after "
          "power-on (default 60; exit status 126).",
          "SECONDS"});
+    parser.addOption(
+        {"run-then",
+         "--run: after the program returned, run the AmigaDOS command line CMD in the same shell "
+         "(repeatable, in order; ':NAME' is a file of the run disk, PROG included). The run ends "
+         "when the last has returned; the exit status stays the program's.",
+         "CMD"});
     parser.addOption({"run-verbose",
                       "--run: report where each hunk was loaded, the return code and the timing."});
     for (int n = 0; n < 4; ++n) {
@@ -492,6 +569,7 @@ int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const
     o.program = parser.value("run").toStdString();
     o.args = parser.value("run-args").toStdString();
     o.verbose = parser.isSet("run-verbose");
+    for (const QString& line : parser.values("run-then")) o.then.push_back(line.toStdString());
     o.printSpeed = printSpeed;
     // The user's own disk boots from DF0; ours waits in DF1.
     o.drive = session.paths[0].empty() ? 0 : 1;

@@ -66,13 +66,21 @@ struct RunOptions {
     // Told the moment the runner reports that the program returned, before it unloads the
     // program's hunks (coverage stops counting here).
     std::function<void()> onReturn;
+    // --run-then: AmigaDOS command lines the loader runs after the program returned and its
+    // hunks were freed, each with LoadSeg and RunCommand in the same shell (so a command
+    // may land where the program was). The run ends when the last has returned; the exit
+    // status stays the program's.
+    std::vector<std::string> then;
 };
 
 struct RunReport {
     int status = 0;
     std::vector<std::uint32_t> hunkBases; // load address of each hunk, in hunk order
     double loadedAt = 0;                  // emulated seconds at LoadSeg's return
+    double returnedAt = 0;                // emulated seconds at the program's return
     double endedAt = 0;
+    // Where each --run-then command's hunks were loaded, by line.
+    std::vector<std::vector<std::uint32_t>> thenHunkBases;
     double hostBootSeconds = 0, hostRunSeconds = 0;
     std::string output; // what the program wrote to its output
 };
@@ -88,7 +96,7 @@ struct MediaSession {
 };
 
 // Command-line glue (Qt): adds --run, --run-args, --timeout, --load-timeout,
-// --run-verbose, --floppy0..3 and --floppy0..3-writeback.
+// --run-verbose, --run-then, --floppy0..3 and --floppy0..3-writeback.
 void addRunOptions(QCommandLineParser& parser);
 bool wantsRun(int argc, char** argv);
 // Loads and inserts the --floppyN images; returns a nonzero exit status on failure.

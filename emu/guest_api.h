@@ -58,7 +58,14 @@ public:
         std::string name;        // at most kMaxNameLength characters
         std::uint64_t frame = 0; // the frame it was registered in
     };
-    enum class RunEvent : std::uint32_t { Started = 1, Loaded = 2, LoadFailed = 3, Exited = 4 };
+    enum class RunEvent : std::uint32_t {
+        Started = 1,
+        Loaded = 2,
+        LoadFailed = 3, // b: 0 for PROG, N for the then-command on line N
+        Exited = 4,
+        ThenLoaded = 5, // a: the seglist, b: the line (0, 1, ...)
+        Finished = 6,
+    };
     struct RunMessage {
         RunEvent event = RunEvent::Started;
         std::uint32_t a = 0, b = 0, c = 0;

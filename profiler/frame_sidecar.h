@@ -28,6 +28,10 @@ public:
         // Writes a new file in the capture folder from parts; throws on failure (the
         // capture then fails with that message).
         std::function<void(const std::string& name, const std::vector<std::span<const std::uint8_t>>& parts)> write;
+        // Appends parts to a file that grows for the whole capture (created by its first
+        // append, never one that existed); a failed append is cut back to the file's size
+        // before it, then throws.
+        std::function<void(const std::string& name, const std::vector<std::span<const std::uint8_t>>& parts)> append;
     };
 
     virtual ~FrameSidecar() = default;
@@ -43,6 +47,8 @@ public:
     // Writes a file of the capture folder once, at its end.
     struct EndFiles {
         std::function<void(const std::string& name, const std::vector<std::span<const std::uint8_t>>& parts)> write;
+        // As FrameFiles::append, to a file the frames appended to.
+        std::function<void(const std::string& name, const std::vector<std::span<const std::uint8_t>>& parts)> append;
     };
     // The capture stopped (its budget, profile.stop, a failure): stop observing and write
     // what is written once (before profile.json, which addSummary then completes).

@@ -28,7 +28,7 @@ const std::set<std::string>& knownKeys() {
     static const std::set<std::string> keys = {
         "path",        "frames",   "slots",     "memory", "screenshots",
         "trigger",     "samples",  "registers", "unwind", "relocation_bases",
-        "code_ranges", "coverage", "pc_samples", "samples_buffer_limit"};
+        "code_ranges", "coverage", "pc_samples", "samples_buffer_limit", "sampler"};
     return keys;
 }
 
@@ -101,6 +101,36 @@ std::vector<CodeRange> codeRangeList(const json& p) {
     return out;
 }
 
+// "sampler": {"hz": N, "fault": "pc+2"} (docs/formats/sampler.md).
+SystemSamplerOptions parseSystemSamplerOptions(const json& v) {
+    if (!v.is_object())
+        invalid("sampler: wants an object, {\"hz\": N} (N samples a second, 1 to " +
+                std::to_string(maxSamplerHz(true)) + "; {} for " +
+                std::to_string(sampler_format::kDefaultHz) + ")");
+    SystemSamplerOptions s;
+    for (const auto& [key, value] : v.items())
+        if (key != "hz" && key != "fault")
+            invalid("sampler." + key + ": not an option of the sampler (it takes hz, fault)");
+    if (v.contains("hz")) {
+        if (!v["hz"].is_number_integer() && !v["hz"].is_number_unsigned())
+            invalid("sampler.hz: wants a whole number of samples a second");
+        const long long hz = v["hz"].get<long long>();
+        if (hz < 1 || hz > maxSamplerHz(true))
+            invalid("sampler.hz: " + std::to_string(hz) + " is outside 1.." +
+                    std::to_string(maxSamplerHz(true)) +
+                    " (one sample per raster line at most: " + std::to_string(maxSamplerHz(false)) +
+                    " on PAL)");
+        s.hz = std::uint32_t(hz);
+    }
+    if (v.contains("fault")) {
+        if (!v["fault"].is_string() || v["fault"].get<std::string>() != "pc+2")
+            invalid("sampler.fault: the one fault it injects is \"pc+2\" (every PC read two bytes "
+                    "off, for testing the containment proof)");
+        s.faultPcPlus2 = true;
+    }
+    return s;
+}
+
 SamplerOptions parseSamplerOptions(const json& p) {
     SamplerOptions s;
     s.registers = flag(p, "registers");
@@ -163,18 +193,18 @@ ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
     // The combinations source document 000 refuses, before anything else.
     if (p.contains("registers") && !samples) invalid("registers requires \"samples\": true");
     if (p.contains("unwind") && !samples) invalid("unwind requires \"samples\": true");
-    for (const char* key : {"relocation_bases", "code_ranges"})
-        if (p.contains(key) && !samples && !coverage)
-            invalid(std::string(key) + " requires \"samples\": true or \"coverage\": true");
+    if (p.contains("relocation_bases") && !samples && !coverage && !p.contains("sampler"))
+        invalid("relocation_bases requires \"samples\": true, \"coverage\": true or a \"sampler\"");
+    if (p.contains("code_ranges") && !samples && !coverage)
+        invalid("code_ranges requires \"samples\": true or \"coverage\": true");
     if (flag(p, "memory") && p.contains("trigger"))
         invalid("memory cannot be combined with trigger: a deferred capture has no RAM baseline "
                 "aligned with its "
                 "first recorded frame");
     if (p.contains("samples_buffer_limit") && !samples)
         invalid("samples_buffer_limit requires \"samples\": true");
-    if (flag(p, "pc_samples"))
-        throw CommandError(errc::Unsupported, "pc_samples: frame-boundary PC samples are not built "
-                                              "into this version of Copperline yet");
+    o.pcSamples = flag(p, "pc_samples");
+    if (p.contains("sampler")) result.sampler = parseSystemSamplerOptions(p["sampler"]);
 
     if (p.contains("frames")) {
         const std::uint64_t f = params::number(p, "frames", ~0ull);
@@ -227,6 +257,8 @@ ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
         o.path = path.string();
     }
     if (samples) result.samples = parseSamplerOptions(p);
+    if (result.sampler && p.contains("relocation_bases"))
+        result.sampler->relocationBases = addressList(p, "relocation_bases");
     if (coverage) {
         CoverageOptions c;
         if (p.contains("relocation_bases")) c.relocationBases = addressList(p, "relocation_bases");

@@ -7,6 +7,7 @@
 #include "profiler/capture/frame_capture.h"
 #include "profiler/coverage/coverage_sidecar.h"
 #include "profiler/sampling/sampler.h"
+#include "profiler/sampling/system_sampler.h"
 
 #include <functional>
 #include <memory>
@@ -26,6 +27,7 @@ struct ProfileOptions {
     CaptureOptions capture;
     std::optional<SamplerOptions> samples; // "samples": true
     std::optional<CoverageOptions> coverage; // "coverage": true
+    std::optional<SystemSamplerOptions> sampler; // "sampler": {"hz": N}
 };
 
 // Checks `params` and returns the options, with `path` absolute (a new
@@ -47,6 +49,8 @@ nlohmann::json machineConfigJson(const class Machine& machine);
 struct ProfileSession {
     std::unique_ptr<Sampler> sampler;
     std::unique_ptr<CoverageSidecar> coverage;
+    std::unique_ptr<SystemSampler> systemSampler;
+    std::unique_ptr<CpuStepFanout> stepFanout; // both samplers: they share the step hook
     std::unique_ptr<FrameCapture> capture;
 };
 

@@ -9,6 +9,7 @@
 #include "profiler/capture/frame_capture.h"
 #include "profiler/coverage/coverage_sidecar.h"
 #include "profiler/sampling/sampler.h"
+#include "profiler/sampling/system_sampler.h"
 #include "emu/record/record.h"
 
 #include <atomic>
@@ -118,6 +119,8 @@ struct Emulator::Impl : CpuAccessObserver {
     // Its precise sampler ("samples": true), declared first so that it outlives the capture.
     std::unique_ptr<Sampler> sampler;
     std::unique_ptr<CoverageSidecar> coverage; // "coverage": true, likewise
+    std::unique_ptr<SystemSampler> systemSampler; // "sampler": {...}, likewise
+    std::unique_ptr<CpuStepFanout> stepFanout;    // both samplers share the step hook
     // What the coverage family shows (coverage_commands.cpp).
     std::shared_ptr<void> coverageView;
     std::unique_ptr<FrameCapture> capture;

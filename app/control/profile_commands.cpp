@@ -43,22 +43,23 @@ ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
         summary["rom_symbols"] = romSymbolsJson(os);
         summary.update(stackFieldsJson(os));
     };
+    // A LoadSeg'ed hunk lies in a segment [size][next BPTR][data...] (AmigaDOS manual,
+    // LoadSeg), its size longword 8 bytes before the data: recorded, when every base has a
+    // plausible one, so that a converter can tell the profiled program from another.
+    const auto hunkSizes = [&machine](const std::vector<std::uint32_t>& bases) {
+        std::vector<std::uint32_t> sizes;
+        for (const std::uint32_t base : bases) {
+            const std::uint32_t at = (base - 8) & 0xFFFFFF;
+            const std::uint32_t size = std::uint32_t(machine.spyWord(at)) << 16 | machine.spyWord(at + 2);
+            if (size < 8 || size > (16u << 20) || (size & 3)) return std::vector<std::uint32_t>{};
+            sizes.push_back(size - 8);
+        }
+        return sizes;
+    };
     if (options.samples) {
         SamplerOptions sampling = *options.samples;
-        // A LoadSeg'ed hunk lies in a segment [size][next BPTR][data...] (AmigaDOS manual,
-        // LoadSeg), its size longword 8 bytes before the data: recorded, when every base has
-        // a plausible one, so that a converter can tell the profiled program from another.
-        if (sampling.hunkSizes.empty() && !sampling.relocationBases.empty()) {
-            for (const std::uint32_t base : sampling.relocationBases) {
-                const std::uint32_t at = (base - 8) & 0xFFFFFF;
-                const std::uint32_t size = std::uint32_t(machine.spyWord(at)) << 16 | machine.spyWord(at + 2);
-                if (size < 8 || size > (16u << 20) || (size & 3)) {
-                    sampling.hunkSizes.clear();
-                    break;
-                }
-                sampling.hunkSizes.push_back(size - 8);
-            }
-        }
+        if (sampling.hunkSizes.empty() && !sampling.relocationBases.empty())
+            sampling.hunkSizes = hunkSizes(sampling.relocationBases);
         session.sampler = std::make_unique<Sampler>(machine, std::move(sampling));
         session.sampler->setWarningSink(std::move(warn));
         context.sidecars.push_back(session.sampler.get());
@@ -71,10 +72,31 @@ ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
         }
         context.sidecars.push_back(session.coverage.get());
     }
+    if (options.sampler) {
+        if (options.sampler->hz > maxSamplerHz(machine.config().ntsc))
+            throw CommandError(errc::InvalidParams,
+                               "sampler.hz: " + std::to_string(options.sampler->hz) +
+                                   " is more than one sample per raster line on this machine (" +
+                                   std::to_string(maxSamplerHz(machine.config().ntsc)) + ")");
+        SystemSamplerOptions sampling = *options.sampler;
+        if (sampling.hunkSizes.empty() && !sampling.relocationBases.empty())
+            sampling.hunkSizes = hunkSizes(sampling.relocationBases);
+        session.systemSampler = std::make_unique<SystemSampler>(machine, std::move(sampling));
+        context.sidecars.push_back(session.systemSampler.get());
+        if (session.sampler) {
+            session.stepFanout = std::make_unique<CpuStepFanout>(
+                machine, std::vector<CpuStepObserver*>{session.sampler.get(), session.systemSampler.get()});
+            context.sidecars.push_back(session.stepFanout.get());
+        } else {
+            machine.setCpuStepObserver(session.systemSampler.get());
+        }
+    }
     try {
         session.capture = std::make_unique<FrameCapture>(machine, options.capture, std::move(context));
     } catch (...) {
-        session.sampler.reset(); // detaches: nothing was captured
+        session.stepFanout.reset(); // detaches: nothing was captured
+        session.systemSampler.reset();
+        session.sampler.reset();
         session.coverage.reset();
         throw;
     }
@@ -85,7 +107,8 @@ void registerProfileCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;
     bus.add("profile.start",
             "Starts a per-frame capture {path, frames, slots, memory, screenshots, trigger, samples, "
-            "registers, unwind, relocation_bases, code_ranges, samples_buffer_limit, coverage} into a new "
+            "registers, unwind, relocation_bases, code_ranges, samples_buffer_limit, coverage, pc_samples, "
+            "sampler} into a new "
             "folder.",
             captureOptionNames(), [&e](const json& p) {
                 if (e.capture && e.capture->status().active())
@@ -98,6 +121,8 @@ void registerProfileCommands(Emulator::Impl& e) {
                 ProfileSession session;
                 // The old capture's sampler goes with it; a new one replaces both.
                 e.capture.reset();
+                e.stepFanout.reset();
+                e.systemSampler.reset();
                 e.sampler.reset();
                 e.coverage.reset();
                 try {
@@ -121,6 +146,8 @@ void registerProfileCommands(Emulator::Impl& e) {
                     [&e, capture](const CaptureStatus&) { e.emit("event.profile", capture->statusJson()); });
                 e.sampler = std::move(session.sampler);
                 e.coverage = std::move(session.coverage);
+                e.systemSampler = std::move(session.systemSampler);
+                e.stepFanout = std::move(session.stepFanout);
                 e.capture = std::move(session.capture);
                 json out = e.capture->statusJson();
                 out["frames_limit"] = options.capture.frames;

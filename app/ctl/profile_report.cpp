@@ -6,6 +6,12 @@
 // (OUT-SSSSSS-frame-NNNNNN.cpuprofile); with --format bartman, the .amigaprofile JSON
 // vscode-amiga-debug's frame profiler opens; with --format lcov, guest code coverage as lcov's
 // .info (from coverage.bin, or from the precise samples). docs/profiling.md shows the whole loop.
+//
+// With --format folded|trace|table, the system sampler's sampler.bin attributed by task,
+// context, module and function: folded stacks (speedscope, flamegraph.pl, inferno), a Chrome
+// trace (Perfetto, speedscope) or a ranked table on the terminal; --program is optional
+// (it names the program's own functions, and is refused when its hunk sizes are not the
+// capture's). --contain RANGES checks the samples against profspin's kernels.
 
 #include "app/ctl/commands.h"
 #include "emu/media/file_bytes.h"
@@ -14,17 +20,129 @@
 #include "profiler/report/bartman_export.h"
 #include "profiler/report/lcov.h"
 #include "profiler/report/sample_report.h"
+#include "profiler/report/system_report.h"
+#include "emu/media/hunk.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace copperline::ctl {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+std::string listOf(const std::vector<std::uint32_t>& v) {
+    std::string s;
+    for (const std::uint32_t x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return s;
+}
+
+// The system sampler's reports and the proof's check.
+int samplerReport(const std::string& dir, const std::string& program, const DebugInfoOptions& debug,
+                  std::string out, const std::string& format, const std::string& contain, bool force) {
+    const auto start = std::chrono::steady_clock::now();
+    const fs::path bin = fs::path(dir) / "sampler.bin";
+    if (!fs::exists(bin))
+        throw UsageError{"profile-report: " + dir + " has no sampler.bin: the capture was not taken "
+                         "with \"sampler\": {\"hz\": N}"};
+    SystemSampleFile file;
+    try {
+        file = readSystemSamples(bin.string());
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "copperline-ctl: %s: %s\n", bin.c_str(), e.what());
+        return 1;
+    }
+    // The program the capture recorded, from profile.json.
+    std::vector<std::uint32_t> bases, sizes;
+    try {
+        const nlohmann::json summary = nlohmann::json::parse(std::ifstream(fs::path(dir) / "profile.json"));
+        const nlohmann::json& p = summary.at("sampler").value("program", nlohmann::json::object());
+        if (p.contains("relocation_bases")) bases = p["relocation_bases"].get<std::vector<std::uint32_t>>();
+        if (p.contains("hunk_sizes")) sizes = p["hunk_sizes"].get<std::vector<std::uint32_t>>();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "copperline-ctl: %s: profile.json: %s\n", dir.c_str(), e.what());
+        return 1;
+    }
+    std::optional<DebugInfo> info;
+    std::optional<HunkFile> hunks;
+    SystemReportProgram prog;
+    if (!program.empty()) {
+        hunks = loadHunkFile(program);
+        std::vector<std::uint32_t> own;
+        for (const HunkSection& h : hunks->sections) own.push_back(h.allocSize);
+        if (bases.empty())
+            throw UsageError{"profile-report: the capture recorded no program (no relocation_bases): "
+                             "--program cannot be placed"};
+        if (!sizes.empty() && own != sizes)
+            throw UsageError{"profile-report: " + program + " is not the program the capture profiled: "
+                             "its hunk sizes are (" + listOf(own) + "), the capture's (" + listOf(sizes) +
+                             "); it stays unnamed rather than named from another build"};
+        info = DebugInfo::load(program, debug);
+        for (const std::string& w : info->warnings()) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
+        prog.name = fs::path(program).filename().string();
+        prog.bases = bases;
+        prog.sizes = own;
+        prog.info = &*info;
+    } else if (!bases.empty() && bases.size() == sizes.size()) {
+        prog.name = "[program]";
+        prog.bases = bases;
+        prog.sizes = sizes;
+    }
+    const SystemReport report = buildSystemReport(file, prog.bases.empty() ? nullptr : &prog);
+    if (!contain.empty()) {
+        if (!hunks) throw UsageError{"profile-report: --contain needs --program PROG (the kernels' code)"};
+        std::ifstream in(contain);
+        if (!in) throw UsageError{"profile-report: --contain: cannot read " + contain};
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::vector<KernelRange> kernels;
+        try {
+            kernels = parseKernelRanges(text);
+        } catch (const std::runtime_error& e) {
+            throw UsageError{"profile-report: --contain " + contain + ": " + e.what()};
+        }
+        const auto readWord = [&](std::uint32_t address) -> std::uint16_t {
+            for (std::size_t h = 0; h < bases.size() && h < hunks->sections.size(); ++h) {
+                const auto& data = hunks->sections[h].data;
+                if (address >= bases[h] && address + 1 - bases[h] < data.size())
+                    return std::uint16_t(data[address - bases[h]] << 8 | data[address - bases[h] + 1]);
+            }
+            return 0x4AFC; // ILLEGAL: not the program's
+        };
+        const ContainResult r = checkContainment(file, kernels, readWord);
+        std::fputs(r.text.c_str(), stdout);
+        return r.pass() ? 0 : 1;
+    }
+    if (format == "table") {
+        const std::string text = tableText(report);
+        std::fputs(text.c_str(), stdout);
+        if (!out.empty()) {
+            if (!force) refuseToReplace(out, "--force");
+            writeFileBytes(out, {text.begin(), text.end()});
+        }
+        return 0;
+    }
+    if (out.empty()) out = (fs::path(dir) / (format == "folded" ? "sampler.folded" : "sampler.trace.json")).string();
+    if (!force) refuseToReplace(out, "--force");
+    const std::string text = format == "folded" ? foldedText(report) : traceJson(report).dump() + "\n";
+    writeFileBytes(out, {text.begin(), text.end()});
+    std::printf("%s: %zu sample(s) at %u Hz, idle %.2f%%, disabled %.2f%%: wrote %s in %.2f s\n", dir.c_str(),
+                report.samples.size(), report.header.hz,
+                report.samples.empty() ? 0.0 : 100.0 * double(report.idle) / double(report.samples.size()),
+                report.samples.empty() ? 0.0 : 100.0 * double(report.disabled) / double(report.samples.size()),
+                out.c_str(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return 0;
+}
+
+} // namespace
+
 int profileReport(int argc, char** argv) {
-    std::string dir, program, out, format = "chrome";
+    std::string dir, program, out, format = "chrome", contain;
     DebugInfoOptions debug;
     bool perFrame = false, force = false;
     for (int i = 0; i < argc; ++i) {
@@ -47,6 +165,8 @@ int profileReport(int argc, char** argv) {
             debug.sourceMap.addSpec(value());
         else if (arg == "--force")
             force = true;
+        else if (arg == "--contain")
+            contain = value();
         else if (!arg.empty() && arg[0] == '-')
             throw UsageError{"profile-report: unknown option " + arg};
         else if (dir.empty())
@@ -55,10 +175,15 @@ int profileReport(int argc, char** argv) {
             throw UsageError{"profile-report: more than one capture folder given"};
     }
     if (dir.empty()) throw UsageError{"profile-report: no capture folder given"};
+    if (format == "folded" || format == "trace" || format == "table" || !contain.empty()) {
+        if (perFrame) throw UsageError{"profile-report: --per-frame writes .cpuprofile files"};
+        return samplerReport(dir, program, debug, out, format, contain, force);
+    }
     if (program.empty())
         throw UsageError{"profile-report: --program PROG names the executable that was profiled"};
     if (format != "chrome" && format != "bartman" && format != "lcov")
-        throw UsageError{"profile-report: --format wants chrome, bartman or lcov, not '" + format + "'"};
+        throw UsageError{"profile-report: --format wants chrome, bartman, lcov, folded, trace or table, not '" +
+                         format + "'"};
     if (format == "bartman" && perFrame)
         throw UsageError{"profile-report: --per-frame writes .cpuprofile files; --format bartman writes one "
                          ".amigaprofile with every frame"};

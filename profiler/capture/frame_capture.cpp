@@ -1,5 +1,7 @@
 #include "profiler/capture/frame_capture.h"
 
+#include "profiler/amigaos/memory_view.h"
+
 #include "emu/chipset/custom_regs.h"
 #include "profiler/capture/screenshot.h"
 
@@ -279,6 +281,7 @@ FrameCapture::~FrameCapture() {
     }
     if (attached_) machine_.detachFrameObserver(this);
     if (jsonl_ >= 0) ::close(jsonl_);
+    closeAppendFiles();
 }
 
 bool FrameCapture::triggerFires(const FrameStats& s, std::uint64_t busy) const {
@@ -329,6 +332,22 @@ std::string FrameCapture::sidecarName(const char* prefix, std::uint64_t frame, c
     return buf;
 }
 
+// "pc_sample": where the CPU stands at the frame's boundary (docs/formats/profile-jsonl.md).
+static json pcSampleJson(const Machine& m) {
+    const auto& cpu = m.cpu();
+    json p = {{"pc", cpu.instructionAddress() & 0xFFFFFF},
+              {"sr", cpu.sr()},
+              {"stopped", cpu.stopped()},
+              {"cck", m.now() / kCyclesPerCck}};
+    // ExecBase (checked by its complement, ChkBase at 38) and its ThisTask (at 276).
+    const MachineMemoryView memory(m);
+    const auto exec = memory.longword(4);
+    const auto chk = exec && !(*exec & 1) ? memory.longword(*exec + 38) : std::nullopt;
+    const auto task = chk && *chk == ~*exec ? memory.longword(*exec + 276) : std::nullopt;
+    p["this_task"] = task ? json(*task) : json(nullptr);
+    return p;
+}
+
 void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t idle) {
     Agnus& agnus = machine_.agnus();
     const unsigned lines = s.lines,
@@ -353,6 +372,7 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
     const std::uint64_t instructions = machine_.cpu().instructions();
     r["retired_instructions"] = instructions - instructionsAtFrame_;
     instructionsAtFrame_ = instructions;
+    if (options_.pcSamples) r["pc_sample"] = pcSampleJson(machine_);
 
     // The chipset's registers at the frame's first clock.
     const std::uint16_t bplcon0 = s.customAtStart[reg::BPLCON0 >> 1];
@@ -421,6 +441,14 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
                         v.push_back(iovec{const_cast<std::uint8_t*>(part.data()), part.size()});
                 writeFileV(name, v);
             };
+            files.append = [this](const std::string& name,
+                                  const std::vector<std::span<const std::uint8_t>>& parts) {
+                std::vector<iovec> v;
+                for (const auto& part : parts)
+                    if (!part.empty())
+                        v.push_back(iovec{const_cast<std::uint8_t*>(part.data()), part.size()});
+                appendFileV(name, v);
+            };
             for (FrameSidecar* sc : context_.sidecars) sc->frameRecorded(s, files, r);
         }
         appendLine(r.dump());
@@ -480,6 +508,38 @@ void FrameCapture::writeFileV(const std::string& name, std::vector<iovec>& parts
         throw CaptureError(path + ": " + errnoText(e));
     }
     status_.bytesWritten += size;
+}
+
+void FrameCapture::appendFileV(const std::string& name, std::vector<iovec>& parts) {
+    const std::string path = (fs::path(options_.path) / name).string();
+    auto it = appendFiles_.find(name);
+    if (it == appendFiles_.end()) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) throw CaptureError(path + ": " + errnoText(errno));
+        it = appendFiles_.emplace(name, AppendFile{fd, 0}).first;
+    }
+    AppendFile& f = it->second;
+    std::size_t size = 0;
+    for (const iovec& v : parts) size += v.iov_len;
+    if (!size) return;
+    if (f.fd < 0) throw CaptureError(path + ": is closed");
+    if (!writeAllV(f.fd, parts)) {
+        const int e = errno;
+        if (::ftruncate(f.fd, off_t(f.bytes)) != 0) {
+            // Nothing more can be done for the file; the error below says what happened.
+        }
+        throw CaptureError(path + ": " + errnoText(e));
+    }
+    f.bytes += size;
+    status_.bytesWritten += size;
+}
+
+void FrameCapture::closeAppendFiles() {
+    for (auto& [name, f] : appendFiles_)
+        if (f.fd >= 0) {
+            ::close(f.fd);
+            f.fd = -1;
+        }
 }
 
 void FrameCapture::writeScreenshot(const std::string& name) {
@@ -542,6 +602,12 @@ json FrameCapture::finish() {
                 if (!part.empty()) v.push_back(iovec{const_cast<std::uint8_t*>(part.data()), part.size()});
             writeFileV(name, v);
         };
+        files.append = [this](const std::string& name, const std::vector<std::span<const std::uint8_t>>& parts) {
+            std::vector<iovec> v;
+            for (const auto& part : parts)
+                if (!part.empty()) v.push_back(iovec{const_cast<std::uint8_t*>(part.data()), part.size()});
+            appendFileV(name, v);
+        };
         for (FrameSidecar* sc : context_.sidecars) {
             try {
                 sc->captureEnded(files);
@@ -551,6 +617,7 @@ json FrameCapture::finish() {
             }
         }
     }
+    closeAppendFiles();
     if (status_.active()) status_.state = CaptureStatus::State::Done;
     if (options_.screenshots == CaptureOptions::Screenshots::Last && lastFrame_ &&
         status_.state != CaptureStatus::State::Failed) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -43,6 +44,9 @@ struct CaptureOptions {
         enum class Kind { None, Frame, BusyCckOver } kind = Kind::None;
         std::uint64_t value = 0;
     } trigger;
+    // "pc_samples": each frame record carries the PC, SR and ExecBase->ThisTask at the
+    // frame's boundary (the first instruction boundary after its last colour clock).
+    bool pcSamples = false;
     // The options as the user gave them (after checking), for profile.json.
     nlohmann::json given = nlohmann::json::object();
 };
@@ -118,6 +122,9 @@ private:
     void appendLine(const std::string& line);
     void writeFile(const std::string& name, const void* data, std::size_t size);
     void writeFileV(const std::string& name, std::vector<struct iovec>& parts);
+    // FrameSidecar::FrameFiles::append.
+    void appendFileV(const std::string& name, std::vector<struct iovec>& parts);
+    void closeAppendFiles();
     void writeScreenshot(const std::string& name);
     std::string sidecarName(const char* prefix, std::uint64_t frame, const char* ext,
                             std::uint64_t seq) const;
@@ -130,6 +137,11 @@ private:
     CaptureStatus status_;
     int jsonl_ = -1;
     std::uint64_t jsonlBytes_ = 0;
+    struct AppendFile {
+        int fd = -1;
+        std::uint64_t bytes = 0;
+    };
+    std::map<std::string, AppendFile> appendFiles_; // the sidecars' growing files
     std::uint64_t seq_ = 0; // capture sequence of the next frame record
     bool attached_ = false, finished_ = false;
     nlohmann::json finalResult_;

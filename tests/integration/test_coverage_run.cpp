@@ -10,6 +10,8 @@
 //   header;
 // - the file is rewritten while a program that never returns runs, and a program that never
 //   loads leaves the all-zero file that lists every line and function;
+// - a program run again after it returned (--run-then), over its freed hunks, is not
+//   counted twice;
 // - --profile and --coverage together: the capture's precise samples convert to the same
 //   line and function counts;
 // - the refusals: no --run, an output that exists, one that cannot be written.
@@ -134,6 +136,7 @@ class TestCoverageRun : public QObject {
 
 private slots:
     void cAtO0();
+    void freedHunksReusedByTheNextCommand();
     void cAtO2();
     void assembly();
     void neverLoadedGivesTheAllZeroFile();
@@ -142,14 +145,8 @@ private slots:
     void refusals();
 };
 
-void TestCoverageRun::cAtO0() {
-    QTemporaryDir tmp;
-    const QString file = tmp.filePath("O0.info");
-    const Covered c = cover(GUEST_COVERAGE_O0, file);
-    QVERIFY2(c.result.status == 0, c.result.err.constData());
-    QVERIFY2(c.info.error.empty(), c.info.error.c_str());
-    QVERIFY2(c.retired > 0, c.result.err.constData());
-    checkHeader(c.info, "coverage_c_O0", c.retired);
+// The counts of the -O0 program run once (the loops' trip counts are in cov.c).
+void checkO0Counts(const Covered& c) {
     const LcovFile* f = c.info.file("tests/guest/coverage/cov.c");
     QVERIFY(f);
     QCOMPARE(f->lines.at(line(kC, "[body]")), 21ull);     // 3 calls x 7 rounds
@@ -170,7 +167,53 @@ void TestCoverageRun::cAtO0() {
     const LcovFile* start = c.info.file("resources/guest/amiga/startup.S");
     QVERIFY(start);
     QCOMPARE(start->functions.at("_start"), 1ull);
+}
+
+// "hunk N at $X" lines of --run-verbose, for PROG or (prefix "--run-then line 1: ") a
+// command after it.
+std::vector<QString> hunkLines(const QByteArray& err, const QString& prefix) {
+    std::vector<QString> bases;
+    const QRegularExpression re("copperline: " + QRegularExpression::escape(prefix) +
+                                "hunk (\\d+) at \\$([0-9A-F]{6})");
+    for (auto it = re.globalMatch(QString::fromUtf8(err)); it.hasNext();) {
+        const auto m = it.next();
+        bases.push_back(m.captured(1) + "@" + m.captured(2));
+    }
+    return bases;
+}
+
+void TestCoverageRun::cAtO0() {
+    QTemporaryDir tmp;
+    const QString file = tmp.filePath("O0.info");
+    const Covered c = cover(GUEST_COVERAGE_O0, file);
+    QVERIFY2(c.result.status == 0, c.result.err.constData());
+    QVERIFY2(c.info.error.empty(), c.info.error.c_str());
+    QVERIFY2(c.retired > 0, c.result.err.constData());
+    checkHeader(c.info, "coverage_c_O0", c.retired);
+    checkO0Counts(c);
+    if (QTest::currentTestFailed()) return;
     checkLcovTools(file, tmp.filePath("html"), c.info);
+}
+
+// The program returns and its hunks are freed; the loader then runs the same program again
+// (--run-then), and LoadSeg puts it exactly where the first one was. The second run's
+// instructions are not counted: every count is the one run's.
+void TestCoverageRun::freedHunksReusedByTheNextCommand() {
+    QTemporaryDir tmp;
+    const QString file = tmp.filePath("again.info");
+    const QString name = QFileInfo(GUEST_COVERAGE_O0).fileName();
+    const Covered c = cover(GUEST_COVERAGE_O0, file, {"--run-then", ":" + name});
+    QVERIFY2(c.result.status == 0, c.result.err.constData());
+    QVERIFY2(c.info.error.empty(), c.info.error.c_str());
+    const std::vector<QString> first = hunkLines(c.result.err, ""),
+                               second = hunkLines(c.result.err, "--run-then line 1: ");
+    QVERIFY2(!first.empty(), c.result.err.constData());
+    // The second copy really stands on the first one's freed memory.
+    QVERIFY2(first == second, c.result.err.constData());
+    // It ran to its end: the run ended when the loader finished, not at a limit.
+    QVERIFY2(!c.result.err.contains("did not return"), c.result.err.constData());
+    checkHeader(c.info, "coverage_c_O0", c.retired);
+    checkO0Counts(c);
 }
 
 void TestCoverageRun::cAtO2() {

@@ -39,6 +39,28 @@ FindTask:
     movea.l (%sp)+,%a6
     rts
 
+/* void* AllocMem(unsigned long size, unsigned long flags)  d0-d1 */
+    .globl  AllocMem
+AllocMem:
+    move.l  %a6,-(%sp)
+    movea.l SysBase,%a6
+    movem.l 8(%sp),%d0-%d1
+    jsr     -198(%a6)
+    movea.l %d0,%a0
+    movea.l (%sp)+,%a6
+    rts
+
+/* void FreeMem(void* memory, unsigned long size)  a1, d0 */
+    .globl  FreeMem
+FreeMem:
+    move.l  %a6,-(%sp)
+    movea.l SysBase,%a6
+    movea.l 8(%sp),%a1
+    move.l  12(%sp),%d0
+    jsr     -210(%a6)
+    movea.l (%sp)+,%a6
+    rts
+
 /* BPTR Output(void) */
     .globl  Output
 Output:
@@ -114,4 +136,34 @@ RunCommand:
     movem.l 20(%sp),%d1-%d4
     jsr     -504(%a6)
     movem.l (%sp)+,%d2-%d4/%a6
+    rts
+
+/* BPTR Open(const char* name, LONG mode)  d1-d2 */
+    .globl  Open
+Open:
+    movem.l %d2/%a6,-(%sp)
+    movea.l DOSBase,%a6
+    movem.l 12(%sp),%d1-%d2
+    jsr     -30(%a6)
+    movem.l (%sp)+,%d2/%a6
+    rts
+
+/* void Close(BPTR file)  d1 */
+    .globl  Close
+Close:
+    move.l  %a6,-(%sp)
+    movea.l DOSBase,%a6
+    move.l  8(%sp),%d1
+    jsr     -36(%a6)
+    movea.l (%sp)+,%a6
+    rts
+
+/* LONG Read(BPTR file, void* buffer, LONG length)  d1-d3 */
+    .globl  Read
+Read:
+    movem.l %d2-%d3/%a6,-(%sp)
+    movea.l DOSBase,%a6
+    movem.l 16(%sp),%d1-%d3
+    jsr     -42(%a6)
+    movem.l (%sp)+,%d2-%d3/%a6
     rts

@@ -24,6 +24,8 @@ extern long __commandlen;
 void* OpenLibrary(const char* name, unsigned long version);
 void CloseLibrary(void* library);
 void* FindTask(const char* name);
+void* AllocMem(unsigned long size, unsigned long flags); /* MEMF_ANY 0, MEMF_CLEAR 0x10000 */
+void FreeMem(void* memory, unsigned long size);
 
 /* dos.library */
 BPTR Output(void);
@@ -34,6 +36,9 @@ BPTR LoadSeg(const char* name);
 void UnLoadSeg(BPTR segment);
 LONG RunCommand(BPTR segment, LONG stack, const char* args, LONG length);
 void Delay(LONG ticks);
+BPTR Open(const char* name, LONG mode); /* MODE_OLDFILE 1005, MODE_NEWFILE 1006 */
+void Close(BPTR file);
+LONG Read(BPTR file, void* buffer, LONG length);
 
 int main(void);
 

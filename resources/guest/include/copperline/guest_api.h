@@ -51,6 +51,8 @@
 #define CL_RUN_LOADED      2 /* a = LoadSeg's segment list (a BPTR) */
 #define CL_RUN_LOAD_FAILED 3 /* a = IoErr() */
 #define CL_RUN_EXITED      4 /* a = the program's return code */
+#define CL_RUN_THEN_LOADED 5 /* a = a then-command's segment list, b = its line (0, 1, ...) */
+#define CL_RUN_FINISHED    6 /* the then-commands are done (sent after every run) */
 
 #ifdef __ASSEMBLER__
 

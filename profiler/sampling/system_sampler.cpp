@@ -1,0 +1,287 @@
+#include "profiler/sampling/system_sampler.h"
+
+#include "emu/chipset/frame_stats.h"
+#include "profiler/amigaos/amigaos.h"
+#include "profiler/amigaos/memory_view.h"
+
+#include <algorithm>
+
+namespace copperline {
+
+using nlohmann::json;
+namespace sf = sampler_format;
+
+namespace {
+
+// exec/execbase.h: ThisTask at 276, IDNestCnt at 294, TDNestCnt at 295; ChkBase (the
+// complement of SysBase) at 38. exec/nodes.h: ln_Name at 10.
+constexpr std::uint32_t kThisTask = 276, kIdNestCnt = 294, kTdNestCnt = 295, kChkBase = 38;
+constexpr std::uint32_t kLnName = 10;
+constexpr unsigned kMaxName = 64;
+
+} // namespace
+
+std::uint32_t maxSamplerHz(bool ntsc) {
+    // A raster line is 227 colour clocks (PAL) or 227.5 on average (NTSC).
+    return ntsc ? 15734 : 15625;
+}
+
+void SystemSampler::Counts::add(const SystemSample& s) {
+    ++samples;
+    if (s.idle()) ++idle;
+    if (s.stopped()) ++stopped;
+    if (s.disabled()) ++disabled;
+    if (s.forbidden()) ++forbidden;
+    if (s.irqLevel) ++irq[s.irqLevel & 7];
+}
+
+json SystemSampler::Counts::json(bool shares) const {
+    static const char* const kLevels[8] = {"L0", "L1", "L2", "L3", "L4", "L5", "L6", "L7"};
+    nlohmann::json irqs = nlohmann::json::object();
+    for (unsigned l = 1; l < 8; ++l)
+        if (irq[l])
+            irqs[kLevels[l]] =
+                shares ? nlohmann::json(double(irq[l]) / double(samples)) : nlohmann::json(irq[l]);
+    if (!shares)
+        return {{"samples", samples}, {"idle", idle},         {"disabled", disabled},
+                {"forbidden", forbidden}, {"stopped", stopped}, {"interrupts", irqs}};
+    const auto share = [this](std::uint64_t n) { return samples ? double(n) / double(samples) : 0.0; };
+    return {{"idle_share", share(idle)},
+            {"disabled_share", share(disabled)},
+            {"forbidden_share", share(forbidden)},
+            {"interrupt_shares", irqs}};
+}
+
+SystemSampler::SystemSampler(Machine& machine, SystemSamplerOptions options)
+    : machine_(machine), options_(options) {
+    memory_ = std::make_unique<MachineMemoryView>(machine_);
+    const bool ntsc = machine_.config().ntsc;
+    cckPerSecond_ = ntsc ? 3579545 : 3546895;
+    options_.hz = std::clamp<std::uint32_t>(options_.hz, 1, maxSamplerHz(ntsc));
+    startCck_ = machine_.now() / kCyclesPerCck;
+    startA7_ = machine_.cpu().a(7);
+    startSr_ = machine_.cpu().sr();
+    startModules_ = modules(false);
+    schedule();
+}
+
+SystemSampler::~SystemSampler() {
+    if (machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
+}
+
+void SystemSampler::schedule() {
+    // Moment k + 1 (the first is one period after the start).
+    const std::uint64_t k = index_ + 1;
+    const std::uint64_t cck = startCck_ + k * cckPerSecond_ / options_.hz;
+    nextAt_ = cck * kCyclesPerCck;
+}
+
+void SystemSampler::stepStarting(const CpuStepStart& s) {
+    if (enteringIrq_) {
+        // The interrupt's frame is on the supervisor stack now: its level is served until
+        // the stack pointer is back above it.
+        irqs_.push_back({enteringIrq_, s.a7});
+        enteringIrq_ = 0;
+    }
+    startPc_ = s.pc;
+    startSr_ = s.sr;
+    startA7_ = s.a7;
+    startStopped_ = s.stopped;
+}
+
+void SystemSampler::stepDone(const CpuStep& step) {
+    if (ended_) return;
+    while (step.end > nextAt_) {
+        take(step, nextAt_);
+        ++index_;
+        schedule();
+    }
+    if (step.kind == CpuStep::Kind::Interrupt) enteringIrq_ = step.irqLevel ? step.irqLevel : 1;
+}
+
+void SystemSampler::take(const CpuStep& step, std::uint64_t atCycle) {
+    SystemSample s;
+    s.cck = atCycle / kCyclesPerCck;
+    s.sr = startSr_;
+    // The interrupts whose frames were popped (RTE, or a stack reset by a task switch),
+    // or all of them once the CPU is back in user mode.
+    if (!(startSr_ & 0x2000)) irqs_.clear();
+    else
+        while (!irqs_.empty() && startA7_ > irqs_.back().ssp) irqs_.pop_back();
+    if (step.kind == CpuStep::Kind::Interrupt) {
+        // Entering the handler: the time is the interrupt's, and its place the handler the
+        // vector points to.
+        s.flags |= sf::kIrqEntry;
+        s.irqLevel = step.irqLevel ? step.irqLevel : 1;
+        const auto handler = memory_->longword(std::uint32_t(step.irqVector) * 4);
+        s.pc = handler ? (*handler & 0xFFFFFF) : step.pc;
+    } else {
+        if (step.kind == CpuStep::Kind::Stopped || startStopped_) s.flags |= sf::kStopped;
+        s.pc = step.kind == CpuStep::Kind::Instruction ? step.pc : startPc_;
+        if (!irqs_.empty()) s.irqLevel = irqs_.back().level;
+    }
+    if (options_.faultPcPlus2) {
+        s.pc = (s.pc + 2) & 0xFFFFFF;
+        s.flags |= sf::kFaultInjected;
+    }
+    // ExecBase, checked by its complement, and its task fields.
+    const auto exec = memory_->longword(4);
+    const auto chk = exec && !(*exec & 1) ? memory_->longword(*exec + kChkBase) : std::nullopt;
+    if (!exec || !chk || *chk != ~*exec) {
+        s.flags |= sf::kNoExec;
+        s.flags |= sf::kNoTask;
+    } else {
+        const std::uint32_t base = *exec;
+        if (const auto id = memory_->byte(base + kIdNestCnt)) s.idNestCnt = std::int8_t(*id);
+        if (const auto td = memory_->byte(base + kTdNestCnt)) s.tdNestCnt = std::int8_t(*td);
+        const auto task = memory_->longword(base + kThisTask);
+        if (!task || !*task || (*task & 1) || !memory_->inRam(*task, 16)) {
+            s.flags |= sf::kNoTask;
+        } else {
+            s.task = *task;
+        }
+    }
+    pending_.push_back(s);
+}
+
+std::size_t SystemSampler::flush(std::uint64_t endCck, std::vector<std::uint8_t>& out, Counts& counts) {
+    std::size_t n = 0;
+    while (n < pending_.size() && pending_[n].cck < endCck) ++n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const SystemSample& s = pending_[i];
+        if (s.task) {
+            // The task's name as it stands now (a task's memory may be freed and reused by
+            // another task: the name is read again each frame it is sampled in).
+            std::string name;
+            if (const auto p = memory_->longword(s.task + kLnName); p && *p)
+                for (unsigned k = 0; k < kMaxName; ++k) {
+                    const auto c = memory_->byte(*p + k);
+                    if (!c || !*c) break;
+                    name += char(*c >= 0x20 && *c < 0x7F ? *c : '?');
+                }
+            const auto it = names_.find(s.task);
+            if (it == names_.end() || it->second != name) {
+                appendTaskRecord(out, s.task, name);
+                names_[s.task] = name;
+            }
+        }
+        appendSampleRecord(out, s);
+        counts.add(s);
+    }
+    pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(n));
+    return n;
+}
+
+std::vector<SystemSampleModule> SystemSampler::modules(bool atEnd) const {
+    std::vector<SystemSampleModule> out;
+    const AmigaOsSnapshot os = readAmigaOs(*memory_);
+    const auto addLibrary = [&](const AmigaOsLibrary& l, sf::ModuleKind kind) {
+        SystemSampleModule m;
+        m.kind = kind;
+        m.base = l.base;
+        m.name = l.name;
+        m.atEnd = atEnd;
+        std::uint32_t lo = 0xFFFFFFFF, hi = 0;
+        for (const AmigaOsLvo& v : l.lvos)
+            if (v.target) {
+                m.lvos.emplace_back(v.lvo, *v.target & 0xFFFFFF);
+                lo = std::min(lo, *v.target & 0xFFFFFF);
+                hi = std::max(hi, *v.target & 0xFFFFFF);
+            }
+        if (m.lvos.empty()) return;
+        // The hull of the jump table's targets; its last function runs on past its target,
+        // so the hull ends where the next module starts or, at most, 64 KB on.
+        m.start = lo;
+        m.end = hi + 2;
+        out.push_back(std::move(m));
+    };
+    for (const AmigaOsLibrary& l : os.libraries) addLibrary(l, sf::ModuleKind::Library);
+    for (const AmigaOsLibrary& l : os.devices) addLibrary(l, sf::ModuleKind::Device);
+    for (const AmigaOsResident& r : os.residents) {
+        if (!r.endSkip || r.endSkip <= r.address) continue;
+        SystemSampleModule m;
+        m.kind = sf::ModuleKind::Resident;
+        m.base = r.address;
+        m.name = r.name;
+        m.start = r.address;
+        m.end = r.endSkip;
+        m.atEnd = atEnd;
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+void SystemSampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, json& record) {
+    std::vector<std::uint8_t> out;
+    if (!headerWritten_) {
+        SystemSamplesHeader h;
+        h.hz = options_.hz;
+        h.cckPerSecond = std::uint32_t(cckPerSecond_);
+        h.startCck = startCck_;
+        h.flags = (machine_.config().ntsc ? sf::kNtsc : 0) | (options_.faultPcPlus2 ? sf::kFaultPcPlus2 : 0);
+        out = encodeSamplerHeader(h);
+        for (const SystemSampleModule& m : startModules_) appendModuleRecord(out, m);
+        headerWritten_ = true;
+    }
+    Counts frame;
+    written_ += flush(stats.firstCck + stats.lengthCck, out, frame);
+    total_.samples += frame.samples;
+    total_.idle += frame.idle;
+    total_.stopped += frame.stopped;
+    total_.disabled += frame.disabled;
+    total_.forbidden += frame.forbidden;
+    for (unsigned l = 0; l < 8; ++l) total_.irq[l] += frame.irq[l];
+    files.append("sampler.bin", {std::span<const std::uint8_t>(out)});
+    record["sampler"] = frame.json(false);
+}
+
+void SystemSampler::frameSkipped(const FrameStats& stats) {
+    const std::uint64_t end = stats.firstCck + stats.lengthCck;
+    std::size_t n = 0;
+    while (n < pending_.size() && pending_[n].cck < end) ++n;
+    skipped_ += n;
+    pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(n));
+}
+
+void SystemSampler::repositioned() {
+    // The timeline moved: the samples of the frame in progress never happened, and the
+    // moments start again from here.
+    pending_.clear();
+    irqs_.clear();
+    enteringIrq_ = 0;
+    startCck_ = machine_.now() / kCyclesPerCck;
+    index_ = 0;
+    schedule();
+}
+
+void SystemSampler::addStatus(json& status) const {
+    status["sampler"] = {{"hz", options_.hz}, {"samples", written_}};
+}
+
+void SystemSampler::addSummary(json& summary) {
+    json s = {{"file", "sampler.bin"},
+              {"format", "docs/formats/sampler.md"},
+              {"hz", options_.hz},
+              {"period_cck", double(cckPerSecond_) / options_.hz},
+              {"samples", written_},
+              {"samples_of_skipped_frames", skipped_}};
+    s.update(total_.json(false));
+    s.update(total_.json(true));
+    if (options_.faultPcPlus2) s["fault"] = "pc+2";
+    if (!options_.relocationBases.empty())
+        s["program"] = {{"relocation_bases", options_.relocationBases}, {"hunk_sizes", options_.hunkSizes}};
+    summary["sampler"] = std::move(s);
+}
+
+void SystemSampler::captureEnded(const EndFiles& files) {
+    if (ended_) return;
+    ended_ = true;
+    if (machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
+    pending_.clear();
+    if (!headerWritten_) return; // no frame recorded: no file
+    std::vector<std::uint8_t> out;
+    for (const SystemSampleModule& m : modules(true)) appendModuleRecord(out, m);
+    files.append("sampler.bin", {std::span<const std::uint8_t>(out)});
+}
+
+} // namespace copperline

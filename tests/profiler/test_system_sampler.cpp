@@ -1,0 +1,269 @@
+// The system sampler (profiler/sampling/system_sampler.h) and its file (system_samples.h):
+// - on an AROS boot, a capture with the sampler leaves the emulated timeline unchanged
+//   (state hashes every frame against a machine without it), takes its samples at the exact
+//   moments its rate gives, and reads ExecBase's task fields and the ROM's modules;
+// - sampler.bin reads back what was written, and the reader refuses a truncated or
+//   corrupt file with a message (a randomized corruption test never crashes it);
+// - the attribution: contexts, the ROM's modules by their resident ranges and jump tables;
+// - containment and proportionality fail when the PC is read two bytes off.
+
+#include "emu/machine.h"
+#include "emu/media/rom.h"
+#include "profiler/capture/frame_capture.h"
+#include "profiler/report/system_report.h"
+#include "profiler/sampling/system_sampler.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <random>
+
+using namespace copperline;
+
+class TestSystemSampler : public QObject {
+    Q_OBJECT
+private slots:
+    void timelineUnchangedAndExactMoments();
+    void fileRoundTrip();
+    void corruptFilesAreRefused();
+    void containmentFailsTwoBytesOff();
+};
+
+namespace {
+
+RomImage rom() { return loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"); }
+RomImage ext() { return loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"); }
+
+} // namespace
+
+void TestSystemSampler::timelineUnchangedAndExactMoments() {
+    Machine plain, sampled;
+    const RomImage r = rom(), e = ext();
+    for (Machine* m : {&plain, &sampled}) {
+        m->setRom(r);
+        m->setExtRom(e);
+        m->powerOn();
+    }
+    // Boot to where exec runs its tasks (with no disk, AROS waits for one at 20 s: idle time), then
+    // sample at 5 kHz for 200 frames.
+    for (int f = 0; f < 1000; ++f) {
+        plain.runFrame();
+        sampled.runFrame();
+    }
+    QTemporaryDir tmp;
+    SystemSamplerOptions so;
+    so.hz = 5000;
+    SystemSampler sampler(sampled, so);
+    sampled.setCpuStepObserver(&sampler);
+    CaptureOptions co;
+    co.path = tmp.filePath("cap").toStdString();
+    co.frames = 200;
+    FrameCapture::Context context;
+    context.sidecars.push_back(&sampler);
+    const std::uint64_t startCck = sampled.now() / kCyclesPerCck;
+    {
+        FrameCapture capture(sampled, co, context);
+        for (int f = 0; f < 200; ++f) {
+            plain.runFrame();
+            sampled.runFrame();
+            QCOMPARE(sampled.stateHash(), plain.stateHash());
+        }
+        capture.finish();
+    }
+    QCOMPARE(sampled.cpuStepObserver(), nullptr); // let go when the capture ended
+    const SystemSampleFile f = readSystemSamples(co.path + "/sampler.bin");
+    QCOMPARE(f.header.hz, 5000u);
+    QCOMPARE(f.header.cckPerSecond, 3546895u);
+    QCOMPARE(f.header.startCck, startCck);
+    QVERIFY(f.samples.size() > 3500);
+    // Moment k is start + floor(k * cck-per-second / hz).
+    for (std::size_t i = 0; i < f.samples.size(); ++i) {
+        const std::uint64_t k = i + 1;
+        QCOMPARE(f.samples[i].cck, startCck + k * 3546895 / 5000);
+    }
+    std::uint64_t idle = 0, tasks = 0, rom = 0, noExec = 0;
+    for (const SystemSample& s : f.samples) {
+        if (s.idle()) ++idle;
+        if (s.task && !(s.flags & sampler_format::kNoTask)) ++tasks;
+        if (s.pc >= 0xF80000) ++rom;
+        if (s.flags & sampler_format::kNoExec) ++noExec;
+    }
+    QVERIFY2(noExec == 0, (std::to_string(noExec) + " of " + std::to_string(f.samples.size()) +
+                           " samples found no ExecBase").c_str());
+    QVERIFY(tasks > 0);
+    QVERIFY(rom > 0);
+    // The modules: exec.library as a resident module in ROM, with its jump table.
+    bool execResident = false, execLibrary = false;
+    for (const SystemSampleModule& m : f.modules) {
+        if (m.name == "exec.library" && m.kind == sampler_format::ModuleKind::Resident) execResident = true;
+        if (m.name == "exec.library" && m.kind == sampler_format::ModuleKind::Library && !m.lvos.empty())
+            execLibrary = true;
+    }
+    QVERIFY(execResident);
+    QVERIFY(execLibrary);
+    const SystemReport report = buildSystemReport(f, nullptr);
+    QCOMPARE(report.samples.size(), f.samples.size());
+    QCOMPARE(report.idle, idle);
+    std::uint64_t idleContext = 0;
+    for (const AttributedSample& a : report.samples) {
+        if (a.context == "idle") ++idleContext;
+        QVERIFY(!a.module.empty());
+        QVERIFY(!a.taskName.empty());
+    }
+    QCOMPARE(idleContext, idle);
+    QVERIFY2(report.modules.count("exec.library"), tableText(report).c_str());
+    const std::string folded = foldedText(report);
+    QVERIFY(folded.find(";exec.library;") != std::string::npos);
+    const nlohmann::json trace = traceJson(report);
+    QVERIFY(trace["traceEvents"].size() > 2);
+}
+
+void TestSystemSampler::fileRoundTrip() {
+    SystemSamplesHeader h;
+    h.hz = 1000;
+    h.cckPerSecond = 3546895;
+    h.startCck = 123456789012ull;
+    h.flags = sampler_format::kFaultPcPlus2;
+    std::vector<std::uint8_t> bytes = encodeSamplerHeader(h);
+    SystemSampleModule m;
+    m.kind = sampler_format::ModuleKind::Library;
+    m.name = "foo.library";
+    m.start = 0x20000;
+    m.end = 0x20400;
+    m.base = 0x30000;
+    m.lvos = {{-6, 0x20000}, {-30, 0x20300}};
+    appendModuleRecord(bytes, m);
+    appendTaskRecord(bytes, 0x1234, "Shell Process");
+    SystemSample s;
+    s.cck = 99;
+    s.pc = 0xF81234;
+    s.sr = 0x2000;
+    s.flags = sampler_format::kStopped;
+    s.irqLevel = 3;
+    s.idNestCnt = 0;
+    s.tdNestCnt = -1;
+    s.task = 0x1234;
+    appendSampleRecord(bytes, s);
+    const SystemSampleFile f = parseSystemSamples(bytes);
+    QCOMPARE(f.header.startCck, h.startCck);
+    QCOMPARE(f.header.flags, h.flags);
+    QCOMPARE(f.modules.size(), std::size_t(1));
+    QCOMPARE(f.modules[0].name, std::string("foo.library"));
+    QCOMPARE(f.modules[0].lvos.size(), std::size_t(2));
+    QCOMPARE(f.modules[0].lvos[1].first, -30);
+    QCOMPARE(f.samples.size(), std::size_t(1));
+    const SystemSample& r = f.samples[0];
+    QCOMPARE(r.cck, 99ull);
+    QCOMPARE(r.pc, 0xF81234u);
+    QCOMPARE(r.irqLevel, std::uint8_t(3));
+    QVERIFY(r.disabled());
+    QVERIFY(!r.forbidden());
+    QVERIFY(r.idle());
+    QCOMPARE(f.names.at(f.sampleName.at(0)), std::string("Shell Process"));
+    // Attribution of a RAM library by its jump table, and the contexts.
+    const SystemReport report = buildSystemReport(f, nullptr);
+    QCOMPARE(report.samples[0].context, std::string("idle"));
+    SystemSampleFile g = f;
+    g.samples[0].pc = 0x20310;
+    g.samples[0].flags = 0;
+    g.samples[0].sr = 0x0000;
+    g.samples[0].irqLevel = 0;
+    const SystemReport lib = buildSystemReport(g, nullptr);
+    QCOMPARE(lib.samples[0].module, std::string("foo.library"));
+    QCOMPARE(lib.samples[0].function, std::string("LVO-30"));
+    QCOMPARE(lib.samples[0].context, std::string("disabled"));
+    g.samples[0].idNestCnt = -1;
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].context, std::string("user"));
+    g.samples[0].pc = 0x20500; // past the hull: nobody's
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].module, std::string("unknown"));
+    g.samples[0].pc = 0xFC0000;
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].module, std::string("[Kickstart]"));
+}
+
+void TestSystemSampler::corruptFilesAreRefused() {
+    SystemSamplesHeader h;
+    h.hz = 1000;
+    h.cckPerSecond = 3546895;
+    std::vector<std::uint8_t> good = encodeSamplerHeader(h);
+    appendTaskRecord(good, 0x1000, "task");
+    SystemSample s;
+    for (int i = 0; i < 50; ++i) {
+        s.cck = std::uint64_t(i) * 100;
+        s.task = 0x1000;
+        appendSampleRecord(good, s);
+    }
+    QCOMPARE(parseSystemSamples(good).samples.size(), std::size_t(50));
+    const auto refused = [](const std::vector<std::uint8_t>& b) {
+        try {
+            parseSystemSamples(b);
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    QVERIFY(refused({good.begin(), good.begin() + 20}).find("truncated") != std::string::npos);
+    QVERIFY(refused({good.begin(), good.end() - 3}).find("truncated") != std::string::npos);
+    std::vector<std::uint8_t> bad = good;
+    bad[0] = 'X';
+    QVERIFY(refused(bad).find("magic") != std::string::npos);
+    bad = good;
+    bad[4] = 9;
+    QVERIFY(refused(bad).find("version") != std::string::npos);
+    bad = good;
+    bad[32 + 12] = 7; // a record of no known type
+    QVERIFY(refused(bad).find("record type") != std::string::npos);
+    // Random damage: a message or a file, never a crash.
+    std::mt19937 rng(17);
+    for (int round = 0; round < 3000; ++round) {
+        std::vector<std::uint8_t> b = good;
+        const int flips = 1 + int(rng() % 6);
+        for (int k = 0; k < flips; ++k) b[rng() % b.size()] = std::uint8_t(rng());
+        if (rng() % 4 == 0) b.resize(rng() % b.size());
+        try {
+            const SystemSampleFile f = parseSystemSamples(b);
+            for (const SystemSample& x : f.samples) QVERIFY(x.irqLevel <= 7);
+        } catch (const std::runtime_error&) {
+        }
+    }
+}
+
+void TestSystemSampler::containmentFailsTwoBytesOff() {
+    // A kernel of two four-byte instructions at $1000: samples on them pass, two bytes off
+    // they all fail.
+    const std::vector<std::uint16_t> code = {0xC4FC, 0x1234, 0xC4FC, 0x00F1}; // mulu #imm,d2 x2
+    const auto readWord = [&](std::uint32_t a) -> std::uint16_t {
+        return a >= 0x1000 && a < 0x1008 ? code[(a - 0x1000) / 2] : 0x4E71;
+    };
+    const std::vector<KernelRange> kernels = {{"x", 0x1000, 0x1008, 300}, {"y", 0x2000, 0x2004, 100}};
+    SystemSampleFile f;
+    f.header.hz = 1000;
+    f.header.cckPerSecond = 3546895;
+    for (int i = 0; i < 300; ++i) {
+        SystemSample s;
+        s.pc = i % 2 ? 0x1000 : 0x1004;
+        f.samples.push_back(s);
+    }
+    for (int i = 0; i < 100; ++i) {
+        SystemSample s;
+        s.pc = 0x2000;
+        f.samples.push_back(s);
+    }
+    const ContainResult ok = checkContainment(f, kernels, readWord);
+    QVERIFY2(ok.pass(), ok.text.c_str());
+    QVERIFY(ok.text.find("0 failures, PASS") != std::string::npos);
+    for (SystemSample& s : f.samples) s.pc += 2;
+    const ContainResult off = checkContainment(f, kernels, readWord);
+    QVERIFY(!off.pass());
+    QVERIFY2(off.failures >= 300, off.text.c_str());
+    QVERIFY(off.text.find("FAIL") != std::string::npos);
+    // Out of proportion: the same samples against other measured times.
+    for (SystemSample& s : f.samples) s.pc -= 2;
+    const std::vector<KernelRange> skewed = {{"x", 0x1000, 0x1008, 100}, {"y", 0x2000, 0x2004, 100}};
+    QVERIFY(!checkContainment(f, skewed, readWord).pass());
+    // Malformed ranges are refused with the line.
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, parseKernelRanges("kernel a $1000 zzz 5\n"));
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, parseKernelRanges("nothing here\n"));
+    QCOMPARE(parseKernelRanges("x\nkernel a $001000 $001008 77\n").at(0).lines, 77ull);
+}
+
+QTEST_GUILESS_MAIN(TestSystemSampler)
+#include "test_system_sampler.moc"
