@@ -9,6 +9,8 @@
 #include "emu/media/file_bytes.h"
 #include "emu/media/hunk.h"
 #include "emu/media/ofs.h"
+#include "profiler/amigaos/amigaos.h"
+#include "profiler/amigaos/memory_view.h"
 #include "profiler/debuginfo/debug_info.h"
 
 #include <QCommandLineParser>
@@ -156,6 +158,14 @@ private:
     std::optional<Crash> crash_;
 };
 
+// Where each hunk of a segment list starts (amigaos.h, readSegList).
+std::vector<std::uint32_t> segmentBases(const Machine& machine, std::uint32_t bptr, unsigned maxSegments) {
+    std::vector<std::uint32_t> bases;
+    for (const AmigaOsSegment& s : readSegList(MachineMemoryView(machine), bptr, maxSegments))
+        bases.push_back(s.base);
+    return bases;
+}
+
 // An address as a person reads it: the hunk and offset, and the function and line the
 // program's debug information gives (its hunk symbols and LINE blocks, or the PROG.elf
 // beside it).
@@ -265,14 +275,8 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             output = m.b;
             break;
         case GuestApi::RunEvent::Loaded: {
-            // The segment list: BPTRs to [next BPTR][hunk data...] (AmigaDOS manual,
-            // LoadSeg); each hunk's first byte follows its link.
-            std::uint32_t bptr = m.a;
-            for (std::size_t i = 0; bptr && i < hunks.sections.size(); ++i) {
-                const std::uint32_t addr = (bptr << 2) & 0xFFFFFF;
-                report.hunkBases.push_back(addr + 4);
-                bptr = std::uint32_t(machine.spyWord(addr)) << 16 | machine.spyWord(addr + 2);
-            }
+            // The segment list LoadSeg returned: each hunk's first byte follows its link.
+            report.hunkBases = segmentBases(machine, m.a, unsigned(hunks.sections.size()));
             report.loadedAt = machine.emulatedSeconds();
             report.hostBootSeconds = hostNow();
             observer.watch(dosBase, output, report.hunkBases, hunks);
@@ -305,13 +309,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             }
             break;
         case GuestApi::RunEvent::ThenLoaded: {
-            std::vector<std::uint32_t> bases;
-            std::uint32_t bptr = m.a;
-            for (std::size_t i = 0; bptr && i < 64; ++i) {
-                const std::uint32_t addr = (bptr << 2) & 0xFFFFFF;
-                bases.push_back(addr + 4);
-                bptr = std::uint32_t(machine.spyWord(addr)) << 16 | machine.spyWord(addr + 2);
-            }
+            std::vector<std::uint32_t> bases = segmentBases(machine, m.a, 256);
             if (o.verbose)
                 for (std::size_t i = 0; i < bases.size(); ++i)
                     std::fprintf(stderr, "copperline: --run-then line %u: hunk %zu at $%06X\n",

@@ -29,7 +29,7 @@ constexpr std::uint16_t kJmpAbsL = 0x4EF9;
 
 // exec/execbase.h: struct ExecBase, the fields read here.
 constexpr std::uint32_t kSoftVer = 34, kChkBase = 38, kSysStkUpper = 54, kSysStkLower = 58,
-                        kThisTask = 276, kAttnFlags = 296, kResModules = 300, kResourceList = 336,
+                        kThisTask = 276, kIdNestCnt = 294, kTdNestCnt = 295, kAttnFlags = 296, kResModules = 300, kResourceList = 336,
                         kDeviceList = 350, kLibList = 378, kTaskReady = 406, kTaskWait = 420,
                         kVBlankFrequency = 530, kPowerSupplyFrequency = 531;
 // Everything up to PowerSupplyFrequency must lie inside the base's positive size.
@@ -61,6 +61,14 @@ public:
     // ExecBase and ThisTask only: what a sampler needs for each sample.
     void runThisTask() {
         if (readExec()) readThisTask();
+    }
+
+    // A node's ln_Name, empty when it has none or it does not read.
+    std::string nodeName(std::uint32_t node) const {
+        const auto name = m_.longword(node + kLnName);
+        std::string why;
+        auto s = name && *name ? readString(*name, why) : std::nullopt;
+        return s ? std::move(*s) : std::string();
     }
 
     void run() {
@@ -480,6 +488,24 @@ AmigaOsSnapshot readExecAndThisTask(const MemoryView& memory, const AmigaOsReadL
     AmigaOsSnapshot out;
     Reader(memory, limits, out).runThisTask();
     return out;
+}
+
+ExecTaskFields readExecTaskFields(const MemoryView& memory) {
+    ExecTaskFields f;
+    const auto base = memory.longword(4);
+    if (!base || (*base & 1) || !memory.inRam(*base, kExecFieldsEnd)) return f;
+    if (memory.longword(*base + kChkBase) != ~*base) return f;
+    f.exec = *base;
+    f.thisTask = *memory.longword(*base + kThisTask);
+    f.idNestCnt = std::int8_t(*memory.byte(*base + kIdNestCnt));
+    f.tdNestCnt = std::int8_t(*memory.byte(*base + kTdNestCnt));
+    f.taskPlausible = f.thisTask && !(f.thisTask & 1) && memory.inRam(f.thisTask, kTaskSize);
+    return f;
+}
+
+std::string readTaskName(const MemoryView& memory, std::uint32_t task, const AmigaOsReadLimits& limits) {
+    AmigaOsSnapshot unused;
+    return Reader(memory, limits, unused).nodeName(task);
 }
 
 // ---- JSON ---------------------------------------------------------------------------------

@@ -136,6 +136,20 @@ AmigaOsSnapshot readAmigaOs(const Machine& machine, const AmigaOsReadLimits& lim
 // residents and ROM ranges stay empty): the running task, for a sampler that asks often.
 AmigaOsSnapshot readExecAndThisTask(const MemoryView& memory, const AmigaOsReadLimits& limits = {});
 
+// ExecBase's fields a sampler reads thousands of times a second, without the lists or any
+// string: ExecBase believed when it lies in RAM and its ChkBase is its complement (the
+// full checks of readAmigaOs read strings), then ThisTask, IDNestCnt (>= 0 inside
+// Disable()) and TDNestCnt (>= 0 inside Forbid()).
+struct ExecTaskFields {
+    std::optional<std::uint32_t> exec; // none: ExecBase unreadable (nothing else is read)
+    std::uint32_t thisTask = 0;        // the raw pointer
+    bool taskPlausible = false;        // nonzero, even, and a Task's size of RAM
+    std::int8_t idNestCnt = -1, tdNestCnt = -1;
+};
+ExecTaskFields readExecTaskFields(const MemoryView& memory);
+// A task's ln_Name with the reader's checks; empty when it has none or it does not read.
+std::string readTaskName(const MemoryView& memory, std::uint32_t task, const AmigaOsReadLimits& limits = {});
+
 // One hunk of a loaded program: where its first byte is and how many bytes it has (the
 // segment's allocation less its size longword and link).
 struct AmigaOsSegment {

@@ -1,5 +1,6 @@
 #include "profiler/capture/frame_capture.h"
 
+#include "profiler/amigaos/amigaos.h"
 #include "profiler/amigaos/memory_view.h"
 
 #include "emu/chipset/custom_regs.h"
@@ -339,12 +340,8 @@ static json pcSampleJson(const Machine& m) {
               {"sr", cpu.sr()},
               {"stopped", cpu.stopped()},
               {"cck", m.now() / kCyclesPerCck}};
-    // ExecBase (checked by its complement, ChkBase at 38) and its ThisTask (at 276).
-    const MachineMemoryView memory(m);
-    const auto exec = memory.longword(4);
-    const auto chk = exec && !(*exec & 1) ? memory.longword(*exec + 38) : std::nullopt;
-    const auto task = chk && *chk == ~*exec ? memory.longword(*exec + 276) : std::nullopt;
-    p["this_task"] = task ? json(*task) : json(nullptr);
+    const ExecTaskFields exec = readExecTaskFields(MachineMemoryView(m));
+    p["this_task"] = exec.exec ? json(exec.thisTask) : json(nullptr);
     return p;
 }
 

@@ -11,16 +11,6 @@ namespace copperline {
 using nlohmann::json;
 namespace sf = sampler_format;
 
-namespace {
-
-// exec/execbase.h: ThisTask at 276, IDNestCnt at 294, TDNestCnt at 295; ChkBase (the
-// complement of SysBase) at 38. exec/nodes.h: ln_Name at 10.
-constexpr std::uint32_t kThisTask = 276, kIdNestCnt = 294, kTdNestCnt = 295, kChkBase = 38;
-constexpr std::uint32_t kLnName = 10;
-constexpr unsigned kMaxName = 64;
-
-} // namespace
-
 std::uint32_t maxSamplerHz(bool ntsc) {
     // A raster line is 227 colour clocks (PAL) or 227.5 on average (NTSC).
     return ntsc ? 15734 : 15625;
@@ -124,22 +114,15 @@ void SystemSampler::take(const CpuStep& step, std::uint64_t atCycle) {
         s.pc = (s.pc + 2) & 0xFFFFFF;
         s.flags |= sf::kFaultInjected;
     }
-    // ExecBase, checked by its complement, and its task fields.
-    const auto exec = memory_->longword(4);
-    const auto chk = exec && !(*exec & 1) ? memory_->longword(*exec + kChkBase) : std::nullopt;
-    if (!exec || !chk || *chk != ~*exec) {
-        s.flags |= sf::kNoExec;
-        s.flags |= sf::kNoTask;
+    // ExecBase's task fields, as they stand when the step is done.
+    const ExecTaskFields exec = readExecTaskFields(*memory_);
+    if (!exec.exec) {
+        s.flags |= sf::kNoExec | sf::kNoTask;
     } else {
-        const std::uint32_t base = *exec;
-        if (const auto id = memory_->byte(base + kIdNestCnt)) s.idNestCnt = std::int8_t(*id);
-        if (const auto td = memory_->byte(base + kTdNestCnt)) s.tdNestCnt = std::int8_t(*td);
-        const auto task = memory_->longword(base + kThisTask);
-        if (!task || !*task || (*task & 1) || !memory_->inRam(*task, 16)) {
-            s.flags |= sf::kNoTask;
-        } else {
-            s.task = *task;
-        }
+        s.idNestCnt = exec.idNestCnt;
+        s.tdNestCnt = exec.tdNestCnt;
+        if (exec.taskPlausible) s.task = exec.thisTask;
+        else s.flags |= sf::kNoTask;
     }
     pending_.push_back(s);
 }
@@ -147,24 +130,20 @@ void SystemSampler::take(const CpuStep& step, std::uint64_t atCycle) {
 std::size_t SystemSampler::flush(std::uint64_t endCck, std::vector<std::uint8_t>& out, Counts& counts) {
     std::size_t n = 0;
     while (n < pending_.size() && pending_[n].cck < endCck) ++n;
+    std::uint32_t lastTask = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const SystemSample& s = pending_[i];
-        if (s.task) {
+        if (s.task && s.task != lastTask) {
             // The task's name as it stands now (a task's memory may be freed and reused by
-            // another task: the name is read again each frame it is sampled in).
-            std::string name;
-            if (const auto p = memory_->longword(s.task + kLnName); p && *p)
-                for (unsigned k = 0; k < kMaxName; ++k) {
-                    const auto c = memory_->byte(*p + k);
-                    if (!c || !*c) break;
-                    name += char(*c >= 0x20 && *c < 0x7F ? *c : '?');
-                }
+            // another task: the name is read again in each frame the task is sampled in).
+            std::string name = readTaskName(*memory_, s.task);
             const auto it = names_.find(s.task);
             if (it == names_.end() || it->second != name) {
                 appendTaskRecord(out, s.task, name);
-                names_[s.task] = name;
+                names_[s.task] = std::move(name);
             }
         }
+        lastTask = s.task;
         appendSampleRecord(out, s);
         counts.add(s);
     }

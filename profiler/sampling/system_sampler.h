@@ -8,8 +8,8 @@
 // interrupt, the interrupt level being served (measured: an interrupt entry pushes its
 // level with the supervisor stack pointer it left, and the level is served until that
 // stack pointer is popped past or the CPU is back in user mode), and ExecBase's ThisTask,
-// the task's name, IDNestCnt (Disable) and TDNestCnt (Forbid) as they stand when the step
-// is done. Moment k of a capture is start + floor(k * cck-per-second / hz) colour clocks.
+// IDNestCnt (Disable) and TDNestCnt (Forbid) as they stand when the step is done
+// (readExecTaskFields); the task's name is read when its frame is recorded. Moment k of a capture is start + floor(k * cck-per-second / hz) colour clocks.
 //
 // It is a sidecar of the per-frame capture (FrameSidecar): each recorded frame's samples
 // are appended to sampler.bin (docs/formats/sampler.md, system_samples.h) with the task

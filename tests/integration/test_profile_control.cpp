@@ -7,10 +7,12 @@
 
 #include "emu/base64.h"
 #include "profiler/report/bartman_profile.h"
+#include "profiler/sampling/system_samples.h"
 
 #include <QDir>
 #include <QFile>
 #include <csignal>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -126,7 +128,15 @@ private slots:
             {{{"path", p}, {"samples", true}, {"code_ranges", {{{"base", "0x1000"}}}}}, -32602, "code_ranges[0]"},
             {{{"path", p}, {"samples", true}, {"code_ranges", {{{"base", "0xFFFFF0"}, {"size", "0x100"}}}}}, -32602, "code_ranges[0]"},
             {{{"path", p}, {"coverage", true}, {"code_ranges", {{{"base", "0x1000"}, {"size", "0x100"}}, {{"base", "0x1080"}, {"size", "0x10"}}}}}, -32602, "code_ranges"},
-            {{{"path", p}, {"pc_samples", true}}, -32004, "pc_samples"},
+            {{{"path", p}, {"pc_samples", "yes"}}, -32602, "pc_samples"},
+            {{{"path", p}, {"sampler", 1000}}, -32602, "sampler"},
+            {{{"path", p}, {"sampler", {{"hz", 0}}}}, -32602, "sampler.hz"},
+            {{{"path", p}, {"sampler", {{"hz", 15735}}}}, -32602, "sampler.hz"},
+            {{{"path", p}, {"sampler", {{"hz", 1.5}}}}, -32602, "sampler.hz"},
+            {{{"path", p}, {"sampler", {{"rate", 10}}}}, -32602, "sampler.rate"},
+            {{{"path", p}, {"sampler", {{"fault", "pc+4"}}}}, -32602, "sampler.fault"},
+            // One sample per raster line at most: NTSC's line rate is over PAL's.
+            {{{"path", p}, {"sampler", {{"hz", 15700}}}}, -32602, "raster line"},
         };
         for (const auto& c : cases) {
             const CtlReply r = emu.ctl("profile.start", c.params);
@@ -272,6 +282,47 @@ private slots:
         QCOMPARE(frames, 4);
         QCOMPARE(markers, 1);
         QCOMPARE(summary["samples_total"].get<std::uint64_t>(), total);
+    }
+
+    // The system sampler beside the precise one (they share the step hook), and the
+    // frame-boundary PCs: every record has both, and sampler.bin holds what the records
+    // count.
+    void systemSamplerOverTheSocket() {
+        const std::string dir = tmp.filePath("system").toStdString();
+        emu.ok("profile.start", {{"path", dir},
+                                 {"frames", 4},
+                                 {"samples", true},
+                                 {"pc_samples", true},
+                                 {"sampler", {{"hz", 2000}}}});
+        QCOMPARE(emu.ok("profile.status")["sampler"].value("hz", 0), 2000);
+        emu.ok("step_frame", {{"n", 5}});
+        const json summary = json::parse(std::ifstream(dir + "/profile.json"));
+        const json& sampler = summary["sampler"];
+        QCOMPARE(sampler["hz"].get<int>(), 2000);
+        std::ifstream in(dir + "/profile.jsonl");
+        std::string line;
+        std::uint64_t counted = 0;
+        int frames = 0;
+        while (std::getline(in, line)) {
+            const json r = json::parse(line);
+            ++frames;
+            QVERIFY(r["pc_sample"]["pc"].get<std::uint32_t>() <= 0xFFFFFF);
+            QVERIFY(r["pc_sample"].contains("this_task"));
+            QVERIFY(r["pc_sample"]["cck"].get<std::uint64_t>() >=
+                    r["first_cck"].get<std::uint64_t>() + r["length_cck"].get<std::uint64_t>());
+            counted += r["sampler"]["samples"].get<std::uint64_t>();
+            if (!r.contains("partial_from_cck")) {
+                // A whole PAL frame at 2 kHz: 2000 * length / 3,546,895, give or take one.
+                const double expect = 2000.0 * r["length_cck"].get<double>() / 3546895.0;
+                QVERIFY(std::abs(r["sampler"]["samples"].get<double>() - expect) <= 1.0);
+            }
+            QVERIFY(r["samples_count"].get<std::uint64_t>() > 0);
+        }
+        QCOMPARE(frames, 4);
+        QCOMPARE(sampler["samples"].get<std::uint64_t>(), counted);
+        const copperline::SystemSampleFile f = copperline::readSystemSamples(dir + "/sampler.bin");
+        QCOMPARE(std::uint64_t(f.samples.size()), counted);
+        QCOMPARE(f.header.hz, 2000u);
     }
 
     void coverageOverTheSocket() {

@@ -3,6 +3,8 @@
 // records alone, one with "samples": true and one with samples and registers, each into a
 // tmpfs folder (/dev/shm), and prints emulated seconds per host second, the ratio to no
 // capture, samples per frame and samples drained (written) per host second (best of 5 interleaved rounds).
+// The system sampler ("sampler": {"hz": N}) runs beside the frame records at 1 kHz and at
+// one sample per raster line (15,625 Hz), with its cost against the frame records alone too.
 // Then it converts the 500-frame sampled capture with profile-report's converter (the
 // debug information of PROGRAM, by default the bundled hello) and prints how long reading,
 // building the tree and writing the .cpuprofile took.
@@ -15,6 +17,7 @@
 #include "profiler/capture/frame_capture.h"
 #include "profiler/report/sample_report.h"
 #include "profiler/sampling/sampler.h"
+#include "profiler/sampling/system_sampler.h"
 
 #include <chrono>
 #include <cstdio>
@@ -50,11 +53,18 @@ Result run(unsigned frames, const std::string& mode, const fs::path& dir, bool k
     m.powerOn();
     fs::remove_all(dir);
     std::unique_ptr<Sampler> sampler;
+    std::unique_ptr<SystemSampler> system;
     std::unique_ptr<FrameCapture> capture;
     const double t0 = bench::threadCpuSeconds();
     if (mode != "none") {
         FrameCapture::Context context;
-        if (mode != "frames") {
+        if (mode.rfind("sampler ", 0) == 0) {
+            SystemSamplerOptions so;
+            so.hz = std::uint32_t(std::atoi(mode.c_str() + 8));
+            system = std::make_unique<SystemSampler>(m, so);
+            m.setCpuStepObserver(system.get());
+            context.sidecars.push_back(system.get());
+        } else if (mode != "frames") {
             SamplerOptions s;
             s.registers = mode == "samples+registers";
             sampler = std::make_unique<Sampler>(m, s);
@@ -71,13 +81,15 @@ Result run(unsigned frames, const std::string& mode, const fs::path& dir, bool k
     const double host = seconds(t0);
     Result r;
     r.speed = m.emulatedSeconds() / host;
-    if (sampler) {
-        r.samplesPerFrame = double(sampler->samplesWritten()) / frames;
-        r.samplesPerSecond = double(sampler->samplesWritten()) / host;
+    if (sampler || system) {
+        const double n = double(sampler ? sampler->samplesWritten() : system->samplesWritten());
+        r.samplesPerFrame = n / frames;
+        r.samplesPerSecond = n / host;
     }
     if (capture) r.bytesPerFrame = double(capture->status().bytesWritten) / frames;
     capture.reset();
     sampler.reset();
+    system.reset();
     if (!keep) fs::remove_all(dir);
     return r;
 }
@@ -101,7 +113,8 @@ int main(int argc, char** argv) {
     // then falls on all of them alike.
     constexpr int kRounds = 5;
     const fs::path reportDir = dir.string() + "-report"; // the capture profile-report converts
-    const std::vector<std::string> modes = {"none", "frames", "samples", "samples+registers"};
+    const std::vector<std::string> modes = {"none", "frames", "samples", "samples+registers", "sampler 1000",
+                                            "sampler 15625"};
     std::vector<Result> best(modes.size());
     for (int round = 0; round < kRounds; ++round)
         for (std::size_t i = 0; i < modes.size(); ++i) {
@@ -117,7 +130,9 @@ int main(int argc, char** argv) {
     for (std::size_t i = 1; i < modes.size(); ++i) {
         const char* mode = modes[i].c_str();
         const Result& r = best[i];
-        std::printf("%-20s %7.2fx real time  %.2fx the time of no capture", mode, r.speed, none.speed / r.speed);
+        std::printf("%-20s %7.2fx real time  %.3fx the time of no capture", mode, r.speed, none.speed / r.speed);
+        if (modes[i].rfind("sampler ", 0) == 0)
+            std::printf(", %.3fx the frame records alone", best[1].speed / r.speed);
         if (r.samplesPerFrame > 0)
             std::printf("  %.0f samples/frame, %.2f M samples/s drained, %.0f bytes/frame", r.samplesPerFrame,
                         r.samplesPerSecond / 1e6, r.bytesPerFrame);
