@@ -233,9 +233,12 @@ void Machine::stepInstruction() {
     const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
     // At an instruction boundary the opcode came from pc - 4 (m68k_types.h, Registers).
     const std::uint32_t pc = (cpu_.pc() - 4) & 0xFFFFFF;
-    if (stepObserver_ && !muted_) [[unlikely]]
-        stepObserver_->stepStarting(CpuStepStart{pc, cpu_.a(5), cpu_.a(7), cpu_.sr(), cpu_.ird(),
-                                                 cpu_.stopped() || cpu_.halted()});
+    if ((stepObserver_ || momentObserver_) && !muted_) [[unlikely]] {
+        const CpuStepStart start{pc, cpu_.a(5), cpu_.a(7), cpu_.sr(), cpu_.ird(),
+                                 cpu_.stopped() || cpu_.halted()};
+        momentStart_ = start;
+        if (stepObserver_) stepObserver_->stepStarting(start);
+    }
     unsigned kind;
     if (cpu_.stopped() || cpu_.halted()) {
         // Nothing runs on the CPU: let the chipset move a colour clock at a time until an
@@ -290,7 +293,8 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, 
     const MasterClock t1 = cpu_.cycles();
     const std::uint64_t denied1 = agnus_.cpuDeniedTotal();
     CpuStep step;
-    if (stepObserver_ && !muted_) [[unlikely]] {
+    const bool moment = t1 > nextMoment_ && !muted_;
+    if ((stepObserver_ || moment) && !muted_) [[unlikely]] {
         step.kind = kind == StepInstruction ? CpuStep::Kind::Instruction
                     : kind == StepIrq       ? CpuStep::Kind::Interrupt
                                             : CpuStep::Kind::Stopped;
@@ -307,6 +311,8 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, 
         add(frameStats_[0], t1 - t0, kCyclesPerCck * (denied1 - denied0));
         if (stepObserver_ && !muted_) [[unlikely]]
             stepObserver_->stepDone(step);
+        if (moment) [[unlikely]]
+            nextMoment_ = momentObserver_->momentReached(momentStart_, step);
         return;
     }
     // A frame ended inside this step: the part before its last clock belongs to it. The
@@ -321,6 +327,11 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, 
         step.boundary = boundary;
         step.waitCyclesBeforeBoundary = kCyclesPerCck * (statsBoundaryDenied_ - denied0);
         stepObserver_->stepDone(step);
+    }
+    if (moment) [[unlikely]] {
+        step.boundary = boundary;
+        step.waitCyclesBeforeBoundary = kCyclesPerCck * (statsBoundaryDenied_ - denied0);
+        nextMoment_ = momentObserver_->momentReached(momentStart_, step);
     }
     if (muted_ || frameObservers_.empty()) return;
     // A copy: an observer may detach itself when told (a capture that reached its budget).

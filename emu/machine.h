@@ -101,6 +101,17 @@ public:
     virtual void stepDone(const CpuStep& step) = 0;
 };
 
+// Told once the CPU step that holds a moment it asked for is done, with where that step
+// started and what it was: for a statistical sampler that reads the machine at exact
+// emulated times. Returns the next moment it wants (after the step's end), or kNever.
+// Until a moment comes, a step costs a comparison and keeping where it started.
+class CpuMomentObserver {
+public:
+    static constexpr MasterClock kNever = ~MasterClock(0);
+    virtual ~CpuMomentObserver() = default;
+    virtual MasterClock momentReached(const CpuStepStart& start, const CpuStep& step) = 0;
+};
+
 // One field of the display as Denise drew it: a row per beam line, four pixels per
 // colour clock, 0xFFRRGGBB.
 struct VideoField {
@@ -217,6 +228,14 @@ public:
     // The step observer (CpuStepObserver); one at a time, nullptr detaches.
     void setCpuStepObserver(CpuStepObserver* observer) { stepObserver_ = observer; }
     CpuStepObserver* cpuStepObserver() const { return stepObserver_; }
+
+    // The moment observer (CpuMomentObserver) and the first moment it wants (68000 cycles);
+    // one at a time, nullptr detaches. Muted, it is not told.
+    void setCpuMomentObserver(CpuMomentObserver* observer, MasterClock first) {
+        momentObserver_ = observer;
+        nextMoment_ = observer ? first : CpuMomentObserver::kNever;
+    }
+    CpuMomentObserver* cpuMomentObserver() const { return momentObserver_; }
 
     // Frame observers (see FrameObserver); any number, told in the order they attached.
     void attachFrameObserver(FrameObserver* observer);
@@ -336,6 +355,9 @@ private:
     std::uint64_t statsBoundaryDenied_ = 0;
     std::vector<FrameObserver*> frameObservers_;
     CpuStepObserver* stepObserver_ = nullptr;
+    CpuMomentObserver* momentObserver_ = nullptr;
+    MasterClock nextMoment_ = CpuMomentObserver::kNever;
+    CpuStepStart momentStart_; // where the step in progress started, for the moment observer
     bool muted_ = false;
     void beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool partial);
     void accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, std::uint32_t pc);

@@ -50,7 +50,6 @@ struct ProfileSession {
     std::unique_ptr<Sampler> sampler;
     std::unique_ptr<CoverageSidecar> coverage;
     std::unique_ptr<SystemSampler> systemSampler;
-    std::unique_ptr<CpuStepFanout> stepFanout; // both samplers: they share the step hook
     std::unique_ptr<FrameCapture> capture;
 };
 

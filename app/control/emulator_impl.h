@@ -120,7 +120,6 @@ struct Emulator::Impl : CpuAccessObserver {
     std::unique_ptr<Sampler> sampler;
     std::unique_ptr<CoverageSidecar> coverage; // "coverage": true, likewise
     std::unique_ptr<SystemSampler> systemSampler; // "sampler": {...}, likewise
-    std::unique_ptr<CpuStepFanout> stepFanout;    // both samplers share the step hook
     // What the coverage family shows (coverage_commands.cpp).
     std::shared_ptr<void> coverageView;
     std::unique_ptr<FrameCapture> capture;

@@ -83,19 +83,11 @@ ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
             sampling.hunkSizes = hunkSizes(sampling.relocationBases);
         session.systemSampler = std::make_unique<SystemSampler>(machine, std::move(sampling));
         context.sidecars.push_back(session.systemSampler.get());
-        if (session.sampler) {
-            session.stepFanout = std::make_unique<CpuStepFanout>(
-                machine, std::vector<CpuStepObserver*>{session.sampler.get(), session.systemSampler.get()});
-            context.sidecars.push_back(session.stepFanout.get());
-        } else {
-            machine.setCpuStepObserver(session.systemSampler.get());
-        }
     }
     try {
         session.capture = std::make_unique<FrameCapture>(machine, options.capture, std::move(context));
     } catch (...) {
-        session.stepFanout.reset(); // detaches: nothing was captured
-        session.systemSampler.reset();
+        session.systemSampler.reset(); // detaches: nothing was captured
         session.sampler.reset();
         session.coverage.reset();
         throw;
@@ -121,7 +113,6 @@ void registerProfileCommands(Emulator::Impl& e) {
                 ProfileSession session;
                 // The old capture's sampler goes with it; a new one replaces both.
                 e.capture.reset();
-                e.stepFanout.reset();
                 e.systemSampler.reset();
                 e.sampler.reset();
                 e.coverage.reset();
@@ -147,7 +138,6 @@ void registerProfileCommands(Emulator::Impl& e) {
                 e.sampler = std::move(session.sampler);
                 e.coverage = std::move(session.coverage);
                 e.systemSampler = std::move(session.systemSampler);
-                e.stepFanout = std::move(session.stepFanout);
                 e.capture = std::move(session.capture);
                 json out = e.capture->statusJson();
                 out["frames_limit"] = options.capture.frames;

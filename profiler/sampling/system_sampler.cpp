@@ -49,14 +49,20 @@ SystemSampler::SystemSampler(Machine& machine, SystemSamplerOptions options)
     cckPerSecond_ = ntsc ? 3579545 : 3546895;
     options_.hz = std::clamp<std::uint32_t>(options_.hz, 1, maxSamplerHz(ntsc));
     startCck_ = machine_.now() / kCyclesPerCck;
-    startA7_ = machine_.cpu().a(7);
-    startSr_ = machine_.cpu().sr();
     startModules_ = modules(false);
     schedule();
+    machine_.setCpuMomentObserver(this, nextAt_);
+    machine_.attachCpuObserver(this, m68k::kHookException);
+    attached_ = true;
 }
 
-SystemSampler::~SystemSampler() {
-    if (machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
+SystemSampler::~SystemSampler() { detach(); }
+
+void SystemSampler::detach() {
+    if (!attached_) return;
+    attached_ = false;
+    if (machine_.cpuMomentObserver() == this) machine_.setCpuMomentObserver(nullptr, 0);
+    machine_.detachCpuObserver(this);
 }
 
 void SystemSampler::schedule() {
@@ -66,48 +72,41 @@ void SystemSampler::schedule() {
     nextAt_ = cck * kCyclesPerCck;
 }
 
-void SystemSampler::stepStarting(const CpuStepStart& s) {
-    if (enteringIrq_) {
-        // The interrupt's frame is on the supervisor stack now: its level is served until
-        // the stack pointer is back above it.
-        irqs_.push_back({enteringIrq_, s.a7});
-        enteringIrq_ = 0;
-    }
-    startPc_ = s.pc;
-    startSr_ = s.sr;
-    startA7_ = s.a7;
-    startStopped_ = s.stopped;
+void SystemSampler::exceptionTaken(const m68k::ExceptionInfo& e) {
+    // An autovectored interrupt (every Amiga interrupt is): its level is served from here.
+    if (e.vector >= m68k::kVectorAutovector1 && e.vector < m68k::kVectorAutovector1 + 7)
+        irqs_.push_back({std::uint8_t(e.vector - m68k::kVectorAutovector1 + 1), e.frameAddress});
 }
 
-void SystemSampler::stepDone(const CpuStep& step) {
-    if (ended_) return;
+MasterClock SystemSampler::momentReached(const CpuStepStart& start, const CpuStep& step) {
+    if (ended_) return kNever;
     while (step.end > nextAt_) {
-        take(step, nextAt_);
+        take(start, step, nextAt_);
         ++index_;
         schedule();
     }
-    if (step.kind == CpuStep::Kind::Interrupt) enteringIrq_ = step.irqLevel ? step.irqLevel : 1;
+    return nextAt_;
 }
 
-void SystemSampler::take(const CpuStep& step, std::uint64_t atCycle) {
+void SystemSampler::take(const CpuStepStart& start, const CpuStep& step, std::uint64_t atCycle) {
     SystemSample s;
     s.cck = atCycle / kCyclesPerCck;
-    s.sr = startSr_;
-    // The interrupts whose frames were popped (RTE, or a stack reset by a task switch),
-    // or all of them once the CPU is back in user mode.
-    if (!(startSr_ & 0x2000)) irqs_.clear();
-    else
-        while (!irqs_.empty() && startA7_ > irqs_.back().ssp) irqs_.pop_back();
+    s.sr = start.sr;
     if (step.kind == CpuStep::Kind::Interrupt) {
-        // Entering the handler: the time is the interrupt's, and its place the handler the
-        // vector points to.
+        // Entering the handler (the entry this step made is on irqs_ already): the time is
+        // the interrupt's, and its place the handler the vector points to.
         s.flags |= sf::kIrqEntry;
         s.irqLevel = step.irqLevel ? step.irqLevel : 1;
         const auto handler = memory_->longword(std::uint32_t(step.irqVector) * 4);
         s.pc = handler ? (*handler & 0xFFFFFF) : step.pc;
     } else {
-        if (step.kind == CpuStep::Kind::Stopped || startStopped_) s.flags |= sf::kStopped;
-        s.pc = step.kind == CpuStep::Kind::Instruction ? step.pc : startPc_;
+        // The interrupts whose frames were popped (RTE, or a stack reset by a task switch),
+        // or all of them once the CPU is back in user mode.
+        if (!(start.sr & 0x2000)) irqs_.clear();
+        else
+            while (!irqs_.empty() && start.a7 > irqs_.back().ssp) irqs_.pop_back();
+        if (step.kind == CpuStep::Kind::Stopped || start.stopped) s.flags |= sf::kStopped;
+        s.pc = step.kind == CpuStep::Kind::Instruction ? step.pc : start.pc;
         if (!irqs_.empty()) s.irqLevel = irqs_.back().level;
     }
     if (options_.faultPcPlus2) {
@@ -227,10 +226,10 @@ void SystemSampler::repositioned() {
     // moments start again from here.
     pending_.clear();
     irqs_.clear();
-    enteringIrq_ = 0;
     startCck_ = machine_.now() / kCyclesPerCck;
     index_ = 0;
     schedule();
+    if (attached_) machine_.setCpuMomentObserver(this, nextAt_);
 }
 
 void SystemSampler::addStatus(json& status) const {
@@ -255,7 +254,7 @@ void SystemSampler::addSummary(json& summary) {
 void SystemSampler::captureEnded(const EndFiles& files) {
     if (ended_) return;
     ended_ = true;
-    if (machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
+    detach();
     pending_.clear();
     if (!headerWritten_) return; // no frame recorded: no file
     std::vector<std::uint8_t> out;

@@ -2,12 +2,13 @@
 
 // The system sampler ("sampler": {"hz": N} on profile.start): a statistical sampler of the
 // whole machine, taking samples at exact emulated moments from outside the guest. It adds
-// no code, no interrupt and no cycle to the guest; it watches the CPU's steps
-// (CpuStepObserver) and, at each moment it chose, records the step that holds it: the
-// instruction's PC and SR at its start, whether the CPU was stopped or entering an
-// interrupt, the interrupt level being served (measured: an interrupt entry pushes its
-// level with the supervisor stack pointer it left, and the level is served until that
-// stack pointer is popped past or the CPU is back in user mode), and ExecBase's ThisTask,
+// no code, no interrupt and no cycle to the guest. The machine tells it of the CPU step
+// that holds each moment it chose (CpuMomentObserver; the steps between cost the machine a
+// comparison) and it records that step: the instruction's PC and SR at its start, whether
+// the CPU was stopped or entering an interrupt, the interrupt level being served
+// (measured: each interrupt entry, seen by the CPU's exception hook, pushes its level with
+// the supervisor stack pointer after its frame, and the level is served until a step
+// starts with the stack pointer above it or in user mode), and ExecBase's ThisTask,
 // IDNestCnt (Disable) and TDNestCnt (Forbid) as they stand when the step is done
 // (readExecTaskFields); the task's name is read when its frame is recorded. Moment k of a capture is start + floor(k * cck-per-second / hz) colour clocks.
 //
@@ -45,18 +46,19 @@ struct SystemSamplerOptions {
 // The highest rate: one sample per raster line (PAL 15,625 Hz, NTSC 15,734 Hz).
 std::uint32_t maxSamplerHz(bool ntsc);
 
-class SystemSampler final : public CpuStepObserver, public FrameSidecar {
+class SystemSampler final : public CpuMomentObserver, public m68k::Observer, public FrameSidecar {
 public:
-    // Does not attach: the session sets it as (or fans it into) the step observer. It lets
-    // go of the slot when the capture ends and when destroyed.
+    // Attaches at once (the machine's one moment observer, and the CPU's exception hook);
+    // lets go when the capture ends and when destroyed.
     SystemSampler(Machine& machine, SystemSamplerOptions options);
     ~SystemSampler() override;
     SystemSampler(const SystemSampler&) = delete;
     SystemSampler& operator=(const SystemSampler&) = delete;
 
-    // CpuStepObserver
-    void stepStarting(const CpuStepStart& start) override;
-    void stepDone(const CpuStep& step) override;
+    // CpuMomentObserver
+    MasterClock momentReached(const CpuStepStart& start, const CpuStep& step) override;
+    // m68k::Observer: interrupt entries.
+    void exceptionTaken(const m68k::ExceptionInfo& e) override;
 
     // FrameSidecar
     void frameRecorded(const FrameStats& stats, const FrameFiles& files, nlohmann::json& record) override;
@@ -77,8 +79,9 @@ private:
         nlohmann::json json(bool shares) const;
     };
 
-    void take(const CpuStep& step, std::uint64_t atCycle);
+    void take(const CpuStepStart& start, const CpuStep& step, std::uint64_t atCycle);
     void schedule();
+    void detach();
     // Moves the samples taken before `endCck` to `out` (with the task records they need).
     std::size_t flush(std::uint64_t endCck, std::vector<std::uint8_t>& out, Counts& counts);
     std::vector<SystemSampleModule> modules(bool atEnd) const;
@@ -91,17 +94,13 @@ private:
     std::uint64_t index_ = 0;  // moments taken
     std::uint64_t nextAt_ = 0; // the next moment, in CPU cycles
 
-    // The step in progress, as it started.
-    std::uint32_t startPc_ = 0, startA7_ = 0;
-    std::uint16_t startSr_ = 0;
-    bool startStopped_ = false;
+    bool attached_ = false;
     // Interrupts being served: (level, supervisor stack pointer after its frame).
     struct Irq {
         std::uint8_t level;
         std::uint32_t ssp;
     };
     std::vector<Irq> irqs_;
-    std::uint8_t enteringIrq_ = 0; // an interrupt entry step just ended
 
     std::vector<SystemSample> pending_;
     std::map<std::uint32_t, std::string> names_; // the name last written for each task
@@ -110,35 +109,6 @@ private:
     std::uint64_t written_ = 0, skipped_ = 0;
     Counts total_;
     std::vector<SystemSampleModule> startModules_;
-};
-
-// Fans the machine's one step observer slot out to several (the precise sampler and the
-// system sampler of one capture). Attaches itself; as the capture's last sidecar it
-// detaches when the capture ends, and on destruction.
-class CpuStepFanout final : public CpuStepObserver, public FrameSidecar {
-public:
-    CpuStepFanout(Machine& machine, std::vector<CpuStepObserver*> observers)
-        : machine_(machine), observers_(std::move(observers)) {
-        machine_.setCpuStepObserver(this);
-    }
-    ~CpuStepFanout() override { detach(); }
-    CpuStepFanout(const CpuStepFanout&) = delete;
-    CpuStepFanout& operator=(const CpuStepFanout&) = delete;
-    void stepStarting(const CpuStepStart& start) override {
-        for (CpuStepObserver* o : observers_) o->stepStarting(start);
-    }
-    void stepDone(const CpuStep& step) override {
-        for (CpuStepObserver* o : observers_) o->stepDone(step);
-    }
-    void frameRecorded(const FrameStats&, const FrameFiles&, nlohmann::json&) override {}
-    void captureEnded(const EndFiles&) override { detach(); }
-
-private:
-    void detach() {
-        if (machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
-    }
-    Machine& machine_;
-    std::vector<CpuStepObserver*> observers_;
 };
 
 } // namespace copperline

@@ -53,7 +53,6 @@ void TestSystemSampler::timelineUnchangedAndExactMoments() {
     SystemSamplerOptions so;
     so.hz = 5000;
     SystemSampler sampler(sampled, so);
-    sampled.setCpuStepObserver(&sampler);
     CaptureOptions co;
     co.path = tmp.filePath("cap").toStdString();
     co.frames = 200;
@@ -69,7 +68,7 @@ void TestSystemSampler::timelineUnchangedAndExactMoments() {
         }
         capture.finish();
     }
-    QCOMPARE(sampled.cpuStepObserver(), nullptr); // let go when the capture ended
+    QCOMPARE(sampled.cpuMomentObserver(), nullptr); // let go when the capture ended
     const SystemSampleFile f = readSystemSamples(co.path + "/sampler.bin");
     QCOMPARE(f.header.hz, 5000u);
     QCOMPARE(f.header.cckPerSecond, 3546895u);
@@ -110,6 +109,11 @@ void TestSystemSampler::timelineUnchangedAndExactMoments() {
         QVERIFY(!a.taskName.empty());
     }
     QCOMPARE(idleContext, idle);
+    // The vertical blank's level-3 handler is served, and an interrupt's samples are all in
+    // supervisor mode (but for its entry, whose SR is the interrupted code's).
+    QVERIFY2(report.irq[3] > 0, tableText(report).c_str());
+    for (const SystemSample& s : f.samples)
+        if (s.irqLevel && !(s.flags & sampler_format::kIrqEntry)) QVERIFY(s.supervisor());
     QVERIFY2(report.modules.count("exec.library"), tableText(report).c_str());
     const std::string folded = foldedText(report);
     QVERIFY(folded.find(";exec.library;") != std::string::npos);

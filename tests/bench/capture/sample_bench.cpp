@@ -62,7 +62,6 @@ Result run(unsigned frames, const std::string& mode, const fs::path& dir, bool k
             SystemSamplerOptions so;
             so.hz = std::uint32_t(std::atoi(mode.c_str() + 8));
             system = std::make_unique<SystemSampler>(m, so);
-            m.setCpuStepObserver(system.get());
             context.sidecars.push_back(system.get());
         } else if (mode != "frames") {
             SamplerOptions s;
