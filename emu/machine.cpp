@@ -233,11 +233,14 @@ void Machine::stepInstruction() {
     const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
     // At an instruction boundary the opcode came from pc - 4 (m68k_types.h, Registers).
     const std::uint32_t pc = (cpu_.pc() - 4) & 0xFFFFFF;
-    if ((stepObserver_ || momentObserver_) && !muted_) [[unlikely]] {
-        const CpuStepStart start{pc, cpu_.a(5), cpu_.a(7), cpu_.sr(), cpu_.ird(),
-                                 cpu_.stopped() || cpu_.halted()};
-        momentStart_ = start;
-        if (stepObserver_) stepObserver_->stepStarting(start);
+    if (stepObserver_ && !muted_) [[unlikely]]
+        stepObserver_->stepStarting(CpuStepStart{pc, cpu_.a(5), cpu_.a(7), cpu_.sr(), cpu_.ird(),
+                                                 cpu_.stopped() || cpu_.halted()});
+    // (nextMoment_ is kNever without a moment observer: the sum never reaches it.)
+    if (t0 + CpuMomentObserver::kMomentLead >= nextMoment_ && !muted_) [[unlikely]] {
+        momentStart_ = CpuStepStart{pc, cpu_.a(5), cpu_.a(7), cpu_.sr(), cpu_.ird(),
+                                    cpu_.stopped() || cpu_.halted()};
+        momentStartAt_ = t0;
     }
     unsigned kind;
     if (cpu_.stopped() || cpu_.halted()) {
@@ -293,6 +296,8 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, 
     const MasterClock t1 = cpu_.cycles();
     const std::uint64_t denied1 = agnus_.cpuDeniedTotal();
     CpuStep step;
+    if (kind == StepIrq && momentObserver_ && !muted_) [[unlikely]]
+        momentObserver_->interruptEntered(cpu_.lastInterruptLevel(), cpu_.a(7));
     const bool moment = t1 > nextMoment_ && !muted_;
     if ((stepObserver_ || moment) && !muted_) [[unlikely]] {
         step.kind = kind == StepInstruction ? CpuStep::Kind::Instruction
@@ -312,7 +317,7 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, 
         if (stepObserver_ && !muted_) [[unlikely]]
             stepObserver_->stepDone(step);
         if (moment) [[unlikely]]
-            nextMoment_ = momentObserver_->momentReached(momentStart_, step);
+            tellMoment(step, t0);
         return;
     }
     // A frame ended inside this step: the part before its last clock belongs to it. The
@@ -331,12 +336,20 @@ void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, 
     if (moment) [[unlikely]] {
         step.boundary = boundary;
         step.waitCyclesBeforeBoundary = kCyclesPerCck * (statsBoundaryDenied_ - denied0);
-        nextMoment_ = momentObserver_->momentReached(momentStart_, step);
+        tellMoment(step, t0);
     }
     if (muted_ || frameObservers_.empty()) return;
     // A copy: an observer may detach itself when told (a capture that reached its budget).
     const std::vector<FrameObserver*> observers = frameObservers_;
     for (FrameObserver* o : observers) o->frameCompleted(done);
+}
+
+void Machine::tellMoment(const CpuStep& step, MasterClock t0) {
+    const bool known = momentStartAt_ == t0;
+    if (!known)
+        momentStart_ = CpuStepStart{step.pc, cpu_.a(5), cpu_.a(7), cpu_.sr(), cpu_.ird(),
+                                    cpu_.stopped() || cpu_.halted()};
+    nextMoment_ = momentObserver_->momentReached(momentStart_, known, step);
 }
 
 void Machine::attachFrameObserver(FrameObserver* observer) {

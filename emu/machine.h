@@ -104,12 +104,17 @@ public:
 // Told once the CPU step that holds a moment it asked for is done, with where that step
 // started and what it was: for a statistical sampler that reads the machine at exact
 // emulated times. Returns the next moment it wants (after the step's end), or kNever.
-// Until a moment comes, a step costs a comparison and keeping where it started.
+// A step costs a comparison; the machine keeps where a step started only within
+// kMomentLead cycles of the moment, so for a longer step (the CPU held off the bus that
+// long) `startKnown` is false and `start` is the CPU as the step ends. Told too of each
+// interrupt entry: its level and the supervisor stack pointer after its frame.
 class CpuMomentObserver {
 public:
     static constexpr MasterClock kNever = ~MasterClock(0);
+    static constexpr MasterClock kMomentLead = 1024;
     virtual ~CpuMomentObserver() = default;
-    virtual MasterClock momentReached(const CpuStepStart& start, const CpuStep& step) = 0;
+    virtual MasterClock momentReached(const CpuStepStart& start, bool startKnown, const CpuStep& step) = 0;
+    virtual void interruptEntered(unsigned /*level*/, std::uint32_t /*ssp*/) {}
 };
 
 // One field of the display as Denise drew it: a row per beam line, four pixels per
@@ -357,10 +362,12 @@ private:
     CpuStepObserver* stepObserver_ = nullptr;
     CpuMomentObserver* momentObserver_ = nullptr;
     MasterClock nextMoment_ = CpuMomentObserver::kNever;
-    CpuStepStart momentStart_; // where the step in progress started, for the moment observer
+    CpuStepStart momentStart_; // where a step near the next moment started
+    MasterClock momentStartAt_ = ~MasterClock(0);
     bool muted_ = false;
     void beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool partial);
     void accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, std::uint32_t pc);
+    void tellMoment(const CpuStep& step, MasterClock t0);
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;
     std::function<void(std::uint64_t)> onFrame_;

@@ -52,7 +52,6 @@ SystemSampler::SystemSampler(Machine& machine, SystemSamplerOptions options)
     startModules_ = modules(false);
     schedule();
     machine_.setCpuMomentObserver(this, nextAt_);
-    machine_.attachCpuObserver(this, m68k::kHookException);
     attached_ = true;
 }
 
@@ -62,7 +61,6 @@ void SystemSampler::detach() {
     if (!attached_) return;
     attached_ = false;
     if (machine_.cpuMomentObserver() == this) machine_.setCpuMomentObserver(nullptr, 0);
-    machine_.detachCpuObserver(this);
 }
 
 void SystemSampler::schedule() {
@@ -72,26 +70,27 @@ void SystemSampler::schedule() {
     nextAt_ = cck * kCyclesPerCck;
 }
 
-void SystemSampler::exceptionTaken(const m68k::ExceptionInfo& e) {
-    // An autovectored interrupt (every Amiga interrupt is): its level is served from here.
-    if (e.vector >= m68k::kVectorAutovector1 && e.vector < m68k::kVectorAutovector1 + 7)
-        irqs_.push_back({std::uint8_t(e.vector - m68k::kVectorAutovector1 + 1), e.frameAddress});
+void SystemSampler::interruptEntered(unsigned level, std::uint32_t ssp) {
+    // Its level is served from here until its frame is popped.
+    irqs_.push_back({std::uint8_t(level ? level : 1), ssp});
 }
 
-MasterClock SystemSampler::momentReached(const CpuStepStart& start, const CpuStep& step) {
+MasterClock SystemSampler::momentReached(const CpuStepStart& start, bool startKnown, const CpuStep& step) {
     if (ended_) return kNever;
     while (step.end > nextAt_) {
-        take(start, step, nextAt_);
+        take(start, startKnown, step, nextAt_);
         ++index_;
         schedule();
     }
     return nextAt_;
 }
 
-void SystemSampler::take(const CpuStepStart& start, const CpuStep& step, std::uint64_t atCycle) {
+void SystemSampler::take(const CpuStepStart& start, bool startKnown, const CpuStep& step,
+                         std::uint64_t atCycle) {
     SystemSample s;
     s.cck = atCycle / kCyclesPerCck;
     s.sr = start.sr;
+    if (!startKnown) s.flags |= sf::kStartAtEnd;
     if (step.kind == CpuStep::Kind::Interrupt) {
         // Entering the handler (the entry this step made is on irqs_ already): the time is
         // the interrupt's, and its place the handler the vector points to.

@@ -6,9 +6,9 @@
 // that holds each moment it chose (CpuMomentObserver; the steps between cost the machine a
 // comparison) and it records that step: the instruction's PC and SR at its start, whether
 // the CPU was stopped or entering an interrupt, the interrupt level being served
-// (measured: each interrupt entry, seen by the CPU's exception hook, pushes its level with
-// the supervisor stack pointer after its frame, and the level is served until a step
-// starts with the stack pointer above it or in user mode), and ExecBase's ThisTask,
+// (measured: the machine tells it of each interrupt entry, whose level it keeps with the
+// supervisor stack pointer after its frame, and the level is served until a step starts
+// with the stack pointer above it or in user mode), and ExecBase's ThisTask,
 // IDNestCnt (Disable) and TDNestCnt (Forbid) as they stand when the step is done
 // (readExecTaskFields); the task's name is read when its frame is recorded. Moment k of a capture is start + floor(k * cck-per-second / hz) colour clocks.
 //
@@ -46,19 +46,18 @@ struct SystemSamplerOptions {
 // The highest rate: one sample per raster line (PAL 15,625 Hz, NTSC 15,734 Hz).
 std::uint32_t maxSamplerHz(bool ntsc);
 
-class SystemSampler final : public CpuMomentObserver, public m68k::Observer, public FrameSidecar {
+class SystemSampler final : public CpuMomentObserver, public FrameSidecar {
 public:
-    // Attaches at once (the machine's one moment observer, and the CPU's exception hook);
-    // lets go when the capture ends and when destroyed.
+    // Attaches at once (the machine's one moment observer); lets go when the capture ends
+    // and when destroyed.
     SystemSampler(Machine& machine, SystemSamplerOptions options);
     ~SystemSampler() override;
     SystemSampler(const SystemSampler&) = delete;
     SystemSampler& operator=(const SystemSampler&) = delete;
 
     // CpuMomentObserver
-    MasterClock momentReached(const CpuStepStart& start, const CpuStep& step) override;
-    // m68k::Observer: interrupt entries.
-    void exceptionTaken(const m68k::ExceptionInfo& e) override;
+    MasterClock momentReached(const CpuStepStart& start, bool startKnown, const CpuStep& step) override;
+    void interruptEntered(unsigned level, std::uint32_t ssp) override;
 
     // FrameSidecar
     void frameRecorded(const FrameStats& stats, const FrameFiles& files, nlohmann::json& record) override;
@@ -79,7 +78,7 @@ private:
         nlohmann::json json(bool shares) const;
     };
 
-    void take(const CpuStepStart& start, const CpuStep& step, std::uint64_t atCycle);
+    void take(const CpuStepStart& start, bool startKnown, const CpuStep& step, std::uint64_t atCycle);
     void schedule();
     void detach();
     // Moves the samples taken before `endCck` to `out` (with the task records they need).

@@ -33,6 +33,9 @@ inline constexpr std::uint8_t kIrqEntry = 2;      // the CPU was entering an int
 inline constexpr std::uint8_t kNoExec = 4;        // ExecBase could not be read
 inline constexpr std::uint8_t kNoTask = 8;        // ThisTask missing or implausible
 inline constexpr std::uint8_t kFaultInjected = 16; // the PC was read wrong on purpose
+// The step began more than 1,024 CPU cycles before the moment (the CPU held off the bus):
+// SR and the stack pointer are the step's end's.
+inline constexpr std::uint8_t kStartAtEnd = 32;
 // Header flags.
 inline constexpr std::uint32_t kNtsc = 1;
 inline constexpr std::uint32_t kFaultPcPlus2 = 2;

@@ -5,6 +5,8 @@
 // capture, samples per frame and samples drained (written) per host second (best of 5 interleaved rounds).
 // The system sampler ("sampler": {"hz": N}) runs beside the frame records at 1 kHz and at
 // one sample per raster line (15,625 Hz), with its cost against the frame records alone too.
+// `--mode MODE FRAMES` runs one mode once and prints its speed, for callgrind's
+// instruction counts (valgrind --tool=callgrind copperline-samplebench --mode "sampler 1000" 60).
 // Then it converts the 500-frame sampled capture with profile-report's converter (the
 // debug information of PROGRAM, by default the bundled hello) and prints how long reading,
 // building the tree and writing the .cpuprofile took.
@@ -98,6 +100,12 @@ Result run(unsigned frames, const std::string& mode, const fs::path& dir, bool k
 int main(int argc, char** argv) {
     unsigned frames = 500;
     std::string program = COPPERLINE_HELLO;
+    std::string only;
+    if (argc > 2 && std::strcmp(argv[1], "--mode") == 0) {
+        only = argv[2];
+        argv += 2;
+        argc -= 2;
+    }
     if (argc > 1) frames = unsigned(std::atoi(argv[1]));
     if (argc > 2) program = argv[2];
     try {
@@ -108,6 +116,11 @@ int main(int argc, char** argv) {
         return 2;
     }
     const fs::path dir = "/dev/shm/copperline-samplebench-" + std::to_string(::getpid());
+    if (!only.empty()) {
+        const Result r = run(frames, only, dir, false);
+        std::printf("%s: %u frames, %.2fx real time\n", only.c_str(), frames, r.speed);
+        return 0;
+    }
     // The modes take turns, five rounds, and each keeps its best: a shared machine's drift
     // then falls on all of them alike.
     constexpr int kRounds = 5;
