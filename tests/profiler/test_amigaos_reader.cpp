@@ -139,6 +139,53 @@ private slots:
                                  v.add(MemoryKind::Rom, 0xFFFFF0, std::vector<std::uint8_t>(32)));
     }
 
+    // The sampler's lean read: ExecBase only when ChkBase is its complement, ThisTask
+    // plausible only when it is an even pointer to a Task's worth of RAM, the nesting
+    // counts as bytes; garbage gives nothing and never reads outside memory.
+    void execTaskFieldsOfGoodAndGarbageMemory() {
+        std::vector<std::uint8_t> ram(64 * 1024, 0);
+        const auto put32 = [&ram](std::uint32_t a, std::uint32_t v) {
+            for (int i = 0; i < 4; ++i) ram[a + i] = std::uint8_t(v >> (24 - 8 * i));
+        };
+        const std::uint32_t exec = 0x1000, task = 0x2000, name = 0x3000;
+        put32(4, exec);
+        put32(exec + 38, ~exec);
+        put32(exec + 276, task);
+        ram[exec + 294] = 0;    // IDNestCnt: one Disable()
+        ram[exec + 295] = 0xFF; // TDNestCnt: no Forbid()
+        put32(task + 10, name);
+        const char text[] = "worker";
+        std::copy(text, text + sizeof text, ram.begin() + name);
+        const auto view = [&ram] {
+            BufferMemoryView v;
+            v.add(MemoryKind::ChipRam, 0, ram);
+            return v;
+        };
+        {
+            const BufferMemoryView v = view();
+            const ExecTaskFields f = readExecTaskFields(v);
+            QCOMPARE(f.exec.value_or(0), exec);
+            QCOMPARE(f.thisTask, task);
+            QVERIFY(f.taskPlausible);
+            QCOMPARE(f.idNestCnt, std::int8_t(0));
+            QCOMPARE(f.tdNestCnt, std::int8_t(-1));
+            QCOMPARE(readTaskName(v, task), std::string("worker"));
+        }
+        put32(exec + 276, task + 1); // odd
+        QVERIFY(!readExecTaskFields(view()).taskPlausible);
+        put32(exec + 276, 0xFFFF00); // not RAM
+        QVERIFY(!readExecTaskFields(view()).taskPlausible);
+        QCOMPARE(readTaskName(view(), 0xFFFF00), std::string());
+        put32(name, 0x01020304); // unprintable
+        QCOMPARE(readTaskName(view(), task), std::string());
+        put32(exec + 38, exec); // ChkBase wrong
+        QVERIFY(!readExecTaskFields(view()).exec);
+        put32(4, 0xFFF1); // odd ExecBase
+        QVERIFY(!readExecTaskFields(view()).exec);
+        put32(4, 0xFFFFF0); // ExecBase beyond memory
+        QVERIFY(!readExecTaskFields(view()).exec);
+    }
+
     void readsAWellFormedSystem() {
         const AmigaOsSnapshot s = readImage(standardImage());
         QVERIFY2(s.problems.empty(), problemsText(s).c_str());
