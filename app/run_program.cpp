@@ -15,6 +15,7 @@
 
 #include <QCommandLineParser>
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,14 +39,56 @@ constexpr const char* kRunnerName = "CopperlineRun";
 constexpr const char* kThenName = "Run-Then";
 constexpr std::size_t kMaxThenBytes = 4095;
 
+// Whether AmigaDOS can hold the name for a file of the run disk's root (printable ASCII,
+// no space, ':', '/' or '"', which the shell's command line would split or misread).
+bool validDiskName(const std::string& n) {
+    if (n.empty() || n.size() > ofs::kMaxNameLength) return false;
+    for (unsigned char c : n)
+        if (c == ':' || c == '/' || c == '"' || c < 0x21 || c > 0x7E) return false;
+    return true;
+}
+
+// AmigaDOS compares names without regard to (ASCII) case.
+bool sameDiskName(const std::string& a, const std::string& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower((unsigned char)x) == std::tolower((unsigned char)y);
+           });
+}
+
+// The names the run disk holds besides PROG and the --run-file files.
+bool reservedDiskName(const std::string& n) {
+    return sameDiskName(n, kRunnerName) || sameDiskName(n, "S") || sameDiskName(n, kThenName);
+}
+
 // A name AmigaDOS can hold for the program on the disk.
 std::string diskName(const std::string& path) {
     std::string n = std::filesystem::path(path).filename().string();
-    bool ok = !n.empty() && n.size() <= ofs::kMaxNameLength && n != kRunnerName && n != "S" &&
-              n != kThenName;
-    for (unsigned char c : n)
-        if (c == ':' || c == '/' || c == '"' || c < 0x21 || c > 0x7E) ok = false;
-    return ok ? n : "program";
+    return validDiskName(n) && !reservedDiskName(n) ? n : "program";
+}
+
+// --run-file: each file for the disk's root under its own name, which must be one AmigaDOS
+// can hold and no other file's of the disk (`program` is PROG's name there).
+std::vector<ofs::File> readRunFiles(const std::vector<std::string>& paths, const std::string& program) {
+    std::vector<std::pair<std::string, std::string>> taken = {
+        {program, "the program (--run)"},
+        {kRunnerName, "the loader"},
+        {"S", "the directory of S/Startup-Sequence"},
+        {kThenName, "the file of the --run-then lines"}};
+    std::vector<ofs::File> files;
+    for (const std::string& path : paths) {
+        const std::string n = std::filesystem::path(path).filename().string();
+        if (!validDiskName(n))
+            throw MediaError(path + ": AmigaDOS cannot hold the name '" + n +
+                             "' (1 to " + std::to_string(ofs::kMaxNameLength) +
+                             " printable characters, no space, ':', '/' or '\"')");
+        for (const auto& [other, what] : taken)
+            if (sameDiskName(n, other))
+                throw MediaError(path + ": the name '" + n + "' is taken on the run disk by " +
+                                 what + (n == other ? "" : " ('" + other + "'; AmigaDOS ignores case)"));
+        files.push_back({n, readFileBytes(path, adf::kImageBytes)});
+        taken.emplace_back(n, "--run-file " + path);
+    }
+    return files;
 }
 
 // Exceptions that mean the program (or the system under it) has crashed, wherever the CPU
@@ -211,6 +254,14 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     std::vector<std::uint8_t> bytes;
     ofs::Volume volume;
     const std::string name = diskName(o.program);
+    std::vector<ofs::File> runFiles;
+    try {
+        runFiles = readRunFiles(o.files, name);
+    } catch (const MediaError& e) {
+        std::fprintf(stderr, "copperline: --run-file %s\n", e.what());
+        report.status = exit_status::Usage;
+        return report;
+    }
     try {
         bytes = readFileBytes(o.program, adf::kImageBytes);
         std::vector<std::string> warnings;
@@ -241,8 +292,23 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
                                  std::to_string(kMaxThenBytes));
             volume.files.push_back({kThenName, {lines.begin(), lines.end()}});
         }
+        std::size_t runFileBytes = 0;
+        for (ofs::File& f : runFiles) {
+            runFileBytes += f.data.size();
+            volume.files.push_back(std::move(f));
+        }
+        AdfImage image;
+        try {
+            image = ofs::writeVolume(volume);
+        } catch (const MediaError& e) {
+            if (o.files.empty()) throw;
+            throw MediaError(std::string(e.what()) + ": the " + std::to_string(o.files.size()) +
+                             " --run-file file(s) come to " + std::to_string(runFileBytes) +
+                             " bytes, beside " + name + "'s " + std::to_string(bytes.size()) +
+                             " and the loader's " + std::to_string(kRunnerProgramSize));
+        }
         machine.connectDrive(o.drive, true);
-        machine.insertDisk(o.drive, ofs::writeVolume(volume));
+        machine.insertDisk(o.drive, std::move(image));
     } catch (const MediaError& e) {
         std::fprintf(stderr, "copperline: --run: %s\n", e.what());
         report.status = exit_status::Usage;
@@ -486,6 +552,11 @@ void addRunOptions(QCommandLineParser& parser) {
          "(repeatable, in order; ':NAME' is a file of the run disk, PROG included). The run ends "
          "when the last has returned; the exit status stays the program's.",
          "CMD"});
+    parser.addOption(
+        {"run-file",
+         "--run: put FILE on the run disk too, in its root under its own name, so that the "
+         "program can open or LoadSeg ':NAME' (repeatable; a name taken on the disk is refused).",
+         "FILE"});
     parser.addOption({"run-verbose",
                       "--run: report where each hunk was loaded, the return code and the timing."});
     for (int n = 0; n < 4; ++n) {
@@ -568,6 +639,7 @@ int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const
     o.args = parser.value("run-args").toStdString();
     o.verbose = parser.isSet("run-verbose");
     for (const QString& line : parser.values("run-then")) o.then.push_back(line.toStdString());
+    for (const QString& file : parser.values("run-file")) o.files.push_back(file.toStdString());
     o.printSpeed = printSpeed;
     // The user's own disk boots from DF0; ours waits in DF1.
     o.drive = session.paths[0].empty() ? 0 : 1;

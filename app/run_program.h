@@ -71,6 +71,9 @@ struct RunOptions {
     // may land where the program was). The run ends when the last has returned; the exit
     // status stays the program's.
     std::vector<std::string> then;
+    // --run-file: host files put in the run disk's root under their own names (a library,
+    // data, another program), for the program to open or LoadSeg as ":NAME".
+    std::vector<std::string> files;
 };
 
 struct RunReport {
@@ -96,7 +99,7 @@ struct MediaSession {
 };
 
 // Command-line glue (Qt): adds --run, --run-args, --timeout, --load-timeout,
-// --run-verbose, --run-then, --floppy0..3 and --floppy0..3-writeback.
+// --run-verbose, --run-then, --run-file, --floppy0..3 and --floppy0..3-writeback.
 void addRunOptions(QCommandLineParser& parser);
 bool wantsRun(int argc, char** argv);
 // Loads and inserts the --floppyN images; returns a nonzero exit status on failure.

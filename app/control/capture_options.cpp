@@ -101,7 +101,7 @@ std::vector<CodeRange> codeRangeList(const json& p) {
     return out;
 }
 
-// "sampler": {"hz": N, "fault": "pc+2"} (docs/formats/sampler.md).
+// "sampler": {"hz": N, "jitter": bool, "fault": "pc+2"} (docs/formats/sampler.md).
 SystemSamplerOptions parseSystemSamplerOptions(const json& v) {
     if (!v.is_object())
         invalid("sampler: wants an object, {\"hz\": N} (N samples a second, 1 to " +
@@ -109,8 +109,8 @@ SystemSamplerOptions parseSystemSamplerOptions(const json& v) {
                 std::to_string(sampler_format::kDefaultHz) + ")");
     SystemSamplerOptions s;
     for (const auto& [key, value] : v.items())
-        if (key != "hz" && key != "fault")
-            invalid("sampler." + key + ": not an option of the sampler (it takes hz, fault)");
+        if (key != "hz" && key != "jitter" && key != "fault")
+            invalid("sampler." + key + ": not an option of the sampler (it takes hz, jitter, fault)");
     if (v.contains("hz")) {
         if (!v["hz"].is_number_integer() && !v["hz"].is_number_unsigned())
             invalid("sampler.hz: wants a whole number of samples a second");
@@ -121,6 +121,12 @@ SystemSamplerOptions parseSystemSamplerOptions(const json& v) {
                     " (one sample per raster line at most: " + std::to_string(maxSamplerHz(false)) +
                     " on PAL)");
         s.hz = std::uint32_t(hz);
+    }
+    if (v.contains("jitter")) {
+        if (!v["jitter"].is_boolean())
+            invalid("sampler.jitter: wants true (one moment at a fixed pseudo-random place in each "
+                    "period, the default) or false (at each period's end)");
+        s.jitter = v["jitter"].get<bool>();
     }
     if (v.contains("fault")) {
         if (!v["fault"].is_string() || v["fault"].get<std::string>() != "pc+2")

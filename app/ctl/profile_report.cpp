@@ -11,7 +11,11 @@
 // context, module and function: folded stacks (speedscope, flamegraph.pl, inferno), a Chrome
 // trace (Perfetto, speedscope) or a ranked table on the terminal; --program is optional
 // (it names the program's own functions, and is refused when its hunk sizes are not the
-// capture's). --contain RANGES checks the samples against profspin's kernels.
+// capture's). --from samples makes the same reports from the precise samples, weighted by
+// the colour clocks each covers (exact); without --from, sampler.bin when the capture has
+// one. --contain RANGES checks the samples against profspin's kernels; --agree checks that
+// the statistical shares of each task, context and module agree with the precise samples
+// of the same run within their binomial error.
 
 #include "app/ctl/commands.h"
 #include "emu/media/file_bytes.h"
@@ -43,28 +47,57 @@ std::string listOf(const std::vector<std::uint32_t>& v) {
     return s;
 }
 
-// The system sampler's reports and the proof's check.
+// The program a capture recorded: the system sampler's (sampler.program) or the precise
+// sampler's (sampling.relocation_bases and hunks); empty when none.
+void recordedProgram(const std::string& dir, bool precise, std::vector<std::uint32_t>& bases,
+                     std::vector<std::uint32_t>& sizes) {
+    const nlohmann::json summary = nlohmann::json::parse(std::ifstream(fs::path(dir) / "profile.json"));
+    if (!precise) {
+        const nlohmann::json& p = summary.at("sampler").value("program", nlohmann::json::object());
+        if (p.contains("relocation_bases")) bases = p["relocation_bases"].get<std::vector<std::uint32_t>>();
+        if (p.contains("hunk_sizes")) sizes = p["hunk_sizes"].get<std::vector<std::uint32_t>>();
+        return;
+    }
+    const nlohmann::json sampling = summary.value("sampling", nlohmann::json::object());
+    const auto number = [](const nlohmann::json& v) {
+        return v.is_string() ? std::uint32_t(std::stoul(v.get<std::string>(), nullptr, 0)) : v.get<std::uint32_t>();
+    };
+    for (const nlohmann::json& b : sampling.value("relocation_bases", nlohmann::json::array())) bases.push_back(number(b));
+    for (const nlohmann::json& h : sampling.value("hunks", nlohmann::json::array())) sizes.push_back(number(h.at("size")));
+}
+
+// The system sampler's reports (or the same from the precise samples), the proof's check
+// and the agreement of the two.
 int samplerReport(const std::string& dir, const std::string& program, const DebugInfoOptions& debug,
-                  std::string out, const std::string& format, const std::string& contain, bool force) {
+                  std::string out, const std::string& format, const std::string& contain, bool force,
+                  std::string from, bool agree) {
     const auto start = std::chrono::steady_clock::now();
     const fs::path bin = fs::path(dir) / "sampler.bin";
-    if (!fs::exists(bin))
+    const bool haveSampler = fs::exists(bin);
+    if (from.empty()) from = haveSampler || !contain.empty() || agree ? "sampler" : "samples";
+    if (from != "sampler" && from != "samples")
+        throw UsageError{"profile-report: --from wants sampler (sampler.bin) or samples (the precise samples), not '" +
+                         from + "'"};
+    if ((from == "sampler" || agree) && !haveSampler)
         throw UsageError{"profile-report: " + dir + " has no sampler.bin: the capture was not taken "
-                         "with \"sampler\": {\"hz\": N}"};
-    SystemSampleFile file;
+                         "with \"sampler\": {\"hz\": N}" +
+                         std::string(agree ? "" : " (--from samples reports its precise samples)")};
+    if (from == "samples" && !contain.empty())
+        throw UsageError{"profile-report: --contain checks the system sampler's samples (--from sampler)"};
+    const bool precise = from == "samples";
+    SystemSampleFile file, exact;
     try {
-        file = readSystemSamples(bin.string());
+        if (precise || agree) exact = preciseSystemSamples(dir);
+        if (!precise) file = readSystemSamples(bin.string());
+        else file = exact;
     } catch (const std::runtime_error& e) {
-        std::fprintf(stderr, "copperline-ctl: %s: %s\n", bin.c_str(), e.what());
+        std::fprintf(stderr, "copperline-ctl: %s: %s\n", precise ? dir.c_str() : bin.c_str(), e.what());
         return 1;
     }
     // The program the capture recorded, from profile.json.
     std::vector<std::uint32_t> bases, sizes;
     try {
-        const nlohmann::json summary = nlohmann::json::parse(std::ifstream(fs::path(dir) / "profile.json"));
-        const nlohmann::json& p = summary.at("sampler").value("program", nlohmann::json::object());
-        if (p.contains("relocation_bases")) bases = p["relocation_bases"].get<std::vector<std::uint32_t>>();
-        if (p.contains("hunk_sizes")) sizes = p["hunk_sizes"].get<std::vector<std::uint32_t>>();
+        recordedProgram(dir, precise, bases, sizes);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-ctl: %s: profile.json: %s\n", dir.c_str(), e.what());
         return 1;
@@ -95,6 +128,11 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
         prog.sizes = sizes;
     }
     const SystemReport report = buildSystemReport(file, prog.bases.empty() ? nullptr : &prog);
+    if (agree) {
+        const AgreementResult a = checkAgreement(report, buildSystemReport(exact, prog.bases.empty() ? nullptr : &prog));
+        std::fputs(a.text.c_str(), stdout);
+        return a.pass() ? 0 : 1;
+    }
     if (!contain.empty()) {
         if (!hunks) throw UsageError{"profile-report: --contain needs --program PROG (the kernels' code)"};
         std::ifstream in(contain);
@@ -127,14 +165,19 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
         }
         return 0;
     }
-    if (out.empty()) out = (fs::path(dir) / (format == "folded" ? "sampler.folded" : "sampler.trace.json")).string();
+    if (out.empty())
+        out = (fs::path(dir) / (std::string(precise ? "samples" : "sampler") +
+                                (format == "folded" ? ".folded" : ".trace.json")))
+                  .string();
     if (!force) refuseToReplace(out, "--force");
     const std::string text = format == "folded" ? foldedText(report) : traceJson(report).dump() + "\n";
     writeFileBytes(out, {text.begin(), text.end()});
-    std::printf("%s: %zu sample(s) at %u Hz, idle %.2f%%, disabled %.2f%%: wrote %s in %.2f s\n", dir.c_str(),
-                report.samples.size(), report.header.hz,
-                report.samples.empty() ? 0.0 : 100.0 * double(report.idle) / double(report.samples.size()),
-                report.samples.empty() ? 0.0 : 100.0 * double(report.disabled) / double(report.samples.size()),
+    const std::string rate = precise ? std::string("precise, weighted by colour clocks")
+                                     : "at " + std::to_string(report.header.hz) + " Hz";
+    std::printf("%s: %zu sample(s) %s, idle %.2f%%, disabled %.2f%%: wrote %s in %.2f s\n", dir.c_str(),
+                report.samples.size(), rate.c_str(),
+                report.total ? 100.0 * double(report.idle) / double(report.total) : 0.0,
+                report.total ? 100.0 * double(report.disabled) / double(report.total) : 0.0,
                 out.c_str(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return 0;
 }
@@ -142,9 +185,9 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
 } // namespace
 
 int profileReport(int argc, char** argv) {
-    std::string dir, program, out, format = "chrome", contain;
+    std::string dir, program, out, format = "chrome", contain, from;
     DebugInfoOptions debug;
-    bool perFrame = false, force = false;
+    bool perFrame = false, force = false, agree = false;
     for (int i = 0; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
@@ -167,6 +210,10 @@ int profileReport(int argc, char** argv) {
             force = true;
         else if (arg == "--contain")
             contain = value();
+        else if (arg == "--from")
+            from = value();
+        else if (arg == "--agree")
+            agree = true;
         else if (!arg.empty() && arg[0] == '-')
             throw UsageError{"profile-report: unknown option " + arg};
         else if (dir.empty())
@@ -175,10 +222,11 @@ int profileReport(int argc, char** argv) {
             throw UsageError{"profile-report: more than one capture folder given"};
     }
     if (dir.empty()) throw UsageError{"profile-report: no capture folder given"};
-    if (format == "folded" || format == "trace" || format == "table" || !contain.empty()) {
+    if (format == "folded" || format == "trace" || format == "table" || !contain.empty() || agree) {
         if (perFrame) throw UsageError{"profile-report: --per-frame writes .cpuprofile files"};
-        return samplerReport(dir, program, debug, out, format, contain, force);
+        return samplerReport(dir, program, debug, out, format, contain, force, from, agree);
     }
+    if (!from.empty()) throw UsageError{"profile-report: --from goes with --format folded, trace or table"};
     if (program.empty())
         throw UsageError{"profile-report: --program PROG names the executable that was profiled"};
     if (format != "chrome" && format != "bartman" && format != "lcov")

@@ -2,11 +2,15 @@
 
 #include "emu/cpu/disasm/disasm.h"
 #include "profiler/amigaos/lvo_names.h"
+#include "profiler/capture/capture_reader.h"
+#include "profiler/sampling/sample_reader.h"
 #include "profiler/debuginfo/debug_info.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -36,11 +40,19 @@ std::string context(const SystemSample& s) {
 
 // The modules as the report names them: those written at the capture's end first (a
 // library loaded during the capture is there), then those of its start that the end no
-// longer has (expunged). Libraries and devices in RAM come before the resident modules
-// and ROM libraries, so a module loaded from disk wins over the ROM's ranges.
+// longer has (expunged). A library or device in RAM claims the hull of its jump table's
+// functions (one loaded from disk is one block of code); one whose hull is wider than
+// 256 KB (its vectors patched to far places) claims its functions' extents alone. In ROM,
+// the resident module whose RomTag..EndSkip holds the address names it, else the ROM
+// function (a jump-table target up to where its code was measured to end) that holds it.
 struct Modules {
-    std::vector<const SystemSampleModule*> ram, romResidents, romLibraries;
-    std::vector<std::pair<std::uint32_t, const SystemSampleModule*>> romTargets; // LVO targets in ROM
+    struct Function {
+        std::uint32_t start, end;
+        int lvo;
+        const SystemSampleModule* module;
+    };
+    std::vector<const SystemSampleModule*> ram, romResidents;
+    std::vector<Function> romFunctions; // sorted by start
 
     explicit Modules(const SystemSampleFile& f) {
         std::set<std::pair<std::string, std::uint32_t>> seen;
@@ -48,54 +60,75 @@ struct Modules {
             for (const SystemSampleModule& m : f.modules) {
                 if (m.atEnd != (pass == 0)) continue;
                 if (!seen.insert({m.name, m.base}).second) continue;
+                if (m.kind == sf::ModuleKind::Resident) {
+                    if (inRom(m.start)) romResidents.push_back(&m);
+                    else ram.push_back(&m);
+                    continue;
+                }
                 if (!inRom(m.start)) ram.push_back(&m);
-                else if (m.kind == sf::ModuleKind::Resident) romResidents.push_back(&m);
-                else romLibraries.push_back(&m);
-                if (m.kind != sf::ModuleKind::Resident)
-                    for (const auto& [lvo, target] : m.lvos)
-                        if (inRom(target)) romTargets.emplace_back(target, &m);
+                for (std::size_t i = 0; i < m.lvos.size(); ++i)
+                    if (inRom(m.lvos[i].second))
+                        romFunctions.push_back({m.lvos[i].second, functionEnd(m, i), m.lvos[i].first, &m});
             }
-        std::sort(romTargets.begin(), romTargets.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::sort(romFunctions.begin(), romFunctions.end(),
+                  [](const Function& a, const Function& b) { return a.start < b.start; });
     }
 
-    // The LVO function of `m` at or below `a` within m's own targets.
-    static std::string lvoFunction(const SystemSampleModule& m, std::uint32_t a) {
+    // Where the function of m's entry i ends: measured, or (a version 1 file) its target's
+    // first word only.
+    static std::uint32_t functionEnd(const SystemSampleModule& m, std::size_t i) {
+        return i < m.lvoEnds.size() ? m.lvoEnds[i] : m.lvos[i].second + 2;
+    }
+
+    // The LVO of `m` whose function holds `a` (the nearest target at or below it), or 0.
+    static int lvoHolding(const SystemSampleModule& m, std::uint32_t a) {
         int best = 0;
         std::uint32_t at = 0;
-        for (const auto& [lvo, target] : m.lvos)
-            if (target <= a && (target > at || !best)) {
-                at = target;
-                best = lvo;
+        for (std::size_t i = 0; i < m.lvos.size(); ++i) {
+            const std::uint32_t t = m.lvos[i].second;
+            if (t <= a && a < functionEnd(m, i) && (t > at || !best)) {
+                at = t;
+                best = m.lvos[i].first;
             }
-        if (!best) return {};
-        return std::string(lvoName(m.name, best));
+        }
+        return best;
+    }
+
+    static std::string lvoText(const SystemSampleModule& m, int lvo) {
+        return lvo ? std::string(lvoName(m.name, lvo)) : std::string();
+    }
+
+    // The ROM function holding `a`, or nullptr.
+    const Function* romFunction(std::uint32_t a) const {
+        auto it = std::upper_bound(romFunctions.begin(), romFunctions.end(), a,
+                                   [](std::uint32_t v, const Function& fn) { return v < fn.start; });
+        for (int n = 0; it != romFunctions.begin() && n < 256; ++n) {
+            --it;
+            if (a < it->end) return &*it;
+        }
+        return nullptr;
     }
 
     // (module, function) of an address outside the program.
     std::pair<std::string, std::string> name(std::uint32_t a) const {
-        for (const SystemSampleModule* m : ram)
-            if (a >= m->start && a < m->end) return {m->name, lvoFunction(*m, a)};
-        // In ROM: the resident module whose RomTag..EndSkip holds it, then the function by
-        // the ROM's jump-table targets inside that module.
+        for (const SystemSampleModule* m : ram) {
+            if (a < m->start || a >= m->end) continue;
+            const int lvo = lvoHolding(*m, a);
+            if (m->kind == sf::ModuleKind::Resident || m->end - m->start <= 0x40000 || lvo)
+                return {m->name, lvoText(*m, lvo)};
+        }
+        const Function* fn = romFunction(a);
         for (const SystemSampleModule* r : romResidents)
             if (a >= r->start && a < r->end) {
-                std::string fn;
-                auto it = std::upper_bound(romTargets.begin(), romTargets.end(), a,
-                                           [](std::uint32_t v, const auto& t) { return v < t.first; });
-                if (it != romTargets.begin()) {
-                    --it;
+                std::string text;
+                if (fn) {
                     // A function of another library this module holds says whose it is.
-                    const SystemSampleModule& owner = *it->second;
-                    if (it->first >= r->start) {
-                        fn = lvoFunction(owner, a);
-                        if (owner.name != r->name) fn = shortName(owner) + "/" + fn;
-                    }
+                    text = lvoText(*fn->module, fn->lvo);
+                    if (fn->module->name != r->name) text = shortName(*fn->module) + "/" + text;
                 }
-                return {r->name, fn};
+                return {r->name, text};
             }
-        for (const SystemSampleModule* m : romLibraries)
-            if (a >= m->start && a < m->end) return {m->name, lvoFunction(*m, a)};
+        if (fn) return {fn->module->name, lvoText(*fn->module, fn->lvo)};
         if (inRom(a)) return {"[Kickstart]", {}};
         return {"unknown", {}};
     }
@@ -108,6 +141,7 @@ struct Modules {
 SystemReport buildSystemReport(const SystemSampleFile& f, const SystemReportProgram* program) {
     SystemReport r;
     r.header = f.header;
+    r.precise = !f.weights.empty();
     const Modules modules(f);
     r.samples.reserve(f.samples.size());
     for (std::size_t i = 0; i < f.samples.size(); ++i) {
@@ -136,17 +170,138 @@ SystemReport buildSystemReport(const SystemSampleFile& f, const SystemReportProg
                 break;
             }
         if (!named) std::tie(a.module, a.function) = modules.name(s.pc);
-        if (s.idle()) ++r.idle;
-        if (s.disabled()) ++r.disabled;
-        if (s.forbidden()) ++r.forbidden;
-        if (s.stopped()) ++r.stopped;
-        ++r.irq[s.irqLevel & 7];
+        const std::uint64_t w = f.weight(i);
+        a.weight = w;
+        r.total += w;
+        if (s.idle()) r.idle += w;
+        if (s.disabled()) r.disabled += w;
+        if (s.forbidden()) r.forbidden += w;
+        if (s.stopped()) r.stopped += w;
+        r.irq[s.irqLevel & 7] += w;
         const std::string fn = a.function.empty() ? a.module : a.function;
-        ++r.stacks[clean(a.taskName) + ";" + clean(a.context) + ";" + clean(a.module) + ";" + clean(fn)];
-        ++r.modules[a.module];
-        ++r.functions[a.module + (a.function.empty() ? "" : " " + a.function)];
+        r.stacks[clean(a.taskName) + ";" + clean(a.context) + ";" + clean(a.module) + ";" + clean(fn)] += w;
+        r.modules[a.module] += w;
+        r.functions[a.module + (a.function.empty() ? "" : " " + a.function)] += w;
+        r.tasks[a.taskName] += w;
+        r.contexts[a.context] += w;
         r.samples.push_back(std::move(a));
     }
+    return r;
+}
+
+SystemSampleFile preciseSystemSamples(const std::string& dir) {
+    namespace fs = std::filesystem;
+    namespace pf = samples_format;
+    const auto bad = [&](const std::string& what) { throw std::runtime_error(dir + ": " + what); };
+    const CaptureFiles capture = readCapture(dir);
+    SystemSampleFile out;
+    const fs::path modules = fs::path(dir) / pf::kModulesFile;
+    if (fs::exists(modules)) {
+        SystemSampleFile m = readSystemSamples(modules.string());
+        if (!(m.header.flags & sf::kModulesOnly)) bad(std::string(pf::kModulesFile) + " is not a stream of modules");
+        out.header = m.header;
+        out.modules = std::move(m.modules);
+    }
+    out.header.hz = 0;
+    if (!out.header.cckPerSecond)
+        out.header.cckPerSecond = std::uint32_t(
+            capture.summary.is_object() ? capture.summary.value("machine", json::object()).value("cck_hz", 3546895.0)
+                                        : 3546895.0);
+    const bool registers = capture.summary.is_object() &&
+                           capture.summary.value("sampling", json::object()).value("registers", false);
+    std::map<std::string, std::uint32_t> indexOf;
+    bool any = false;
+    for (const json& r : capture.frames) {
+        if (!r.contains("samples")) continue;
+        const std::string where = "profile.jsonl frame " + std::to_string(r.value("frame", 0ull));
+        if (!r["samples"].is_string() || !r.contains("samples_meta") || !r["samples_meta"].is_string())
+            bad(where + ": malformed samples fields");
+        const std::string bin = r["samples"].get<std::string>(), meta = r["samples_meta"].get<std::string>();
+        for (const std::string& n : {bin, meta})
+            if (n.find('/') != std::string::npos || n.empty() || n[0] == '.')
+                bad(where + ": '" + n + "' is not a file of the capture folder");
+        // The frame's task names.
+        std::map<std::uint32_t, std::uint32_t> nameOf;
+        if (r.contains("samples_tasks")) {
+            const json& tasks = r["samples_tasks"];
+            if (!tasks.is_array()) bad(where + ": samples_tasks is not an array");
+            for (const json& t : tasks) {
+                if (!t.is_object() || !t.contains("task") || !t["task"].is_number_unsigned() || !t.contains("name") ||
+                    !t["name"].is_string())
+                    bad(where + ": samples_tasks holds " + t.dump() + ", not {\"task\": N, \"name\": \"...\"}");
+                const std::string name = t["name"].get<std::string>();
+                auto [it, fresh] = indexOf.emplace(name, std::uint32_t(out.names.size()));
+                if (fresh) out.names.push_back(name);
+                nameOf[t["task"].get<std::uint32_t>()] = it->second;
+            }
+        }
+        std::uint64_t cck = r.value("samples_from_cck", r.value("first_cck", std::uint64_t(0)));
+        forEachSampleIn((fs::path(dir) / bin).string(), (fs::path(dir) / meta).string(), registers,
+                        [&](const SampleView& v) {
+                            const SampleMeta& m = v.meta;
+                            if (!(m.context & pf::kContextKnown))
+                                bad(bin + ": its samples have no context (a .meta of version 1, from an "
+                                          "earlier Copperline): capture again for the system report");
+                            SystemSample x;
+                            x.cck = cck;
+                            x.pc = m.pc & 0xFFFFFF;
+                            x.sr = std::uint16_t(m.context & pf::kContextSrMask);
+                            x.irqLevel = std::uint8_t(m.context >> pf::kContextLevelShift & 7);
+                            if (v.isStopped()) x.flags |= sf::kStopped;
+                            if (v.isIrq()) x.flags |= sf::kIrqEntry;
+                            if (m.context & pf::kContextNoExec) x.flags |= sf::kNoExec;
+                            if (m.context & pf::kContextNoTask) x.flags |= sf::kNoTask;
+                            x.idNestCnt = (m.context & pf::kContextDisabled) ? 0 : -1;
+                            x.tdNestCnt = (m.context & pf::kContextForbidden) ? 0 : -1;
+                            x.task = m.task;
+                            const auto n = nameOf.find(m.task);
+                            out.sampleName.push_back(n == nameOf.end() ? std::numeric_limits<std::uint32_t>::max()
+                                                                       : n->second);
+                            out.samples.push_back(x);
+                            out.weights.push_back(m.totalCck);
+                            cck += m.totalCck;
+                        });
+        any = true;
+    }
+    if (!any) bad("no frame record of profile.jsonl has precise samples (\"samples\": true)");
+    if (out.samples.empty()) bad("its precise samples are empty");
+    return out;
+}
+
+AgreementResult checkAgreement(const SystemReport& st, const SystemReport& ex, double sigmas) {
+    AgreementResult r;
+    std::ostringstream o;
+    const double n = double(st.total);
+    char b[320];
+    std::snprintf(b, sizeof b, "%llu samples against %llu exact colour clocks; each share within %.0f sigma + 1/n\n",
+                  static_cast<unsigned long long>(st.total), static_cast<unsigned long long>(ex.total), sigmas);
+    o << b;
+    const auto level = [&](const char* what, const std::map<std::string, std::uint64_t>& a,
+                           const std::map<std::string, std::uint64_t>& e) {
+        std::set<std::string> keys;
+        for (const auto& [k, v] : a) keys.insert(k);
+        for (const auto& [k, v] : e) keys.insert(k);
+        for (const std::string& k : keys) {
+            const auto ia = a.find(k);
+            const auto ie = e.find(k);
+            const double ps = n > 0 && ia != a.end() ? double(ia->second) / n : 0.0;
+            const double pe = ex.total && ie != e.end() ? double(ie->second) / double(ex.total) : 0.0;
+            const double sigma = n > 0 ? std::sqrt(pe * (1 - pe) / n) : 1.0;
+            const double allowed = sigmas * sigma + (n > 0 ? 1.0 / n : 1.0);
+            const bool ok = std::fabs(ps - pe) <= allowed;
+            ++r.compared;
+            if (!ok) ++r.failures;
+            std::snprintf(b, sizeof b, "%s %s: sampled %.3f%%, exact %.3f%%, allowed +-%.3f%%: %s\n", what, k.c_str(),
+                          100 * ps, 100 * pe, 100 * allowed, ok ? "agrees" : "DISAGREES");
+            o << b;
+        }
+    };
+    level("task", st.tasks, ex.tasks);
+    level("context", st.contexts, ex.contexts);
+    level("module", st.modules, ex.modules);
+    o << "agreement with the precise samples: " << r.failures << " outside " << sigmas << " sigma, "
+      << (r.pass() ? "PASS" : "FAIL") << "\n";
+    r.text = o.str();
     return r;
 }
 
@@ -159,7 +314,7 @@ std::string foldedText(const SystemReport& r) {
 json traceJson(const SystemReport& r) {
     json events = json::array();
     const double usPerCck = 1e6 / double(r.header.cckPerSecond);
-    const double period = double(r.header.cckPerSecond) / double(r.header.hz);
+    const double period = r.header.hz ? double(r.header.cckPerSecond) / double(r.header.hz) : 0.0;
     std::map<std::string, int> tids;
     const auto tid = [&](const std::string& task) {
         auto [it, fresh] = tids.emplace(task, int(tids.size()) + 1);
@@ -179,7 +334,8 @@ json traceJson(const SystemReport& r) {
                r.samples[j].context == a.context && r.samples[j].cck >= r.samples[j - 1].cck)
             ++j;
         const double start = double(a.cck) * usPerCck;
-        const double end = (double(r.samples[j - 1].cck) + period) * usPerCck;
+        const AttributedSample& last = r.samples[j - 1];
+        const double end = (double(last.cck) + (r.precise ? double(last.weight) : period)) * usPerCck;
         events.push_back({{"ph", "X"},
                           {"name", a.function.empty() ? a.module : a.function},
                           {"cat", a.module},
@@ -188,6 +344,11 @@ json traceJson(const SystemReport& r) {
                           {"ts", start},
                           {"dur", end - start},
                           {"args", {{"module", a.module}, {"context", a.context}, {"samples", j - i}}}});
+        if (r.precise) {
+            std::uint64_t cck = 0;
+            for (std::size_t k = i; k < j; ++k) cck += r.samples[k].weight;
+            events.back()["args"]["cck"] = cck;
+        }
         i = j;
     }
     return json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
@@ -195,15 +356,20 @@ json traceJson(const SystemReport& r) {
 
 std::string tableText(const SystemReport& r, unsigned top) {
     std::ostringstream o;
-    const double n = double(std::max<std::size_t>(r.samples.size(), 1));
+    const double n = double(std::max<std::uint64_t>(r.total, 1));
     const auto pct = [n](std::uint64_t k) {
         char b[16];
         std::snprintf(b, sizeof b, "%6.2f%%", 100.0 * double(k) / n);
         return std::string(b);
     };
-    o << r.samples.size() << " samples at " << r.header.hz << " Hz";
+    if (r.precise)
+        o << r.samples.size() << " precise samples, " << r.total << " colour clocks (exact: shares of time)";
+    else
+        o << r.samples.size() << " samples at " << r.header.hz << " Hz";
     if (!r.samples.empty()) {
-        const double span = double(r.samples.back().cck - r.samples.front().cck) / r.header.cckPerSecond;
+        const double span =
+            double(r.samples.back().cck + (r.precise ? r.samples.back().weight : 0) - r.samples.front().cck) /
+            r.header.cckPerSecond;
         char b[64];
         std::snprintf(b, sizeof b, " over %.2f emulated s", span);
         o << b;
@@ -223,6 +389,8 @@ std::string tableText(const SystemReport& r, unsigned top) {
         for (std::size_t i = 0; i < v.size() && i < top; ++i)
             o << pct(v[i].first) << " " << std::to_string(v[i].first) << "  " << v[i].second << "\n";
     };
+    ranked(r.tasks, "tasks");
+    ranked(r.contexts, "contexts");
     ranked(r.modules, "modules");
     ranked(r.functions, "functions");
     return o.str();

@@ -32,6 +32,7 @@ struct SystemReportProgram {
 // One sample, attributed.
 struct AttributedSample {
     std::uint64_t cck = 0;
+    std::uint64_t weight = 1; // colour clocks, for a sample made from precise samples
     std::uint32_t pc = 0;
     std::uint32_t task = 0;
     std::string taskName, context, module, function;
@@ -40,8 +41,13 @@ struct AttributedSample {
 struct SystemReport {
     SystemSamplesHeader header;
     std::vector<AttributedSample> samples;
+    // Every count is a sum of weights: samples, or colour clocks when `precise`.
+    bool precise = false;
+    std::uint64_t total = 0;
     std::uint64_t idle = 0, disabled = 0, forbidden = 0, stopped = 0;
     std::uint64_t irq[8] = {};
+    // By task name and by context.
+    std::map<std::string, std::uint64_t> tasks, contexts;
     // Samples by "task;context;module;function", by module and by "module/function".
     std::map<std::string, std::uint64_t> stacks, modules, functions;
 };
@@ -50,6 +56,24 @@ struct SystemReport {
 // by the capture's relocation bases when given). ROM addresses outside every module are
 // "[Kickstart]"; anything else no module claims is "unknown".
 SystemReport buildSystemReport(const SystemSampleFile& file, const SystemReportProgram* program);
+
+// A capture's precise samples (their .meta rows' context, version 2; the frames' task
+// names, system-modules.bin) as system samples, each weighted by the colour clocks it
+// covers: the same reports, exact rather than statistical. Throws std::runtime_error when
+// the capture has no precise samples, when they predate the context (version 1 rows), or
+// when a file is malformed.
+SystemSampleFile preciseSystemSamples(const std::string& dir);
+
+// Whether the statistical report's shares of each task, context and module agree with the
+// exact ones of the same run: each within `sigmas` binomial standard errors of the exact
+// share p for n samples (sqrt(p (1 - p) / n)), plus 1/n. Prints a line per share and
+// "agreement with the precise samples: N outside Ksigma, PASS|FAIL".
+struct AgreementResult {
+    std::uint64_t failures = 0, compared = 0;
+    std::string text;
+    bool pass() const { return failures == 0 && compared > 0; }
+};
+AgreementResult checkAgreement(const SystemReport& statistical, const SystemReport& exact, double sigmas = 4.0);
 
 std::string foldedText(const SystemReport& report);
 nlohmann::json traceJson(const SystemReport& report);

@@ -34,12 +34,16 @@ std::size_t forEachSample(std::span<const std::uint8_t> stream, std::span<const 
     const std::string metaName = name + " (.meta)";
     if (meta.size() < 12) bad(metaName, "truncated: " + std::to_string(meta.size()) + " bytes, the header alone is 12");
     if (std::memcmp(meta.data(), sf::kMetaMagic, 4) != 0) bad(metaName, "not a sample .meta file (no CLSM magic)");
-    if (const std::uint32_t v = le32(meta, 4); v != sf::kMetaVersion)
-        bad(metaName, "version " + std::to_string(v) + " is not supported (this reader knows version 1)");
+    const std::uint32_t version = le32(meta, 4);
+    if (version != 1 && version != sf::kMetaVersion)
+        bad(metaName, "version " + std::to_string(version) + " is not supported (this reader knows versions 1 and 2)");
+    // Version 1 rows are the first five words of version 2's, without the context.
+    const std::size_t rowBytes = 4 * (version == 1 ? sf::kMetaRowWords1 : sf::kMetaRowWords);
     const std::uint32_t rows = le32(meta, 8);
-    if ((meta.size() - 12) % 20 != 0 || (meta.size() - 12) / 20 != rows)
+    if ((meta.size() - 12) % rowBytes != 0 || (meta.size() - 12) / rowBytes != rows)
         bad(metaName, "says " + std::to_string(rows) + " rows but holds " + std::to_string(meta.size() - 12) +
-                          " bytes of rows (20 each)");
+                          " bytes of rows (" + std::to_string(rowBytes) + " each in version " +
+                          std::to_string(version) + ")");
     if (stream.size() % 4) bad(name, "its size (" + std::to_string(stream.size()) + " bytes) is not a multiple of 4");
 
     const std::size_t words = stream.size() / 4;
@@ -64,8 +68,17 @@ std::size_t forEachSample(std::span<const std::uint8_t> stream, std::span<const 
             w += sf::kRegisterWords;
         }
         if (row >= rows) bad(name, "holds more records than its .meta's " + std::to_string(rows) + " rows");
-        const std::size_t at = 12 + 20 * row;
-        const SampleMeta m{le32(meta, at), le32(meta, at + 4), le32(meta, at + 8), le32(meta, at + 12), le32(meta, at + 16)};
+        const std::size_t at = 12 + rowBytes * row;
+        SampleMeta m{le32(meta, at), le32(meta, at + 4), le32(meta, at + 8), le32(meta, at + 12), le32(meta, at + 16)};
+        if (version >= 2) {
+            m.pc = le32(meta, at + 20);
+            m.task = le32(meta, at + 24);
+            m.context = le32(meta, at + 28);
+            if (m.context & ~(sf::kContextSrMask | 7u << sf::kContextLevelShift | sf::kContextDisabled |
+                              sf::kContextForbidden | sf::kContextNoExec | sf::kContextNoTask | sf::kContextKnown))
+                bad(metaName, "row " + std::to_string(row) + ": context word " + std::to_string(m.context) +
+                                  " has bits no version 2 row sets");
+        }
         const SampleView view{stack, m, regs};
         if (m.totalCck != cck)
             bad(name, "record " + std::to_string(row) + " costs " + std::to_string(cck) + " CCK but its .meta row says " +

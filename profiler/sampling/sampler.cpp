@@ -1,6 +1,8 @@
 #include "profiler/sampling/sampler.h"
 
 #include "emu/hex.h"
+#include "emu/chipset/frame_stats.h"
+#include "profiler/amigaos/amigaos.h"
 #include "profiler/amigaos/memory_view.h"
 
 #include <algorithm>
@@ -52,6 +54,7 @@ void Sampler::Batch::clear() {
     open = false;
     lastCostWord = 0;
     lastGrowable = false;
+    tasks.clear();
 }
 
 Sampler::Sampler(Machine& machine, SamplerOptions options)
@@ -60,13 +63,20 @@ Sampler::Sampler(Machine& machine, SamplerOptions options)
     memory_ = std::make_unique<MachineMemoryView>(machine_);
     longs_ = std::make_unique<MachineLongs>(machine_, *memory_);
     stack_.reserve(Unwinder::kMaxDepth + 1);
+    startModules_ = readSystemModules(*memory_, false);
     machine_.setCpuStepObserver(this);
     attached_ = true;
 }
 
 Sampler::~Sampler() { detach(); }
 
-void Sampler::captureEnded(const EndFiles&) { detach(); }
+void Sampler::captureEnded(const EndFiles& files) {
+    detach();
+    if (!modulesWritten_) return; // no frame recorded
+    std::vector<std::uint8_t> out;
+    for (const SystemSampleModule& m : readSystemModules(*memory_, true)) appendModuleRecord(out, m);
+    files.append(sf::kModulesFile, {std::span<const std::uint8_t>(out)});
+}
 
 void Sampler::detach() {
     if (attached_ && machine_.cpuStepObserver() == this) machine_.setCpuStepObserver(nullptr);
@@ -76,6 +86,14 @@ void Sampler::detach() {
 void Sampler::stepStarting(const CpuStepStart& r) {
     if (options_.registers) startRegs_ = machine_.cpu().registers(); // only the registers option writes them
     startStopped_ = r.stopped;
+    if (enteredLevel_) {
+        // The interrupt entry before this step: its frame is on the supervisor stack.
+        irqs_.entered(enteredLevel_, r.a7);
+        enteredLevel_ = 0;
+    }
+    irqs_.stepStarts(r.sr, r.a7);
+    startSr_ = r.sr;
+    startPc_ = r.pc;
     if (startStopped_) return; // a STOP stretch keeps the STOP instruction's stack
     stack_.clear();
     const std::uint32_t pc = r.pc;
@@ -165,7 +183,9 @@ void Sampler::push(const std::vector<std::uint32_t>& stack, std::uint32_t cck, s
         for (unsigned i = 0; i < 8; ++i) b.stream.push_back(r.a[i]);
         b.stream.push_back(r.sr);
     }
-    b.meta.push_back(SampleMeta{cck, cck - waitCck, waitCck, level, vector});
+    b.meta.push_back(SampleMeta{cck, cck - waitCck, waitCck, level, vector, rowPc_, rowTask_, rowContext_});
+    if (b.tasks.empty() || b.tasks.back() != rowTask_)
+        if (std::find(b.tasks.begin(), b.tasks.end(), rowTask_) == b.tasks.end()) b.tasks.push_back(rowTask_);
     b.cck += cck;
     b.lastGrowable = growable;
 }
@@ -205,8 +225,38 @@ void Sampler::addPart(const CpuStep& step, std::uint64_t start, std::uint64_t en
     } while (cck > 0);
 }
 
+void Sampler::readContext(const CpuStep& step) {
+    std::uint32_t level = irqs_.served();
+    switch (step.kind) {
+    case CpuStep::Kind::Instruction: rowPc_ = step.pc; break;
+    case CpuStep::Kind::Interrupt: {
+        // Entering the handler: the interrupt's time, placed at the handler the vector
+        // points to (as the system sampler places it).
+        level = step.irqLevel ? step.irqLevel & 7 : 1;
+        enteredLevel_ = level;
+        const auto handler = memory_->longword(std::uint32_t(step.irqVector) * 4);
+        rowPc_ = handler ? (*handler & 0xFFFFFF) : step.pc;
+        break;
+    }
+    case CpuStep::Kind::Stopped: rowPc_ = startPc_; break;
+    }
+    std::uint32_t c = sf::kContextKnown | startSr_ | level << sf::kContextLevelShift;
+    const ExecTaskFields exec = readExecTaskFields(*memory_);
+    rowTask_ = 0;
+    if (!exec.exec) {
+        c |= sf::kContextNoExec | sf::kContextNoTask;
+    } else {
+        if (exec.idNestCnt >= 0) c |= sf::kContextDisabled;
+        if (exec.tdNestCnt >= 0) c |= sf::kContextForbidden;
+        if (exec.taskPlausible) rowTask_ = exec.thisTask;
+        else c |= sf::kContextNoTask;
+    }
+    rowContext_ = c;
+}
+
 void Sampler::stepDone(const CpuStep& step) {
     if (step.kind == CpuStep::Kind::Stopped && stack_.empty()) stack_.push_back(step.pc);
+    readContext(step);
     if (step.boundary == 0) {
         addPart(step, step.start, step.end, step.waitCycles);
         return;
@@ -242,14 +292,15 @@ void Sampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, js
     std::vector<std::uint32_t> header = {0, sf::kMetaVersion, std::uint32_t(closed_.meta.size())};
     std::memcpy(&header[0], sf::kMetaMagic, 4);
     if constexpr (std::endian::native == std::endian::big) header[0] = __builtin_bswap32(header[0]);
-    // The rows are SampleMeta as it lies in memory: five u32 each, no padding.
+    // The rows are SampleMeta as it lies in memory: eight u32 each, no padding.
     std::span<const std::uint8_t> rowBytes(reinterpret_cast<const std::uint8_t*>(closed_.meta.data()),
                                            closed_.meta.size() * sizeof(SampleMeta));
     std::vector<std::uint32_t> rows;
     if constexpr (std::endian::native == std::endian::big) {
-        rows.reserve(closed_.meta.size() * 5);
+        rows.reserve(closed_.meta.size() * sf::kMetaRowWords);
         for (const SampleMeta& m : closed_.meta)
-            for (const std::uint32_t v : {m.totalCck, m.instructionCck, m.waitCck, m.irqLevel, m.irqVector})
+            for (const std::uint32_t v :
+                 {m.totalCck, m.instructionCck, m.waitCck, m.irqLevel, m.irqVector, m.pc, m.task, m.context})
                 rows.push_back(__builtin_bswap32(v));
         rowBytes = {reinterpret_cast<const std::uint8_t*>(rows.data()), rows.size() * 4};
     }
@@ -268,6 +319,21 @@ void Sampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, js
     record["samples_cck"] = cck;
     if (from != stats.firstCck) record["samples_from_cck"] = from;
     record["samples_dropped"] = dropped_;
+    // The tasks the frame's samples ran, with their names as they stand now.
+    json tasks = json::array();
+    for (const std::uint32_t t : closed_.tasks)
+        if (t) tasks.push_back(json{{"task", t}, {"name", readTaskName(*memory_, t)}});
+    record["samples_tasks"] = std::move(tasks);
+    if (!modulesWritten_) {
+        SystemSamplesHeader h;
+        h.cckPerSecond = machine_.config().ntsc ? 3579545 : 3546895;
+        h.startCck = from;
+        h.flags = sampler_format::kModulesOnly | (machine_.config().ntsc ? sampler_format::kNtsc : 0);
+        std::vector<std::uint8_t> out = encodeSamplerHeader(h);
+        for (const SystemSampleModule& m : startModules_) appendModuleRecord(out, m);
+        files.append(sf::kModulesFile, {std::span<const std::uint8_t>(out)});
+        modulesWritten_ = true;
+    }
     closed_.clear();
     closedReady_ = false;
 }
@@ -281,6 +347,8 @@ void Sampler::repositioned() {
     // What was sampled since the last frame boundary belongs to a frame that will never be
     // committed; the new timeline's frame starts being sampled here.
     pending_.clear();
+    irqs_.clear();
+    enteredLevel_ = 0;
 }
 
 void Sampler::addStatus(json& status) const {
@@ -329,12 +397,14 @@ void Sampler::addSummary(json& s) {
               {"magic", "CLSM"},
               {"version", sf::kMetaVersion},
               {"header", "magic[4], u32le version, u32le rows"},
-              {"row", json::array({"total_cck", "instruction_cck", "wait_cck", "irq_level", "irq_vector"})},
+              {"row", json::array({"total_cck", "instruction_cck", "wait_cck", "irq_level", "irq_vector", "pc",
+                                   "task", "context"})},
               {"not_irq", hex(sf::kNotIrq)},
               {"stopped_level", hex(sf::kStoppedLevel)}}}};
     s["sampling"] = std::move(sampling);
     s["files"]["samples"] = "samples-SSSSSS-frame-NNNNNN.bin";
     s["files"]["samples_meta"] = "samples-SSSSSS-frame-NNNNNN.meta";
+    s["files"]["samples_modules"] = sf::kModulesFile;
 }
 
 } // namespace copperline

@@ -17,6 +17,8 @@
 
 #include "emu/machine.h"
 #include "profiler/frame_sidecar.h"
+#include "profiler/sampling/system_context.h"
+#include "profiler/sampling/system_samples.h"
 #include "profiler/sampling/unwinder.h"
 
 #include <cstdint>
@@ -44,15 +46,23 @@ struct SamplerOptions {
     std::size_t bufferLimit = kDefaultBufferLimit; // pending records at most
 };
 
-// One row of the .meta file.
+// One row of the .meta file (version 2; a version 1 row is the first five fields, and reads
+// with no context).
 struct SampleMeta {
     std::uint32_t totalCck = 0;
     std::uint32_t instructionCck = 0;
     std::uint32_t waitCck = 0;
     std::uint32_t irqLevel = 0xFFFFFFFF;
     std::uint32_t irqVector = 0xFFFFFFFF;
+    // The system around the step (docs/formats/samples.md, "Context"): where the system
+    // report places it (the instruction's address, the handler an interrupt entry goes to,
+    // the PC a stopped CPU resumes at; absolute), ExecBase->ThisTask when the step is done,
+    // and the context word (samples_format::kContext*).
+    std::uint32_t pc = 0;
+    std::uint32_t task = 0;
+    std::uint32_t context = 0;
 };
-static_assert(sizeof(SampleMeta) == 20);
+static_assert(sizeof(SampleMeta) == 32);
 
 namespace samples_format {
 inline constexpr std::uint32_t kIrqMarker = 0x7FFFFFFF; // the PC word of an [IRQ] sample
@@ -63,7 +73,20 @@ inline constexpr std::uint32_t kNotIrq = 0xFFFFFFFF;    // irq level/vector of a
 inline constexpr std::uint32_t kStoppedLevel = 0xFFFFFFFE;
 inline constexpr unsigned kRegisterWords = 17; // D0-D7, A0-A7, SR
 inline constexpr char kMetaMagic[4] = {'C', 'L', 'S', 'M'};
-inline constexpr std::uint32_t kMetaVersion = 1;
+inline constexpr std::uint32_t kMetaVersion = 2;
+inline constexpr std::uint32_t kMetaRowWords1 = 5, kMetaRowWords = 8; // by version
+// The context word: SR at the step's start in bits 0-15, the interrupt level being served
+// (1-7, 0 for none; an interrupt entry's own level) in bits 16-18, and flags.
+inline constexpr std::uint32_t kContextSrMask = 0xFFFF;
+inline constexpr unsigned kContextLevelShift = 16;
+inline constexpr std::uint32_t kContextDisabled = 1u << 20;  // ExecBase->IDNestCnt >= 0
+inline constexpr std::uint32_t kContextForbidden = 1u << 21; // ExecBase->TDNestCnt >= 0
+inline constexpr std::uint32_t kContextNoExec = 1u << 22;    // ExecBase could not be read
+inline constexpr std::uint32_t kContextNoTask = 1u << 23;    // ThisTask missing or implausible
+inline constexpr std::uint32_t kContextKnown = 1u << 24;     // set on every row that has one
+// Beside the frames' samples: the libraries, devices and resident modules at the capture's
+// start and end, for the system report (a sampler.bin stream of module records alone).
+inline constexpr const char* kModulesFile = "system-modules.bin";
 } // namespace samples_format
 
 class Sampler final : public CpuStepObserver, public FrameSidecar {
@@ -105,6 +128,7 @@ private:
         // The last row may grow (a STOP stretch goes on): where its cost word is.
         std::size_t lastCostWord = 0;
         bool lastGrowable = false;
+        std::vector<std::uint32_t> tasks; // the distinct ThisTask values of its rows
         void clear();
     };
 
@@ -113,6 +137,8 @@ private:
     void push(const std::vector<std::uint32_t>& stack, std::uint32_t cck, std::uint32_t waitCck,
               std::uint32_t level, std::uint32_t vector, bool growable);
     std::uint32_t encodePc(std::uint32_t pc) const;
+    // The step's place, task and context word (SampleMeta).
+    void readContext(const CpuStep& step);
     void closeFrame();
 
     Machine& machine_;
@@ -134,6 +160,15 @@ private:
     std::vector<std::uint32_t> programStack_;
     std::uint32_t programSp_ = 0, programTask_ = 0;
     bool programSupervisor_ = false, programCalling_ = false, programTaskKnown_ = false;
+
+    // The system around the step (system_context.h).
+    InterruptNesting irqs_;
+    unsigned enteredLevel_ = 0; // an interrupt entry just done: its frame is on the stack
+    std::uint16_t startSr_ = 0;
+    std::uint32_t startPc_ = 0;
+    std::uint32_t rowPc_ = 0, rowTask_ = 0, rowContext_ = 0;
+    std::vector<SystemSampleModule> startModules_;
+    bool modulesWritten_ = false;
 
     Batch pending_; // the frame in progress
     Batch closed_;  // the frame that just ended, until the capture records or skips it

@@ -3,6 +3,7 @@
 #include "emu/chipset/frame_stats.h"
 #include "profiler/amigaos/amigaos.h"
 #include "profiler/amigaos/memory_view.h"
+#include "profiler/sampling/system_context.h"
 
 #include <algorithm>
 
@@ -49,7 +50,7 @@ SystemSampler::SystemSampler(Machine& machine, SystemSamplerOptions options)
     cckPerSecond_ = ntsc ? 3579545 : 3546895;
     options_.hz = std::clamp<std::uint32_t>(options_.hz, 1, maxSamplerHz(ntsc));
     startCck_ = machine_.now() / kCyclesPerCck;
-    startModules_ = modules(false);
+    startModules_ = readSystemModules(*memory_, false);
     schedule();
     machine_.setCpuMomentObserver(this, nextAt_);
     attached_ = true;
@@ -64,15 +65,14 @@ void SystemSampler::detach() {
 }
 
 void SystemSampler::schedule() {
-    // Moment k + 1 (the first is one period after the start).
-    const std::uint64_t k = index_ + 1;
-    const std::uint64_t cck = startCck_ + k * cckPerSecond_ / options_.hz;
-    nextAt_ = cck * kCyclesPerCck;
+    // Moment k + 1 (the first lies in the first period after the start).
+    nextAt_ = samplerMoment(startCck_, index_ + 1, std::uint32_t(cckPerSecond_), options_.hz, options_.jitter) *
+              kCyclesPerCck;
 }
 
 void SystemSampler::interruptEntered(unsigned level, std::uint32_t ssp) {
     // Its level is served from here until its frame is popped.
-    irqs_.push_back({std::uint8_t(level ? level : 1), ssp});
+    irqs_.entered(level, ssp);
 }
 
 MasterClock SystemSampler::momentReached(const CpuStepStart& start, bool startKnown, const CpuStep& step) {
@@ -101,12 +101,10 @@ void SystemSampler::take(const CpuStepStart& start, bool startKnown, const CpuSt
     } else {
         // The interrupts whose frames were popped (RTE, or a stack reset by a task switch),
         // or all of them once the CPU is back in user mode.
-        if (!(start.sr & 0x2000)) irqs_.clear();
-        else
-            while (!irqs_.empty() && start.a7 > irqs_.back().ssp) irqs_.pop_back();
+        irqs_.stepStarts(start.sr, start.a7);
         if (step.kind == CpuStep::Kind::Stopped || start.stopped) s.flags |= sf::kStopped;
         s.pc = step.kind == CpuStep::Kind::Instruction ? step.pc : start.pc;
-        if (!irqs_.empty()) s.irqLevel = irqs_.back().level;
+        s.irqLevel = std::uint8_t(irqs_.served());
     }
     if (options_.faultPcPlus2) {
         s.pc = (s.pc + 2) & 0xFFFFFF;
@@ -149,45 +147,6 @@ std::size_t SystemSampler::flush(std::uint64_t endCck, std::vector<std::uint8_t>
     return n;
 }
 
-std::vector<SystemSampleModule> SystemSampler::modules(bool atEnd) const {
-    std::vector<SystemSampleModule> out;
-    const AmigaOsSnapshot os = readAmigaOs(*memory_);
-    const auto addLibrary = [&](const AmigaOsLibrary& l, sf::ModuleKind kind) {
-        SystemSampleModule m;
-        m.kind = kind;
-        m.base = l.base;
-        m.name = l.name;
-        m.atEnd = atEnd;
-        std::uint32_t lo = 0xFFFFFFFF, hi = 0;
-        for (const AmigaOsLvo& v : l.lvos)
-            if (v.target) {
-                m.lvos.emplace_back(v.lvo, *v.target & 0xFFFFFF);
-                lo = std::min(lo, *v.target & 0xFFFFFF);
-                hi = std::max(hi, *v.target & 0xFFFFFF);
-            }
-        if (m.lvos.empty()) return;
-        // The hull of the jump table's targets; its last function runs on past its target,
-        // so the hull ends where the next module starts or, at most, 64 KB on.
-        m.start = lo;
-        m.end = hi + 2;
-        out.push_back(std::move(m));
-    };
-    for (const AmigaOsLibrary& l : os.libraries) addLibrary(l, sf::ModuleKind::Library);
-    for (const AmigaOsLibrary& l : os.devices) addLibrary(l, sf::ModuleKind::Device);
-    for (const AmigaOsResident& r : os.residents) {
-        if (!r.endSkip || r.endSkip <= r.address) continue;
-        SystemSampleModule m;
-        m.kind = sf::ModuleKind::Resident;
-        m.base = r.address;
-        m.name = r.name;
-        m.start = r.address;
-        m.end = r.endSkip;
-        m.atEnd = atEnd;
-        out.push_back(std::move(m));
-    }
-    return out;
-}
-
 void SystemSampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, json& record) {
     std::vector<std::uint8_t> out;
     if (!headerWritten_) {
@@ -195,7 +154,8 @@ void SystemSampler::frameRecorded(const FrameStats& stats, const FrameFiles& fil
         h.hz = options_.hz;
         h.cckPerSecond = std::uint32_t(cckPerSecond_);
         h.startCck = startCck_;
-        h.flags = (machine_.config().ntsc ? sf::kNtsc : 0) | (options_.faultPcPlus2 ? sf::kFaultPcPlus2 : 0);
+        h.flags = (machine_.config().ntsc ? sf::kNtsc : 0) | (options_.faultPcPlus2 ? sf::kFaultPcPlus2 : 0) |
+                  (options_.jitter ? sf::kJitter : 0);
         out = encodeSamplerHeader(h);
         for (const SystemSampleModule& m : startModules_) appendModuleRecord(out, m);
         headerWritten_ = true;
@@ -240,6 +200,7 @@ void SystemSampler::addSummary(json& summary) {
               {"format", "docs/formats/sampler.md"},
               {"hz", options_.hz},
               {"period_cck", double(cckPerSecond_) / options_.hz},
+              {"jitter", options_.jitter},
               {"samples", written_},
               {"samples_of_skipped_frames", skipped_}};
     s.update(total_.json(false));
@@ -257,7 +218,7 @@ void SystemSampler::captureEnded(const EndFiles& files) {
     pending_.clear();
     if (!headerWritten_) return; // no frame recorded: no file
     std::vector<std::uint8_t> out;
-    for (const SystemSampleModule& m : modules(true)) appendModuleRecord(out, m);
+    for (const SystemSampleModule& m : readSystemModules(*memory_, true)) appendModuleRecord(out, m);
     files.append("sampler.bin", {std::span<const std::uint8_t>(out)});
 }
 

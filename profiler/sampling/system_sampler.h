@@ -8,7 +8,7 @@
 // the CPU was stopped or entering an interrupt, the interrupt level being served
 // (measured: the machine tells it of each interrupt entry, whose level it keeps with the
 // supervisor stack pointer after its frame, and the level is served until a step starts
-// with the stack pointer above it or in user mode), and ExecBase's ThisTask,
+// with the stack pointer above it or in user mode: system_context.h), and ExecBase's ThisTask,
 // IDNestCnt (Disable) and TDNestCnt (Forbid) as they stand when the step is done
 // (readExecTaskFields); the task's name is read when its frame is recorded. Moment k of a capture is start + floor(k * cck-per-second / hz) colour clocks.
 //
@@ -20,6 +20,7 @@
 
 #include "emu/machine.h"
 #include "profiler/frame_sidecar.h"
+#include "profiler/sampling/system_context.h"
 #include "profiler/sampling/system_samples.h"
 
 #include <cstdint>
@@ -37,6 +38,9 @@ struct SystemSamplerOptions {
     // Fault injection, for proving the proof: every PC is recorded two bytes past the
     // instruction ("fault": "pc+2"); sampler.bin's header and profile.json say so.
     bool faultPcPlus2 = false;
+    // One moment at a fixed pseudo-random place in each period (samplerMoment), so that a
+    // rate locked to the frame does not alias; false: at each period's end.
+    bool jitter = true;
     // The profiled program's hunks (relocation_bases, or --run's LoadSeg), recorded in
     // profile.json so that a report can refuse a program of another build.
     std::vector<std::uint32_t> relocationBases;
@@ -83,7 +87,6 @@ private:
     void detach();
     // Moves the samples taken before `endCck` to `out` (with the task records they need).
     std::size_t flush(std::uint64_t endCck, std::vector<std::uint8_t>& out, Counts& counts);
-    std::vector<SystemSampleModule> modules(bool atEnd) const;
 
     Machine& machine_;
     SystemSamplerOptions options_;
@@ -94,12 +97,7 @@ private:
     std::uint64_t nextAt_ = 0; // the next moment, in CPU cycles
 
     bool attached_ = false;
-    // Interrupts being served: (level, supervisor stack pointer after its frame).
-    struct Irq {
-        std::uint8_t level;
-        std::uint32_t ssp;
-    };
-    std::vector<Irq> irqs_;
+    InterruptNesting irqs_; // the interrupts being served
 
     std::vector<SystemSample> pending_;
     std::map<std::uint32_t, std::string> names_; // the name last written for each task

@@ -112,6 +112,21 @@ void appendModuleRecord(std::vector<std::uint8_t>& o, const SystemSampleModule& 
         put32(o, std::uint32_t(m.lvos[i].first));
         put32(o, m.lvos[i].second);
     }
+    for (std::size_t i = 0; i < lvos; ++i) put32(o, i < m.lvoEnds.size() ? m.lvoEnds[i] : m.lvos[i].second + 2);
+}
+
+std::uint64_t samplerMoment(std::uint64_t startCck, std::uint64_t k, std::uint32_t cckPerSecond, std::uint32_t hz,
+                            bool jitter) {
+    const std::uint64_t end = startCck + k * cckPerSecond / hz;
+    if (!jitter || k == 0) return end;
+    const std::uint64_t begin = startCck + (k - 1) * cckPerSecond / hz;
+    if (end <= begin) return end;
+    // splitmix64 of k: a fixed, well-spread sequence.
+    std::uint64_t z = k * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return begin + z % (end - begin);
 }
 
 std::vector<std::uint8_t> encodeSamplerHeader(const SystemSamplesHeader& h) {
@@ -133,15 +148,17 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
         throw std::runtime_error("sampler.bin: not a sampler file (no CLSP magic)");
     c.skip(4);
     f.header.version = c.u32();
-    if (f.header.version != sf::kVersion)
+    if (f.header.version != 1 && f.header.version != sf::kVersion)
         throw std::runtime_error("sampler.bin: version " + std::to_string(f.header.version) +
-                                 "; this reader knows version " + std::to_string(sf::kVersion));
+                                 "; this reader knows versions 1 and " + std::to_string(sf::kVersion));
+    const bool ends = f.header.version >= 2;
     f.header.hz = c.u32();
     f.header.cckPerSecond = c.u32();
     f.header.startCck = c.u64();
     f.header.flags = c.u32();
     c.skip(4);
-    if (f.header.hz == 0 || f.header.cckPerSecond == 0)
+    const bool modulesOnly = f.header.flags & sf::kModulesOnly;
+    if ((f.header.hz == 0) != modulesOnly || f.header.cckPerSecond == 0)
         throw std::runtime_error("sampler.bin: the header gives a rate of " +
                                  std::to_string(f.header.hz) + " Hz and " +
                                  std::to_string(f.header.cckPerSecond) + " colour clocks a second");
@@ -152,6 +169,9 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
         c.need(4, "a record");
         const std::uint8_t type = bytes[at];
         if (type == sf::kSample) {
+            if (modulesOnly)
+                throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
+                                         ": a sample in a stream of modules alone");
             c.need(sf::kSampleBytes, "a sample");
             c.skip(1);
             SystemSample s;
@@ -201,7 +221,7 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
             const std::size_t lvos = c.u16();
             c.skip(2);
             const std::size_t padded = (n + 3) & ~std::size_t(3);
-            c.need(padded + lvos * 8, "a module's name and jump table");
+            c.need(padded + lvos * (ends ? 12 : 8), "a module's name and jump table");
             m.name = c.text(n);
             c.skip(padded - n);
             if (m.end < m.start)
@@ -210,6 +230,14 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
             for (std::size_t i = 0; i < lvos; ++i) {
                 const int lvo = int(std::int32_t(c.u32()));
                 m.lvos.emplace_back(lvo, c.u32());
+            }
+            for (std::size_t i = 0; ends && i < lvos; ++i) {
+                const std::uint32_t end = c.u32();
+                if (end <= m.lvos[i].second || end - m.lvos[i].second > 0x10000)
+                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) + ": module " + m.name +
+                                             ": the function of LVO " + std::to_string(m.lvos[i].first) +
+                                             " ends at " + std::to_string(end) + ", not within 64 KB after its start");
+                m.lvoEnds.push_back(end);
             }
             f.modules.push_back(std::move(m));
         } else {

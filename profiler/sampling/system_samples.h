@@ -22,7 +22,9 @@ namespace copperline {
 
 namespace sampler_format {
 inline constexpr char kMagic[4] = {'C', 'L', 'S', 'P'};
-inline constexpr std::uint32_t kVersion = 1;
+// Version 2 adds each jump-table entry's function end to the module record; version 1
+// files still read (without the ends).
+inline constexpr std::uint32_t kVersion = 2;
 inline constexpr std::size_t kHeaderBytes = 32;
 inline constexpr std::uint8_t kSample = 1, kTask = 2, kModule = 3;
 inline constexpr std::size_t kSampleBytes = 24;
@@ -39,6 +41,12 @@ inline constexpr std::uint8_t kStartAtEnd = 32;
 // Header flags.
 inline constexpr std::uint32_t kNtsc = 1;
 inline constexpr std::uint32_t kFaultPcPlus2 = 2;
+// The moments are jittered: one in each period, at a fixed pseudo-random place in it
+// (samplerMoment).
+inline constexpr std::uint32_t kJitter = 4;
+// A stream of module records alone, written beside a capture's precise samples
+// (system-modules.bin): its rate is 0 and it holds no sample.
+inline constexpr std::uint32_t kModulesOnly = 8;
 // Module kinds.
 enum class ModuleKind : std::uint8_t { Library = 1, Device = 2, Resident = 3, Resource = 4 };
 } // namespace sampler_format
@@ -70,6 +78,9 @@ struct SystemSampleModule {
     bool atEnd = false; // from the table written when the capture ended
     // The jump table's targets (libraries and devices), for naming the functions.
     std::vector<std::pair<int, std::uint32_t>> lvos; // (LVO offset, target)
+    // Per entry of lvos, where the function at its target ends (exclusive), measured by
+    // decoding it when the table was written; empty from a version 1 file.
+    std::vector<std::uint32_t> lvoEnds;
 };
 
 struct SystemSamplesHeader {
@@ -88,7 +99,19 @@ struct SystemSampleFile {
     // its address before it).
     std::vector<std::string> names;          // distinct names
     std::vector<std::uint32_t> sampleName;   // per sample: index into names, or UINT32_MAX
+    // Per sample, its weight in colour clocks, for samples made from a capture's precise
+    // samples (each covers its step's colour clocks exactly); empty: each sample is one.
+    std::vector<std::uint32_t> weights;
+    std::uint64_t weight(std::size_t i) const { return weights.empty() ? 1 : weights[i]; }
 };
+
+// Moment k (k >= 1) of a capture that started at `startCck`, in colour clocks. Without
+// jitter, the end of period k: start + floor(k * cckPerSecond / hz). With jitter, a place
+// in period k, [start + floor((k - 1) * cps / hz), start + floor(k * cps / hz)), chosen by a
+// fixed hash of k, so that a sampler at a rate locked to the frame (1,000 Hz is 20 a PAL
+// frame) does not see the same few places of every frame.
+std::uint64_t samplerMoment(std::uint64_t startCck, std::uint64_t k, std::uint32_t cckPerSecond, std::uint32_t hz,
+                            bool jitter);
 
 // Encoding, for the sampler.
 void appendSampleRecord(std::vector<std::uint8_t>& out, const SystemSample& s);

@@ -14,7 +14,9 @@
 //   counted twice;
 // - --profile and --coverage together: the capture's precise samples convert to the same
 //   line and function counts;
-// - the refusals: no --run, an output that exists, one that cannot be written.
+// - the refusals: no --run, an output that exists, one that cannot be written;
+// - --run-file puts another program on the run disk, which --run-then runs as ":NAME", and
+//   a --run-file whose name is PROG's is refused.
 
 #include "tests/tools/lcov_info.h"
 
@@ -143,6 +145,7 @@ private slots:
     void rewrittenWhileTheProgramRuns();
     void profileAndCoverageTogether();
     void refusals();
+    void runFileRunByRunThen();
 };
 
 // The counts of the -O0 program run once (the loops' trip counts are in cov.c).
@@ -404,6 +407,25 @@ void TestCoverageRun::refusals() {
     QVERIFY2(info.error.empty(), info.error.c_str());
     QVERIFY(info.files.count("/mapped/resources/guest/hello/hello.c"));
     QCOMPARE(info.files.at("/mapped/resources/guest/hello/hello.c").functions.at("main"), 1ull);
+}
+
+// hello goes on the disk beside PROG and runs after it; coverage counts only PROG.
+void TestCoverageRun::runFileRunByRunThen() {
+    QTemporaryDir tmp;
+    const QString file = tmp.filePath("runfile.info");
+    const QString hello = QFileInfo(GUEST_HELLO).fileName();
+    const Covered c =
+        cover(GUEST_COVERAGE_O0, file, {"--run-file", GUEST_HELLO, "--run-then", ":" + hello});
+    QVERIFY2(c.result.status == 0, c.result.err.constData()); // PROG's, not hello's 5
+    QVERIFY2(c.result.out.contains("hello\n"), c.result.out.constData());
+    QVERIFY2(!hunkLines(c.result.err, "--run-then line 1: ").empty(), c.result.err.constData());
+    QVERIFY2(!c.result.err.contains("could not load"), c.result.err.constData());
+    checkO0Counts(c);
+    // A name the disk already has: PROG's own.
+    const Result r = emulate({"--run", GUEST_HELLO, "--run-file", GUEST_HELLO});
+    QCOMPARE(r.status, 2);
+    QVERIFY2(r.err.contains("the name '" + hello.toUtf8() + "' is taken on the run disk by the program"),
+             r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCoverageRun)

@@ -7,7 +7,12 @@
 // - the same run with the PC read two bytes off ("fault": "pc+2") fails it;
 // - the folded stacks and the trace open in speedscope (headless Chromium), whose top
 //   function is kernel a's, and the table prints the shares;
-// - a program of another build is refused by name.
+// - a program of another build is refused by name;
+// - two programs of ours competing on AROS (twotask, and twotask_hi at a higher priority
+//   waiting on a timer), profiled with the sampler and the precise samples in one run: the
+//   folded stacks split the samples by task, the library they load from disk is named by
+//   its jump table, the idle share is the time the CPU spent in STOP with SR $2000, and the
+//   statistical shares agree with the exact ones within their binomial error.
 
 #include "tests/tools/run_process.h"
 #include "tests/tools/viewer_checks.h"
@@ -46,6 +51,7 @@ class TestSamplerRun : public QObject {
     Q_OBJECT
 private slots:
     void proofPassesAndTheWrongReadingFails();
+    void twoTasksSplitAndAgreeWithThePreciseSamples();
 };
 
 void TestSamplerRun::proofPassesAndTheWrongReadingFails() {
@@ -97,6 +103,95 @@ void TestSamplerRun::proofPassesAndTheWrongReadingFails() {
     const ProcessResult other = ctl({"profile-report", dir, "--program", GUEST_HELLO, "--format", "table"});
     QVERIFY(other.status != 0);
     QVERIFY2(other.err.contains("is not the program the capture profiled"), other.err.constData());
+}
+
+namespace {
+
+// "name COUNT" lines of a folded file: the counts whose stack starts with `task;`.
+std::map<QString, qulonglong> foldedByTask(const QByteArray& text) {
+    std::map<QString, qulonglong> out;
+    for (const QByteArray& line : text.split('\n')) {
+        const int space = line.lastIndexOf(' ');
+        if (space < 0) continue;
+        const QString stack = QString::fromUtf8(line.left(space));
+        out[stack.section(';', 0, 0)] += line.mid(space + 1).toULongLong();
+    }
+    return out;
+}
+
+double percentAfter(const QByteArray& table, const QString& label) {
+    const QRegularExpression re(QRegularExpression::escape(label) + "\\s+([0-9.]+)%");
+    const auto m = re.match(QString::fromUtf8(table));
+    return m.hasMatch() ? m.captured(1).toDouble() : -1;
+}
+
+} // namespace
+
+void TestSamplerRun::twoTasksSplitAndAgreeWithThePreciseSamples() {
+    QTemporaryDir tmp;
+    const QString dir = tmp.filePath("two");
+    const ProcessResult run = runProcess(
+        COPPERLINE_EXE,
+        emulatorArgs({"--run", GUEST_TWOTASK, "--run-file", GUEST_TWOTASK_HI, "--run-file", GUEST_SPIN_LIBRARY,
+                      "--timeout", "120", "--profile", dir, "--profile-frames", "1000", "--profile-options",
+                      "{\"sampler\": {\"hz\": 2000}}"}));
+    QVERIFY2(run.status == 0, (run.out + run.err).constData());
+    QVERIFY2(run.out.contains("twotask: library $"), run.out.constData());
+
+    // Both reports, statistical and exact, split the time by task the same way.
+    QMap<QString, std::map<QString, qulonglong>> byTask;
+    for (const QString from : {"sampler", "samples"}) {
+        const QString folded = tmp.filePath(from + ".folded");
+        const ProcessResult f = ctl({"profile-report", dir, "--program", GUEST_TWOTASK, "--from", from, "--format",
+                                     "folded", "--out", folded});
+        QVERIFY2(f.status == 0, (f.out + f.err).constData());
+        QFile ff(folded);
+        QVERIFY(ff.open(QIODevice::ReadOnly));
+        const QByteArray text = ff.readAll();
+        byTask[from] = foldedByTask(text);
+        // The library loaded from disk, named by its jump table, in both tasks.
+        QVERIFY2(text.contains("twotask.hi;user;spin.library;"), text.constData());
+        QVERIFY2(QRegularExpression("\\n[^;\\n]+;user;spin\\.library;").match(QString::fromUtf8(text)).hasMatch() &&
+                     text.contains(";user;twotask;main_work "),
+                 text.constData());
+    }
+    for (const QString from : {"sampler", "samples"}) {
+        const auto& t = byTask[from];
+        qulonglong all = 0;
+        for (const auto& [k, n] : t) all += n;
+        // The higher-priority process and the main one each hold a good share of the time.
+        QVERIFY2(t.count("twotask.hi") && t.at("twotask.hi") > all / 20, qPrintable(from));
+        qulonglong mainTask = 0;
+        for (const auto& [k, n] : t)
+            if (k != "twotask.hi" && n > mainTask) mainTask = n;
+        QVERIFY2(mainTask > all / 5, qPrintable(from));
+    }
+
+    // Idle: the exact report's idle share is the time in STOP with SR $2000, which the
+    // sampler's share matches within its error; both say so in their tables.
+    const ProcessResult exactTable = ctl({"profile-report", dir, "--from", "samples", "--format", "table"});
+    const ProcessResult sampledTable = ctl({"profile-report", dir, "--format", "table"});
+    QVERIFY2(exactTable.status == 0 && sampledTable.status == 0, (exactTable.err + sampledTable.err).constData());
+    const double exactIdle = percentAfter(exactTable.out, "idle (STOP with SR $2000)");
+    const double sampledIdle = percentAfter(sampledTable.out, "idle (STOP with SR $2000)");
+    QVERIFY2(exactIdle > 5 && exactIdle < 90, exactTable.out.constData());
+    QVERIFY2(std::abs(exactIdle - sampledIdle) < 3, (exactTable.out + sampledTable.out).constData());
+
+    // The agreement of every task, context and module share.
+    const ProcessResult agree = ctl({"profile-report", dir, "--program", GUEST_TWOTASK, "--agree"});
+    QVERIFY2(agree.status == 0, (agree.out + agree.err).constData());
+    QVERIFY2(agree.out.contains("agreement with the precise samples: 0 outside 4 sigma, PASS"), agree.out.constData());
+    QVERIFY2(agree.out.contains("task twotask.hi:") && agree.out.contains("module spin.library:") &&
+                 agree.out.contains("context idle:"),
+             agree.out.constData());
+
+    // The exact trace opens in speedscope.
+    const QString trace = tmp.filePath("samples.trace.json");
+    const ProcessResult t = ctl({"profile-report", dir, "--program", GUEST_TWOTASK, "--from", "samples", "--format",
+                                 "trace", "--out", trace});
+    QVERIFY2(t.status == 0, t.err.constData());
+    const viewer_checks::Sandwich s = viewer_checks::speedscopeSandwich(trace, QFileInfo(trace).fileName());
+    QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
 }
 
 QTEST_GUILESS_MAIN(TestSamplerRun)

@@ -73,7 +73,9 @@ std::vector<std::uint8_t> meta(std::initializer_list<SampleMeta> rows, std::uint
     const auto rest = le({version, std::uint32_t(rows.size())});
     out.insert(out.end(), rest.begin(), rest.end());
     for (const SampleMeta& r : rows) {
-        const auto w = le({r.totalCck, r.instructionCck, r.waitCck, r.irqLevel, r.irqVector});
+        const auto w = version == 1 ? le({r.totalCck, r.instructionCck, r.waitCck, r.irqLevel, r.irqVector})
+                                    : le({r.totalCck, r.instructionCck, r.waitCck, r.irqLevel, r.irqVector, r.pc,
+                                          r.task, r.context});
         out.insert(out.end(), w.begin(), w.end());
     }
     return out;
@@ -211,7 +213,22 @@ private slots:
         const SampleMeta one{10, 8, 2};
         const auto stream = le({0x1234, 0xFFFFFFFF - 10});
         QVERIFY(refusal(stream, meta({one})).isEmpty());
-        QVERIFY(refusal(stream, meta({one}, 2)).contains("version 2"));
+        QVERIFY(refusal(stream, meta({one}, 3)).contains("version 3"));
+        // Version 2 rows carry the context; a version 2 header over version 1 rows is refused.
+        SampleMeta withContext = one;
+        withContext.pc = 0x1234;
+        withContext.task = 0x2000;
+        withContext.context = samples_format::kContextKnown | samples_format::kContextForbidden | 0x2000 |
+                              3u << samples_format::kContextLevelShift;
+        QVERIFY(refusal(stream, meta({withContext}, 2)).isEmpty());
+        QCOMPARE(parseSamples(stream, meta({withContext}, 2), false, "t").front().meta.context, withContext.context);
+        QCOMPARE(parseSamples(stream, meta({withContext}, 2), false, "t").front().meta.task, 0x2000u);
+        QCOMPARE(parseSamples(stream, meta({withContext}, 1), false, "t").front().meta.context, 0u);
+        auto shortRows = meta({one}, 1);
+        shortRows[4] = 2;
+        QVERIFY(refusal(stream, shortRows).contains("32 each in version 2"));
+        withContext.context |= 1u << 30;
+        QVERIFY(refusal(stream, meta({withContext}, 2)).contains("has bits no version 2 row sets"));
         QVERIFY(refusal(stream, meta({one}, 1, "XXXX")).contains("CLSM"));
         QVERIFY(refusal(stream, meta({one, one})).contains("2 rows"));
         QVERIFY(refusal(stream, {'C', 'L', 'S'}).contains("truncated"));

@@ -1,7 +1,11 @@
 // The system sampler (profiler/sampling/system_sampler.h) and its file (system_samples.h):
 // - on an AROS boot, a capture with the sampler leaves the emulated timeline unchanged
 //   (state hashes every frame against a machine without it), takes its samples at the exact
-//   moments its rate gives, and reads ExecBase's task fields and the ROM's modules;
+//   moments its rate gives (one at a fixed pseudo-random place in each period), and reads
+//   ExecBase's task fields and the ROM's modules;
+// - the precise sampler of the same capture gives the same attribution exactly (every step
+//   weighted by its colour clocks), and the statistical shares agree with it within their
+//   binomial error; the idle share is the time the CPU spent in STOP with SR $2000;
 // - sampler.bin reads back what was written, and the reader refuses a truncated or
 //   corrupt file with a message (a randomized corruption test never crashes it);
 // - the attribution: contexts, the ROM's modules by their resident ranges and jump tables;
@@ -9,13 +13,16 @@
 
 #include "emu/machine.h"
 #include "emu/media/rom.h"
+#include "profiler/capture/capture_reader.h"
 #include "profiler/capture/frame_capture.h"
 #include "profiler/report/system_report.h"
+#include "profiler/sampling/sampler.h"
 #include "profiler/sampling/system_sampler.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 #include <random>
+#include <set>
 
 using namespace copperline;
 
@@ -58,6 +65,8 @@ void TestSystemSampler::timelineUnchangedAndExactMoments() {
     co.frames = 200;
     FrameCapture::Context context;
     context.sidecars.push_back(&sampler);
+    Sampler precise(sampled, SamplerOptions{});
+    context.sidecars.push_back(&precise);
     const std::uint64_t startCck = sampled.now() / kCyclesPerCck;
     {
         FrameCapture capture(sampled, co, context);
@@ -74,11 +83,20 @@ void TestSystemSampler::timelineUnchangedAndExactMoments() {
     QCOMPARE(f.header.cckPerSecond, 3546895u);
     QCOMPARE(f.header.startCck, startCck);
     QVERIFY(f.samples.size() > 3500);
-    // Moment k is start + floor(k * cck-per-second / hz).
+    QVERIFY(f.header.flags & sampler_format::kJitter);
+    // Moment k lies in period k, [start + floor((k - 1) * cck-per-second / hz), start +
+    // floor(k * cck-per-second / hz)), at a place that varies from period to period.
+    std::set<std::uint64_t> offsets;
     for (std::size_t i = 0; i < f.samples.size(); ++i) {
         const std::uint64_t k = i + 1;
-        QCOMPARE(f.samples[i].cck, startCck + k * 3546895 / 5000);
+        const std::uint64_t begin = startCck + (k - 1) * 3546895 / 5000, end = startCck + k * 3546895 / 5000;
+        QVERIFY(f.samples[i].cck >= begin && f.samples[i].cck < end);
+        QCOMPARE(f.samples[i].cck, samplerMoment(startCck, k, 3546895, 5000, true));
+        offsets.insert(f.samples[i].cck - begin);
     }
+    QVERIFY2(offsets.size() > 500, std::to_string(offsets.size()).c_str()); // of 709 places
+    // Without jitter, the end of each period.
+    for (std::uint64_t k = 1; k < 100; ++k) QCOMPARE(samplerMoment(startCck, k, 3546895, 5000, false), startCck + k * 3546895 / 5000);
     std::uint64_t idle = 0, tasks = 0, rom = 0, noExec = 0;
     for (const SystemSample& s : f.samples) {
         if (s.idle()) ++idle;
@@ -119,6 +137,32 @@ void TestSystemSampler::timelineUnchangedAndExactMoments() {
     QVERIFY(folded.find(";exec.library;") != std::string::npos);
     const nlohmann::json trace = traceJson(report);
     QVERIFY(trace["traceEvents"].size() > 2);
+
+    // The precise samples of the same capture: every colour clock of the 200 frames, each
+    // step attributed by the same rules.
+    const SystemSampleFile exactFile = preciseSystemSamples(co.path);
+    const SystemReport exact = buildSystemReport(exactFile, nullptr);
+    QVERIFY(exact.precise);
+    std::uint64_t frameCck = 0, stoppedCck = 0;
+    const CaptureFiles files = readCapture(co.path);
+    for (const nlohmann::json& record : files.frames) frameCck += record.at("samples_cck").get<std::uint64_t>();
+    QCOMPARE(exact.total, frameCck);
+    for (std::size_t i = 0; i < exactFile.samples.size(); ++i)
+        if (exactFile.samples[i].stopped() && exactFile.samples[i].sr == 0x2000) stoppedCck += exactFile.weight(i);
+    QCOMPARE(exact.idle, stoppedCck);
+    QVERIFY2(exact.irq[3] > 0, tableText(exact).c_str());
+    QVERIFY(exact.modules.count("exec.library"));
+    QVERIFY(!exact.tasks.empty() && exact.tasks.begin()->first != "[unnamed task]");
+    // The statistical shares agree with the exact ones.
+    const AgreementResult agreement = checkAgreement(report, exact);
+    QVERIFY2(agreement.pass(), agreement.text.c_str());
+    QVERIFY(agreement.compared > 5);
+    // A wrong exact profile does not: the largest context's time counted half.
+    SystemReport wrong = exact;
+    auto largest = std::max_element(wrong.contexts.begin(), wrong.contexts.end(),
+                                    [](const auto& x, const auto& y) { return x.second < y.second; });
+    largest->second /= 2;
+    QVERIFY(!checkAgreement(report, wrong).pass());
 }
 
 void TestSystemSampler::fileRoundTrip() {
@@ -135,7 +179,18 @@ void TestSystemSampler::fileRoundTrip() {
     m.end = 0x20400;
     m.base = 0x30000;
     m.lvos = {{-6, 0x20000}, {-30, 0x20300}};
+    m.lvoEnds = {0x20100, 0x20400};
     appendModuleRecord(bytes, m);
+    // exec.library's jump table into ROM, with no resident module around it.
+    SystemSampleModule rom;
+    rom.kind = sampler_format::ModuleKind::Library;
+    rom.name = "exec.library";
+    rom.start = 0xF90000;
+    rom.end = 0xFA0100;
+    rom.base = 0x676;
+    rom.lvos = {{-198, 0xF90000}, {-210, 0xFA0000}};
+    rom.lvoEnds = {0xF90040, 0xFA0100};
+    appendModuleRecord(bytes, rom);
     appendTaskRecord(bytes, 0x1234, "Shell Process");
     SystemSample s;
     s.cck = 99;
@@ -150,10 +205,12 @@ void TestSystemSampler::fileRoundTrip() {
     const SystemSampleFile f = parseSystemSamples(bytes);
     QCOMPARE(f.header.startCck, h.startCck);
     QCOMPARE(f.header.flags, h.flags);
-    QCOMPARE(f.modules.size(), std::size_t(1));
+    QCOMPARE(f.header.version, sampler_format::kVersion);
+    QCOMPARE(f.modules.size(), std::size_t(2));
     QCOMPARE(f.modules[0].name, std::string("foo.library"));
     QCOMPARE(f.modules[0].lvos.size(), std::size_t(2));
     QCOMPARE(f.modules[0].lvos[1].first, -30);
+    QCOMPARE(f.modules[0].lvoEnds, (std::vector<std::uint32_t>{0x20100, 0x20400}));
     QCOMPARE(f.samples.size(), std::size_t(1));
     const SystemSample& r = f.samples[0];
     QCOMPARE(r.cck, 99ull);
@@ -177,10 +234,22 @@ void TestSystemSampler::fileRoundTrip() {
     QCOMPARE(lib.samples[0].context, std::string("disabled"));
     g.samples[0].idNestCnt = -1;
     QCOMPARE(buildSystemReport(g, nullptr).samples[0].context, std::string("user"));
+    g.samples[0].pc = 0x20200; // inside the hull, in no entry's function: the module alone
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].module, std::string("foo.library"));
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].function, std::string());
     g.samples[0].pc = 0x20500; // past the hull: nobody's
     QCOMPARE(buildSystemReport(g, nullptr).samples[0].module, std::string("unknown"));
     g.samples[0].pc = 0xFC0000;
     QCOMPARE(buildSystemReport(g, nullptr).samples[0].module, std::string("[Kickstart]"));
+    // In ROM, a library's function by its measured extent; between its functions, the
+    // ROM alone (not the function below).
+    g.samples[0].pc = 0xF90010;
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].module, std::string("exec.library"));
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].function, std::string("AllocMem"));
+    g.samples[0].pc = 0xF90800;
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].module, std::string("[Kickstart]"));
+    g.samples[0].pc = 0xFA00FE;
+    QCOMPARE(buildSystemReport(g, nullptr).samples[0].function, std::string("FreeMem"));
 }
 
 void TestSystemSampler::corruptFilesAreRefused() {
@@ -212,6 +281,26 @@ void TestSystemSampler::corruptFilesAreRefused() {
     bad = good;
     bad[4] = 9;
     QVERIFY(refused(bad).find("version") != std::string::npos);
+    {
+        // A jump-table function that ends where it starts.
+        std::vector<std::uint8_t> m = encodeSamplerHeader(h);
+        SystemSampleModule lib;
+        lib.name = "x.library";
+        lib.start = 0x1000;
+        lib.end = 0x1100;
+        lib.lvos = {{-30, 0x1000}};
+        lib.lvoEnds = {0x1000};
+        appendModuleRecord(m, lib);
+        QVERIFY(refused(m).find("not within 64 KB after its start") != std::string::npos);
+        // A stream of modules alone holds no sample.
+        SystemSamplesHeader mh = h;
+        mh.hz = 0;
+        mh.flags = sampler_format::kModulesOnly;
+        std::vector<std::uint8_t> only = encodeSamplerHeader(mh);
+        QVERIFY(refused(only).empty());
+        appendSampleRecord(only, s);
+        QVERIFY(refused(only).find("a sample in a stream of modules alone") != std::string::npos);
+    }
     bad = good;
     bad[32 + 12] = 7; // a record of no known type
     QVERIFY(refused(bad).find("record type") != std::string::npos);

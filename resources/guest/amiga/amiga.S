@@ -39,6 +39,18 @@ FindTask:
     movea.l (%sp)+,%a6
     rts
 
+/* void* InitResident(const void* resident, BPTR segList)  a1, d1 */
+    .globl  InitResident
+InitResident:
+    move.l  %a6,-(%sp)
+    movea.l SysBase,%a6
+    movea.l 8(%sp),%a1
+    move.l  12(%sp),%d1
+    jsr     -102(%a6)
+    movea.l %d0,%a0
+    movea.l (%sp)+,%a6
+    rts
+
 /* void* AllocMem(unsigned long size, unsigned long flags)  d0-d1 */
     .globl  AllocMem
 AllocMem:
@@ -126,6 +138,17 @@ Delay:
     move.l  8(%sp),%d1
     jsr     -198(%a6)
     movea.l (%sp)+,%a6
+    rts
+
+/* void* CreateProc(const char* name, LONG pri, BPTR segList, LONG stackSize)  d1-d4 */
+    .globl  CreateProc
+CreateProc:
+    movem.l %d2-%d4/%a6,-(%sp)
+    movea.l DOSBase,%a6
+    movem.l 20(%sp),%d1-%d4
+    jsr     -138(%a6)
+    movea.l %d0,%a0
+    movem.l (%sp)+,%d2-%d4/%a6
     rts
 
 /* LONG RunCommand(BPTR segment, LONG stack, const char* args, LONG length)  d1-d4 */

@@ -24,6 +24,9 @@ extern long __commandlen;
 void* OpenLibrary(const char* name, unsigned long version);
 void CloseLibrary(void* library);
 void* FindTask(const char* name);
+/* Initializes a RomTag (exec/resident.h) of a segment list from LoadSeg: returns what its
+ * rt_Init returned (a library's base), 0 on failure. */
+void* InitResident(const void* resident, BPTR segList);
 void* AllocMem(unsigned long size, unsigned long flags); /* MEMF_ANY 0, MEMF_CLEAR 0x10000 */
 void FreeMem(void* memory, unsigned long size);
 
@@ -35,7 +38,10 @@ LONG IoErr(void);
 BPTR LoadSeg(const char* name);
 void UnLoadSeg(BPTR segment);
 LONG RunCommand(BPTR segment, LONG stack, const char* args, LONG length);
-void Delay(LONG ticks);
+void Delay(LONG ticks); /* 50 ticks a second */
+/* Starts a process running segList's first segment; returns its message port, 0 on
+ * failure. The segments stay loaded when it ends. */
+void* CreateProc(const char* name, LONG pri, BPTR segList, LONG stackSize);
 BPTR Open(const char* name, LONG mode); /* MODE_OLDFILE 1005, MODE_NEWFILE 1006 */
 void Close(BPTR file);
 LONG Read(BPTR file, void* buffer, LONG length);
