@@ -5,7 +5,10 @@
 //   OUT/state_fuzzer/frame5.state       the machine state_fuzzer starts from, saved
 //   OUT/adf_fuzzer/*.blocks             OFS disks from the root block on (adf_fuzzer.cpp)
 //   OUT/json_rpc_fuzzer/*.txt           protocol lines, good and bad
+//   OUT/sampler_fuzzer/*                a sampler.bin and a frame of precise samples
 
+#include "profiler/sampling/sampler.h"
+#include "profiler/sampling/system_samples.h"
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
 #include "emu/media/ofs.h"
@@ -87,6 +90,55 @@ int main(int argc, char** argv) {
             stream += std::string(lines[i]) + (i % 2 ? "\r\n" : "\n\n");
         }
         write(out / "json_rpc_fuzzer/stream.txt", stream);
+
+        // sampler_fuzzer: a sampler.bin (first byte 0) and a frame of precise samples (1).
+        SystemSamplesHeader h;
+        h.hz = 1000;
+        h.cckPerSecond = 3546895;
+        h.startCck = 70938;
+        h.flags = sampler_format::kJitter;
+        std::vector<std::uint8_t> sampler = {0};
+        const std::vector<std::uint8_t> header = encodeSamplerHeader(h);
+        sampler.insert(sampler.end(), header.begin(), header.end());
+        SystemSampleModule lib;
+        lib.name = "exec.library";
+        lib.start = 0xF80100;
+        lib.end = 0xF80400;
+        lib.base = 0x676;
+        lib.lvos = {{-198, 0xF80100}, {-210, 0xF80300}};
+        lib.lvoEnds = {0xF80180, 0xF80400};
+        appendModuleRecord(sampler, lib);
+        appendTaskRecord(sampler, 0x2000, "Shell Process");
+        SystemSample one;
+        one.task = 0x2000;
+        for (int i = 0; i < 8; ++i) {
+            one.cck = 70938 + 3546u * std::uint64_t(i);
+            one.pc = 0xF80100 + 2u * unsigned(i);
+            one.flags = i == 3 ? sampler_format::kStopped : 0;
+            one.sr = i == 3 ? 0x2000 : 0x0000;
+            one.irqLevel = i == 5 ? 3 : 0;
+            appendSampleRecord(sampler, one);
+        }
+        lib.atEnd = true;
+        appendModuleRecord(sampler, lib);
+        write(out / "sampler_fuzzer/sampler.bin", sampler);
+        // Two samples, the second an [IRQ] entry; the stream is 4 words, so the split is 16.
+        const auto le = [](std::vector<std::uint8_t>& o, std::uint32_t w) {
+            for (int i = 0; i < 4; ++i) o.push_back(std::uint8_t(w >> (8 * i)));
+        };
+        std::vector<std::uint8_t> precise = {1, 0, 16};
+        for (const std::uint32_t w : {0x00001000u, 0xFFFFFFFFu - 4, samples_format::kIrqMarker, 0xFFFFFFFFu - 22})
+            le(precise, w);
+        precise.insert(precise.end(), {'C', 'L', 'S', 'M'});
+        le(precise, samples_format::kMetaVersion);
+        le(precise, 2);
+        for (const std::uint32_t w : {4u, 3u, 1u, samples_format::kNotIrq, samples_format::kNotIrq, 0x1000u, 0x2000u,
+                                      samples_format::kContextKnown})
+            le(precise, w);
+        for (const std::uint32_t w : {22u, 22u, 0u, 3u, 27u, 0xF80100u, 0x2000u,
+                                      samples_format::kContextKnown | 0x2300u | 3u << samples_format::kContextLevelShift})
+            le(precise, w);
+        write(out / "sampler_fuzzer/precise.frame", precise);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-fuzzseeds: %s\n", e.what());
         return 1;
