@@ -14,9 +14,12 @@
 #include <QVBoxLayout>
 #include <filesystem>
 
+#include "emu/media/file_bytes.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/report/sample_report.h"
+#include "profiler/report/system_report.h"
+#include "profiler/sampling/system_sampler.h"
 
 namespace copperline {
 
@@ -61,6 +64,22 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     registers_ = new QCheckBox(tr("with the registers of every sample"), this);
     registers_->setObjectName(QStringLiteral("captureRegisters"));
     connect(samples_, &QCheckBox::toggled, this, [this] { updateForm(); });
+    sampler_ = new QCheckBox(tr("System sampler (sampler.bin) at"), this);
+    sampler_->setObjectName(QStringLiteral("captureSampler"));
+    sampler_->setToolTip(tr("Samples of the whole machine at exact emulated moments: task, context, "
+                            "module and function"));
+    samplerHz_ = new QSpinBox(this);
+    samplerHz_->setObjectName(QStringLiteral("captureSamplerHz"));
+    samplerHz_->setRange(1, int(maxSamplerHz(true)));
+    samplerHz_->setValue(int(sampler_format::kDefaultHz));
+    samplerHz_->setSuffix(tr(" Hz"));
+    connect(sampler_, &QCheckBox::toggled, this, [this] { updateForm(); });
+    auto* samplerRow = new QHBoxLayout;
+    samplerRow->addWidget(sampler_);
+    samplerRow->addWidget(samplerHz_);
+    samplerRow->addStretch(1);
+    pcSamples_ = new QCheckBox(tr("The PC at each frame's boundary (pc_samples)"), this);
+    pcSamples_->setObjectName(QStringLiteral("capturePcSamples"));
     screenshots_ = new QComboBox(this);
     screenshots_->setObjectName(QStringLiteral("captureScreenshots"));
     screenshots_->addItems(
@@ -91,11 +110,17 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     report_->setObjectName(QStringLiteral("captureCpuProfile"));
     report_->setToolTip(tr("Write the samples as a .cpuprofile of the program that was profiled"));
     connect(report_, &QPushButton::clicked, this, &CaptureDock::makeCpuProfile);
+    systemReport_ = new QPushButton(tr("System report"), this);
+    systemReport_->setObjectName(QStringLiteral("captureSystemReport"));
+    systemReport_->setToolTip(tr("Write the samples by task, context, module and function as folded "
+                                 "stacks and a trace, and show the ranked table"));
+    connect(systemReport_, &QPushButton::clicked, this, &CaptureDock::makeSystemReport);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(start_);
     buttons->addWidget(stop_);
     buttons->addWidget(open_);
     buttons->addWidget(report_);
+    buttons->addWidget(systemReport_);
     buttons->addStretch(1);
 
     state_ = new QLabel(tr("idle"), this);
@@ -121,6 +146,8 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     form->addRow(QString(), memory_);
     form->addRow(QString(), samples_);
     form->addRow(QString(), registers_);
+    form->addRow(QString(), samplerRow);
+    form->addRow(QString(), pcSamples_);
     form->addRow(tr("Screenshots"), screenshots_);
     form->addRow(tr("Trigger"), triggerRow);
     auto* layout = new QVBoxLayout(this);
@@ -150,6 +177,8 @@ nlohmann::json CaptureDock::startParams() const {
         p["samples"] = true;
         if (registers_->isChecked()) p["registers"] = true;
     }
+    if (sampler_->isChecked()) p["sampler"] = {{"hz", samplerHz_->value()}};
+    if (pcSamples_->isChecked()) p["pc_samples"] = true;
     if (!path_->text().trimmed().isEmpty()) p["path"] = path_->text().trimmed().toStdString();
     // The value goes as typed: the command checks it and says what is wrong.
     const std::string value = triggerValue_->text().trimmed().toStdString();
@@ -228,6 +257,45 @@ QString CaptureDock::writeCpuProfileFor(const QString& program, bool* ok) {
     }
 }
 
+void CaptureDock::makeSystemReport() {
+    bool ok = false;
+    const QString result = writeSystemReport(&ok);
+    if (ok) {
+        error_->clear();
+        detail_->setText(detail_->text() + QStringLiteral("\n") + result);
+    } else {
+        error_->setText(result);
+    }
+}
+
+QString CaptureDock::writeSystemReport(bool* ok) {
+    *ok = false;
+    namespace fs = std::filesystem;
+    try {
+        const fs::path dir = folder_.toStdString();
+        const bool statistical = fs::exists(dir / "sampler.bin");
+        const SystemSampleFile file =
+            statistical ? readSystemSamples((dir / "sampler.bin").string()) : preciseSystemSamples(dir.string());
+        const SystemReport report = buildSystemReport(file, nullptr);
+        // Names nothing has: sampler.folded, else sampler-2.folded, ...
+        const std::string stem = statistical ? "sampler" : "samples";
+        std::string suffix;
+        for (int n = 2; fs::exists(dir / (stem + suffix + ".folded")) || fs::exists(dir / (stem + suffix + ".trace.json"));
+             ++n)
+            suffix = QStringLiteral("-%1").arg(n).toStdString();
+        const fs::path folded = dir / (stem + suffix + ".folded"), trace = dir / (stem + suffix + ".trace.json");
+        const std::string foldedBytes = foldedText(report), traceBytes = traceJson(report).dump() + "\n";
+        writeFileBytes(folded.string(), {foldedBytes.begin(), foldedBytes.end()});
+        writeFileBytes(trace.string(), {traceBytes.begin(), traceBytes.end()});
+        *ok = true;
+        return tr("wrote %1 and %2\n%3")
+            .arg(QString::fromStdString(folded.string()), QString::fromStdString(trace.string()),
+                 QString::fromStdString(tableText(report, 8)));
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+}
+
 void CaptureDock::poll() {
     if (polling_) return;
     polling_ = true;
@@ -272,6 +340,11 @@ void CaptureDock::showStatus(const nlohmann::json& s) {
         if (const std::uint64_t dropped = s.value("samples_dropped", std::uint64_t(0)))
             detail += tr(" (%1 dropped: the buffer was full)").arg(dropped);
     }
+    systemSampled_ = s.contains("sampler") && s["sampler"].is_object();
+    if (systemSampled_)
+        detail += tr(", %1 system samples at %2 Hz")
+                      .arg(s["sampler"].value("samples", std::uint64_t(0)))
+                      .arg(s["sampler"].value("hz", 0u));
     if (!folder_.isEmpty()) detail += tr("\nin %1").arg(folder_);
     detail_->setText(detail);
     if (s.contains("error") && s["error"].is_string())
@@ -296,6 +369,10 @@ void CaptureDock::updateForm() {
         w->setEnabled(!active_);
     triggerValue_->setEnabled(!active_ && triggered);
     registers_->setEnabled(!active_ && samples_->isChecked());
+    sampler_->setEnabled(!active_);
+    samplerHz_->setEnabled(!active_ && sampler_->isChecked());
+    pcSamples_->setEnabled(!active_);
+    systemReport_->setEnabled(!active_ && (systemSampled_ || sampled_) && !folder_.isEmpty());
     samples_->setEnabled(!active_);
     start_->setEnabled(!active_);
     stop_->setEnabled(active_);

@@ -5,7 +5,9 @@
 // as profile.status reports it (frames written of the budget, bytes, the trigger's state),
 // a button that opens the capture's folder, and one that turns a capture with precise
 // samples into a .cpuprofile of a program (the converter copperline-ctl profile-report
-// uses) for VS Code, DevTools or speedscope. Every action is a command on the bus, so
+// uses) for VS Code, DevTools or speedscope; the system sampler at a rate, the frame-boundary
+// PCs, and a button that writes the system report (folded stacks and a trace, with the
+// ranked table shown in the pane) of a capture with the sampler or precise samples. Every action is a command on the bus, so
 // a capture started here is the same as one started over the control socket, and an
 // error the bus returns is shown as it came.
 
@@ -44,6 +46,12 @@ public:
     void makeCpuProfile();
     // The same without asking: the .cpuprofile's path, or the error (with `ok` false).
     QString writeCpuProfileFor(const QString& program, bool* ok);
+    // The system report of the capture shown (sampler.bin, else its precise samples):
+    // writes FOLDER/sampler.folded and sampler.trace.json (samples.* from precise samples;
+    // -2, -3, ... when taken) and returns what it wrote and the ranked table, or the error
+    // (with `ok` false).
+    QString writeSystemReport(bool* ok);
+    void makeSystemReport();
     // Asks profile.status now (a timer does it twice a second while the pane is shown or a
     // capture runs).
     void poll();
@@ -62,6 +70,10 @@ public:
     QCheckBox* memoryBox() const { return memory_; }
     QCheckBox* samplesBox() const { return samples_; }
     QCheckBox* registersBox() const { return registers_; }
+    QCheckBox* samplerBox() const { return sampler_; }
+    QSpinBox* samplerHzBox() const { return samplerHz_; }
+    QCheckBox* pcSamplesBox() const { return pcSamples_; }
+    QPushButton* systemReportButton() const { return systemReport_; }
     QPushButton* cpuProfileButton() const { return report_; }
     QComboBox* screenshotsBox() const { return screenshots_; }
     QComboBox* triggerBox() const { return trigger_; }
@@ -92,6 +104,11 @@ private:
     QCheckBox* registers_ = nullptr;
     QPushButton* report_ = nullptr;
     bool sampled_ = false; // the capture shown has precise samples
+    QCheckBox* sampler_ = nullptr;
+    QSpinBox* samplerHz_ = nullptr;
+    QCheckBox* pcSamples_ = nullptr;
+    QPushButton* systemReport_ = nullptr;
+    bool systemSampled_ = false; // the capture shown has the sampler's samples
     QComboBox* screenshots_ = nullptr;
     QComboBox* trigger_ = nullptr;
     QLineEdit* triggerValue_ = nullptr;

@@ -241,14 +241,34 @@ void Sampler::readContext(const CpuStep& step) {
     case CpuStep::Kind::Stopped: rowPc_ = startPc_; break;
     }
     std::uint32_t c = sf::kContextKnown | startSr_ | level << sf::kContextLevelShift;
-    const ExecTaskFields exec = readExecTaskFields(*memory_);
+    // ExecBase (at 4), ThisTask (276), IDNestCnt and TDNestCnt (294, 295): read as the
+    // system sampler reads them (readExecTaskFields), in full only when something changed.
+    const auto spyLong = [this](std::uint32_t a) {
+        return std::uint32_t(machine_.spyWord(a)) << 16 | machine_.spyWord(a + 2);
+    };
+    const auto full = [&] {
+        exec_.raw = spyLong(4);
+        const ExecTaskFields f = readExecTaskFields(*memory_);
+        exec_.checked = true;
+        exec_.valid = f.exec.has_value();
+        exec_.base = f.exec.value_or(0);
+        exec_.task = f.thisTask;
+        exec_.taskPlausible = f.taskPlausible;
+    };
+    if (!exec_.checked || spyLong(4) != exec_.raw) full();
+    std::uint32_t task = 0;
+    if (exec_.valid) {
+        task = spyLong(exec_.base + 276);
+        if (task != exec_.task) full();
+    }
     rowTask_ = 0;
-    if (!exec.exec) {
+    if (!exec_.valid) {
         c |= sf::kContextNoExec | sf::kContextNoTask;
     } else {
-        if (exec.idNestCnt >= 0) c |= sf::kContextDisabled;
-        if (exec.tdNestCnt >= 0) c |= sf::kContextForbidden;
-        if (exec.taskPlausible) rowTask_ = exec.thisTask;
+        const std::uint16_t nest = machine_.spyWord(exec_.base + 294);
+        if (std::int8_t(nest >> 8) >= 0) c |= sf::kContextDisabled;
+        if (std::int8_t(nest & 0xFF) >= 0) c |= sf::kContextForbidden;
+        if (exec_.taskPlausible) rowTask_ = exec_.task;
         else c |= sf::kContextNoTask;
     }
     rowContext_ = c;
@@ -275,6 +295,7 @@ void Sampler::stepDone(const CpuStep& step) {
 }
 
 void Sampler::closeFrame() {
+    exec_.checked = false; // ExecBase is checked in full again in each frame
     // A frame the capture never heard of (it was not attached yet) is dropped unseen.
     std::swap(closed_, pending_);
     pending_.clear();

@@ -167,6 +167,14 @@ private:
     std::uint16_t startSr_ = 0;
     std::uint32_t startPc_ = 0;
     std::uint32_t rowPc_ = 0, rowTask_ = 0, rowContext_ = 0;
+    // ExecBase as last checked in full (readExecTaskFields): checked again when the
+    // longword at 4 changes, when ThisTask changes, and at each frame's start; between,
+    // a step reads ThisTask and the nesting counts alone.
+    struct ExecCache {
+        bool checked = false, valid = false, taskPlausible = false;
+        std::uint32_t raw = 0; // the longword at 4 when checked
+        std::uint32_t base = 0, task = 0;
+    } exec_;
     std::vector<SystemSampleModule> startModules_;
     bool modulesWritten_ = false;
 

@@ -12,6 +12,7 @@
 #include "ui/capture_dock.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/report/cpuprofile.h"
+#include "profiler/sampling/system_samples.h"
 #include "ui/cpu_pane.h"
 #include "ui/frame_analyzer.h"
 #include "ui/main_window.h"
@@ -28,6 +29,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <fstream>
 
 using namespace copperline;
 using nlohmann::json;
@@ -237,6 +239,53 @@ private slots:
         const QString bad = dock->writeCpuProfileFor(path + "/profile.json", &ok);
         QVERIFY(!ok);
         QVERIFY(!bad.isEmpty());
+    }
+
+    void captureDockRunsTheSystemSamplerAndWritesItsReport() {
+        Emulator emu(frameLoad(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        CaptureDock* dock = w.captureDock();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("system");
+        dock->pathEdit()->setText(path);
+        QVERIFY(!dock->samplerHzBox()->isEnabled());
+        dock->samplerBox()->setChecked(true);
+        QVERIFY(dock->samplerHzBox()->isEnabled());
+        dock->samplerHzBox()->setValue(2500);
+        dock->pcSamplesBox()->setChecked(true);
+        dock->framesBox()->setValue(3);
+        QCOMPARE(dock->startParams()["sampler"]["hz"].get<int>(), 2500);
+        QCOMPARE(dock->startParams().value("pc_samples", false), true);
+        QVERIFY(!dock->startParams().contains("samples"));
+        QVERIFY(!dock->systemReportButton()->isEnabled());
+        dock->start();
+        QTRY_VERIFY(dock->active());
+        QVERIFY(emu.call("step_frame", {{"n", 4}}).ok);
+        dock->poll();
+        QTRY_VERIFY(!dock->active());
+        QTRY_VERIFY2(dock->progressText().contains("system samples at 2500 Hz"), qPrintable(dock->progressText()));
+        QTRY_VERIFY(dock->systemReportButton()->isEnabled());
+        QVERIFY(!dock->cpuProfileButton()->isEnabled()); // no precise samples
+        // Each frame record has its frame-boundary PC.
+        for (const json& r : readCapture(path.toStdString()).frames) QVERIFY(r.contains("pc_sample"));
+        bool ok = false;
+        const QString text = dock->writeSystemReport(&ok);
+        QVERIFY2(ok, qPrintable(text));
+        QVERIFY2(text.contains("samples at 2500 Hz"), qPrintable(text));
+        // The folded stacks count every sample the capture wrote.
+        const SystemSampleFile file = readSystemSamples((path + "/sampler.bin").toStdString());
+        QVERIFY(file.samples.size() > 100); // three frames at 2,500 Hz: 150
+        std::ifstream folded((path + "/sampler.folded").toStdString());
+        std::uint64_t counted = 0;
+        for (std::string line; std::getline(folded, line);) counted += std::stoull(line.substr(line.rfind(' ') + 1));
+        QCOMPARE(counted, std::uint64_t(file.samples.size()));
+        QVERIFY(std::filesystem::exists((path + "/sampler.trace.json").toStdString()));
+        // A second report does not replace the first.
+        const QString again = dock->writeSystemReport(&ok);
+        QVERIFY(ok && again.contains("sampler-2.folded"));
     }
 };
 
