@@ -10,6 +10,9 @@
 //    most 1.2x), the best of 5 rounds that run every mode in turn.
 // 2. `copperline --run hello --coverage FILE` against plain `copperline --run hello`: the CPU
 //    seconds of the whole process (boot included), best of 5, in turn.
+// `--mode MODE FRAMES` runs one mode once (none, sparse, rom, ram, frames, frames+coverage)
+// and prints its speed, for callgrind's instruction counts, which the host's load does not
+// move (valgrind --tool=callgrind copperline-coveragebench --mode frames+coverage 60).
 
 #include "emu/machine.h"
 #include "tests/bench/bench_clock.h"
@@ -104,7 +107,8 @@ double process(const std::string& command) {
 
 int main(int argc, char** argv) {
     unsigned frames = 500;
-    if (argc > 1) frames = unsigned(std::atoi(argv[1]));
+    const bool one = argc > 2 && std::string(argv[1]) == "--mode";
+    if (argc > 1 && !one) frames = unsigned(std::atoi(argv[1]));
     try {
         rom = loadRom(defaultRomPath());
         ext = loadRom(defaultExtRomPath());
@@ -113,6 +117,24 @@ int main(int argc, char** argv) {
         return 2;
     }
     const fs::path dir = "/dev/shm/copperline-coveragebench-" + std::to_string(::getpid());
+    if (one) {
+        const std::string name = argv[2];
+        const struct {
+            const char* name;
+            Mode mode;
+        } names[] = {{"none", Mode::None},     {"sparse", Mode::Sparse}, {"rom", Mode::RomRange},
+                     {"ram", Mode::RamRange},  {"frames", Mode::Frames}, {"frames+coverage", Mode::FramesAndCoverage}};
+        for (const auto& n : names)
+            if (name == n.name) {
+                const unsigned count = argc > 3 ? unsigned(std::atoi(argv[3])) : frames;
+                const Result r = boot(count, n.mode, dir);
+                std::printf("%s, %u frames: %.2fx real time\n", n.name, count, r.speed);
+                return 0;
+            }
+        std::fprintf(stderr, "copperline-coveragebench: --mode wants none, sparse, rom, ram, frames or "
+                             "frames+coverage, not '%s'\n", name.c_str());
+        return 2;
+    }
     std::printf("AROS boot from power-on, %u frames, PAL A500, emulated seconds per CPU second, "
                 "best of 5 rounds\n",
                 frames);
