@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
     // Options that mean "no window": help and version too, so they work without a display.
     const bool headless = helpOrVersion || parser.isSet(headlessOpt) || parser.isSet(shotOpt) ||
                           parser.isSet(secondsOpt) || parser.isSet(controlOpt) ||
-                          parser.isSet("run") || parser.isSet("profile");
+                          (parser.isSet("run") && !parser.isSet(controlGuiOpt)) || parser.isSet("profile");
 
     std::unique_ptr<copperline::Machine> machine;
     if (!helpOrVersion) {
@@ -315,6 +315,16 @@ int main(int argc, char** argv) {
     if (const int rc = copperline::applyFloppyOptions(parser, *machine, media)) return rc;
 
     const bool controlled = parser.isSet(controlOpt);
+    const bool served = controlled || parser.isSet(controlGuiOpt);
+    if (served && (parser.isSet(shotOpt) || parser.isSet(secondsOpt) || parser.isSet("profile"))) {
+        std::fprintf(stderr, "copperline: --%s runs a headless session of its own; under --control or "
+                             "--control-gui the client takes screenshots (capture.screenshot), runs "
+                             "(continue, step_frame) and captures (profile.start)\n",
+                     parser.isSet(shotOpt) ? "screenshot-after" : parser.isSet(secondsOpt) ? "seconds" : "profile");
+        return copperline::exit_status::Usage;
+    }
+    if (served && parser.isSet("run"))
+        if (const int rc = copperline::stageControlledRun(parser, *machine, media)) return rc;
     if (headless && !controlled) {
         if (serialFile)
             machine->setSerialSink([](std::uint8_t b) {
@@ -338,6 +348,7 @@ int main(int argc, char** argv) {
     eo.serialOut = serialFile;
     eo.tracesDir = parser.value("traces").toStdString();
     eo.recordBudgetBytes = recordBudgetMiB << 20;
+    if (served && parser.isSet("run")) eo.runProgram = parser.value("run").toStdString();
     copperline::Emulator emulator(std::move(machine), eo);
     emulator.setQuitHandler([] {
         QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit,

@@ -237,20 +237,11 @@ std::string where(std::uint32_t pc, const RunReport& r, const HunkFile& hunks,
 
 } // namespace
 
-RunReport runProgram(Machine& machine, const RunOptions& o) {
-    RunReport report;
-    const auto hostStart = std::chrono::steady_clock::now();
-    auto hostNow = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
-    };
-
-#ifndef COPPERLINE_HAVE_RUNNER
-    std::fprintf(stderr, "copperline: --run needs the 68000 guest toolchain at build time "
-                         "(COPPERLINE_BUILD_GUEST)\n");
-    report.status = exit_status::Usage;
-    return report;
-#else
-    HunkFile hunks;
+#ifdef COPPERLINE_HAVE_RUNNER
+// The run disk: PROG, the loader, S/Startup-Sequence that runs it, Run-Then and the
+// --run-file files, inserted in o.drive. Returns 0, or the exit status with the message
+// printed.
+int stageRunDisk(Machine& machine, const RunOptions& o, HunkFile& hunks) {
     std::vector<std::uint8_t> bytes;
     ofs::Volume volume;
     const std::string name = diskName(o.program);
@@ -259,8 +250,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         runFiles = readRunFiles(o.files, name);
     } catch (const MediaError& e) {
         std::fprintf(stderr, "copperline: --run-file %s\n", e.what());
-        report.status = exit_status::Usage;
-        return report;
+        return exit_status::Usage;
     }
     try {
         bytes = readFileBytes(o.program, adf::kImageBytes);
@@ -311,7 +301,29 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         machine.insertDisk(o.drive, std::move(image));
     } catch (const MediaError& e) {
         std::fprintf(stderr, "copperline: --run: %s\n", e.what());
-        report.status = exit_status::Usage;
+        return exit_status::Usage;
+    }
+    return 0;
+}
+#endif
+
+RunReport runProgram(Machine& machine, const RunOptions& o) {
+    RunReport report;
+    const auto hostStart = std::chrono::steady_clock::now();
+    auto hostNow = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - hostStart).count();
+    };
+
+#ifndef COPPERLINE_HAVE_RUNNER
+    std::fprintf(stderr, "copperline: --run needs the 68000 guest toolchain at build time "
+                         "(COPPERLINE_BUILD_GUEST)\n");
+    report.status = exit_status::Usage;
+    return report;
+#else
+    HunkFile hunks;
+    const std::string name = diskName(o.program);
+    if (const int staged = stageRunDisk(machine, o, hunks)) {
+        report.status = staged;
         return report;
     }
 
@@ -626,6 +638,34 @@ int finishFloppies(Machine& machine, const MediaSession& session) {
         }
     }
     return 0;
+}
+
+int stageControlledRun(const QCommandLineParser& parser, Machine& machine, const MediaSession& session) {
+#ifndef COPPERLINE_HAVE_RUNNER
+    (void)parser;
+    (void)machine;
+    (void)session;
+    std::fprintf(stderr, "copperline: --run needs the 68000 guest toolchain at build time "
+                         "(COPPERLINE_BUILD_GUEST)\n");
+    return exit_status::Usage;
+#else
+    for (const char* headlessOnly : {"timeout", "load-timeout", "profile", "coverage", "run-verbose"})
+        if (parser.isSet(headlessOnly)) {
+            std::fprintf(stderr,
+                         "copperline: --%s goes with a headless --run; under --control the client "
+                         "runs the program (it stops at its first instruction, reason loadseg)\n",
+                         headlessOnly);
+            return exit_status::Usage;
+        }
+    RunOptions o;
+    o.program = parser.value("run").toStdString();
+    o.args = parser.value("run-args").toStdString();
+    for (const QString& line : parser.values("run-then")) o.then.push_back(line.toStdString());
+    for (const QString& file : parser.values("run-file")) o.files.push_back(file.toStdString());
+    o.drive = session.paths[0].empty() ? 0 : 1;
+    HunkFile hunks;
+    return stageRunDisk(machine, o, hunks);
+#endif
 }
 
 int runFromCommandLine(const QCommandLineParser& parser, Machine& machine, const HeadlessOptions& headless,

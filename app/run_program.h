@@ -98,6 +98,13 @@ struct MediaSession {
     std::array<bool, 4> writeback{};
 };
 
+// --run PROG under --control or --control-gui: stages the run disk as --run does (PROG with
+// its --run-args, --run-then, --run-file) and refuses what only a headless run does
+// (--timeout, --load-timeout, --profile, --coverage, --run-verbose, screenshots). The
+// emulator then stops at the program's first instruction (Emulator::Options::runProgram).
+// Returns 0, or the exit status with the message printed.
+int stageControlledRun(const QCommandLineParser& parser, Machine& machine, const MediaSession& session);
+
 // Command-line glue (Qt): adds --run, --run-args, --timeout, --load-timeout,
 // --run-verbose, --run-then, --run-file, --floppy0..3 and --floppy0..3-writeback.
 void addRunOptions(QCommandLineParser& parser);

@@ -60,7 +60,8 @@ void registerDebugCommands(Emulator::Impl& e) {
 
     bus.add("segments.list",
             "The hunks of the programs the guest's CLI processes run (LoadSeg's segment lists): "
-            "the relocation_bases and code_ranges profile.start wants.",
+            "the relocation_bases and code_ranges profile.start wants; under --control with --run, "
+            "`run` is the program as its loader loaded it last.",
             [&e](const json&) {
                 const MachineMemoryView memory(*e.machine);
                 const AmigaOsSnapshot os = readAmigaOs(memory);
@@ -79,7 +80,10 @@ void registerDebugCommands(Emulator::Impl& e) {
                                         {"hunks", hunks},
                                         {"relocation_bases", bases}});
                 }
-                return json{{"exec", os.exec.has_value()}, {"programs", programs}};
+                json out = {{"exec", os.exec.has_value()}, {"programs", programs}};
+                // The --run program under --control, as its loader loaded it last.
+                if (e.run.segList) out["run"] = e.runProgramJson();
+                return out;
             });
 
     bus.add(

@@ -1,8 +1,12 @@
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
+#include "emu/hex.h"
+#include "profiler/amigaos/amigaos.h"
+#include "profiler/amigaos/memory_view.h"
 #include "profiler/capture/screenshot.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <future>
 #include <utility>
 
@@ -69,6 +73,20 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerFrameCommands(*this);
     registerRecordCommands(*this);
     registerInputCommands(*this);
+    registerSymbolCommands(*this);
+    if (!options.runProgram.empty()) {
+        run.name = std::filesystem::path(options.runProgram).filename().string();
+        try {
+            run.info = DebugInfo::load(options.runProgram);
+        } catch (const std::exception& e) {
+            run.infoError = e.what(); // it still runs; symbols.resolve says why it cannot name it
+        }
+        run.warping = options.paced;
+        this->options.paced = false;
+        machine->guestApi().setRunHandler([this](const GuestApi::RunMessage& message) {
+            if (message.event == GuestApi::RunEvent::Loaded) runProgramLoaded(message.a);
+        });
+    }
     publish();
 }
 
@@ -77,6 +95,7 @@ Emulator::Impl::~Impl() {
     capture.reset();
     machine->setFrameCallback(nullptr);
     machine->setSerialSink(nullptr);
+    machine->guestApi().setRunHandler({});
     machine->setCpuAccessObserver(nullptr);
     machine->guestApi().setChangeListener(nullptr);
 }
@@ -267,6 +286,16 @@ void Emulator::Impl::runSlice() {
             stopRun("breakpoint", {{"id", id}});
             return;
         }
+        if (run.entry && pc == run.entry) {
+            // The --run program's first instruction: a one-shot stop for each load.
+            run.entry = 0;
+            if (run.warping) {
+                run.warping = false;
+                options.paced = true;
+            }
+            stopRun("loadseg", runProgramJson());
+            return;
+        }
         if (target.kind == Target::Kind::Pc && pc == target.pc && !skipBreakOnce) {
             stopRun(target.reason);
             return;
@@ -413,6 +442,34 @@ void Emulator::Impl::pace() {
     // Sleep until the frame is due, but wake for a command: a click must not wait a frame.
     std::unique_lock lock(queueMutex);
     wake.wait_until(lock, due, [this] { return exit || !queue.empty(); });
+}
+
+// ---- --run under --control ---------------------------------------------------------------------
+
+void Emulator::Impl::runProgramLoaded(std::uint32_t segList) {
+    // LoadSeg's segment list: each hunk's first byte follows its link longword; RunCommand
+    // enters the first hunk's first byte.
+    const MachineMemoryView memory(*machine);
+    run.segList = segList;
+    run.bases.clear();
+    run.sizes.clear();
+    for (const AmigaOsSegment& s : readSegList(memory, segList)) {
+        run.bases.push_back(s.base);
+        run.sizes.push_back(s.size);
+    }
+    run.entry = run.bases.empty() ? 0 : run.bases.front();
+}
+
+nlohmann::json Emulator::Impl::runProgramJson() const {
+    nlohmann::json hunks = nlohmann::json::array(), bases = nlohmann::json::array();
+    for (std::size_t i = 0; i < run.bases.size(); ++i) {
+        hunks.push_back({{"base", hex(run.bases[i])}, {"size", run.sizes[i]}});
+        bases.push_back(hex(run.bases[i]));
+    }
+    nlohmann::json j = {{"name", run.name},          {"seglist", hex(run.segList)}, {"hunks", hunks},
+                        {"relocation_bases", bases}, {"debug_info", run.info.has_value()}};
+    if (!run.info) j["debug_info_error"] = run.infoError;
+    return j;
 }
 
 // ---- stops, positions, snapshots ---------------------------------------------------------------

@@ -31,6 +31,11 @@ public:
         std::string tracesDir; // where captures go by default (--traces); empty: the XDG data folder
         // The byte budget of the record of the past (docs/record.md).
         std::size_t recordBudgetBytes = std::size_t(256) << 20;
+        // --run PROG under --control: the program the staged run disk's loader loads. Each
+        // time it is loaded the machine stops at its first instruction (reason "loadseg"),
+        // and its debug information names its addresses (symbols.resolve). A paced session
+        // runs unpaced until then (the boot at full speed).
+        std::string runProgram;
     };
 
     // Reply to one submitted command; called on the emulator thread.

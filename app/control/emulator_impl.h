@@ -9,6 +9,7 @@
 #include "profiler/capture/frame_capture.h"
 #include "profiler/coverage/coverage_sidecar.h"
 #include "profiler/sampling/sampler.h"
+#include "profiler/debuginfo/debug_info.h"
 #include "profiler/sampling/system_sampler.h"
 #include "emu/record/record.h"
 
@@ -105,6 +106,20 @@ struct Emulator::Impl : CpuAccessObserver {
     std::optional<WatchHit> watchHit;
     std::uint32_t currentPc = 0; // the instruction being stepped, for watch reports
 
+    // --run under --control (Options::runProgram): the program's name on the run disk, its
+    // debug information (when it has any), the first instruction of its latest load (0
+    // once stopped there) and its hunks as loaded.
+    struct RunProgram {
+        std::string name;
+        std::optional<DebugInfo> info;
+        std::string infoError;
+        std::uint32_t entry = 0, segList = 0;
+        std::vector<std::uint32_t> bases, sizes;
+        bool warping = false; // unpaced until the first load
+    } run;
+    void runProgramLoaded(std::uint32_t segList);
+    nlohmann::json runProgramJson() const;
+
     bool frameCommitted = false;
     bool publishRecords = false; // frame.record: keep full slot records in snapshots
     std::uint64_t snapshotSerial = 0;
@@ -199,6 +214,7 @@ void registerFrameCommands(Emulator::Impl& impl);
 void registerRecordCommands(Emulator::Impl& impl);
 // input.key, input.mouse, input.joy (input_commands.cpp).
 void registerInputCommands(Emulator::Impl& impl);
+void registerSymbolCommands(Emulator::Impl& impl);
 
 // Chip RAM (and its mirrors) or slow RAM: what the debugger may write and the record
 // tracks writes to.

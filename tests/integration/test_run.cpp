@@ -9,6 +9,8 @@
 #include "emu/media/ofs.h"
 #include "profiler/capture/png.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
@@ -73,6 +75,60 @@ std::uint32_t centreColour(const QString& png) {
 class TestRun : public QObject {
     Q_OBJECT
 private slots:
+    void runUnderControlStopsAtTheFirstInstruction() {
+        // copperline --control NAME --run hello: the client continues, the machine stops at
+        // hello's first instruction (reason loadseg), segments.list and symbols.resolve know it.
+        const QString name = QStringLiteral("run-control-%1").arg(QCoreApplication::applicationPid());
+        QProcess server;
+        QStringList env = QProcess::systemEnvironment();
+        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+        server.setEnvironment(env);
+        server.start(COPPERLINE_EXE, {"--factory", "--noaudio", "--control", name, "--run", GUEST_HELLO});
+        QVERIFY(server.waitForStarted());
+        const auto call = [&](const QString& method, const QString& params = {}) {
+            QStringList args = {"--socket", name, "--timeout", "120", method};
+            if (!params.isEmpty()) args << params;
+            for (int attempt = 0;; ++attempt) {
+                const Result r = run(COPPERLINE_CTL, args);
+                // The server may still be opening its socket.
+                if (r.status == 0 || attempt >= 50 || !r.err.contains("listening")) return r;
+                QTest::qWait(100);
+            }
+        };
+        const Result stop = call("continue");
+        QVERIFY2(stop.status == 0, (stop.out + stop.err).constData());
+        const nlohmann::json s = nlohmann::json::parse(stop.out.toStdString());
+        QCOMPARE(s.value("reason", std::string()), std::string("loadseg"));
+        const nlohmann::json& d = s.at("detail");
+        QCOMPARE(d.value("name", std::string()), std::string("hello"));
+        QVERIFY(d.value("debug_info", false));
+        QCOMPARE(d.at("hunks").size(), std::size_t(3));
+        const std::uint32_t base = std::uint32_t(std::stoul(d["hunks"][0]["base"].get<std::string>(), nullptr, 16));
+        QCOMPARE(s.value("pc", 0u), base);
+
+        const Result segments = call("segments.list");
+        QVERIFY2(segments.status == 0, segments.err.constData());
+        QCOMPARE(nlohmann::json::parse(segments.out.toStdString())["run"]["relocation_bases"], d["relocation_bases"]);
+        const Result where = call("symbols.resolve", QStringLiteral("{\"addr\": %1}").arg(base));
+        QVERIFY2(where.status == 0, where.err.constData());
+        const nlohmann::json w = nlohmann::json::parse(where.out.toStdString());
+        QCOMPARE(w.value("module", std::string()), std::string("hello"));
+        QCOMPARE(w.value("function", std::string()), std::string("_start"));
+        QVERIFY2(w.value("file", std::string()).ends_with("startup.S"), where.out.constData());
+        // It runs on from there.
+        QVERIFY(call("step_frame", "{\"n\": 100}").status == 0);
+        call("quit");
+        QVERIFY(server.waitForFinished(30000));
+
+        // What only a headless run does is refused.
+        const Result refused = emulate({"--control", name + "-x", "--run", GUEST_HELLO, "--timeout", "5"});
+        QCOMPARE(refused.status, 2);
+        QVERIFY2(refused.err.contains("--timeout goes with a headless --run"), refused.err.constData());
+        const Result shot = emulate({"--control", name + "-y", "--run", GUEST_HELLO, "--seconds", "5"});
+        QCOMPARE(shot.status, 2);
+        QVERIFY2(shot.err.contains("--seconds runs a headless session"), shot.err.constData());
+    }
+
     void helloPrintsAndReturnsFive() {
         const Result r = emulate({"--run", GUEST_HELLO, "--run-verbose"});
         QCOMPARE(r.out, QByteArray("hello\n"));

@@ -1,0 +1,67 @@
+// The symbols family: what an address is, named from the --run program's debug information
+// (its hunks as the loader placed them) and from the ROM's jump tables.
+
+#include "app/control/emulator_impl.h"
+#include "app/control/params.h"
+#include "emu/hex.h"
+#include "profiler/amigaos/amigaos.h"
+#include "profiler/amigaos/lvo_names.h"
+#include "profiler/amigaos/memory_view.h"
+#include "profiler/amigaos/rom_namer.h"
+
+namespace copperline {
+
+namespace {
+
+using nlohmann::json;
+namespace p = params;
+
+} // namespace
+
+void registerSymbolCommands(Emulator::Impl& e) {
+    CommandBus& bus = e.bus;
+
+    bus.add(
+        "symbols.resolve",
+        "What an address is: {addr} gives the module (the --run program by its debug "
+        "information, or a ROM library by its jump table), the hunk and offset, the function, "
+        "and the source file and line.",
+        {"addr"}, [&e](const json& params) {
+            const std::uint32_t addr = std::uint32_t(p::number(params, "addr", 0xFFFFFF));
+            json out = {{"addr", hex(addr)}, {"module", nullptr}};
+            // The program: its hunks as loaded, named by its debug information.
+            for (std::size_t h = 0; h < e.run.bases.size(); ++h) {
+                if (addr < e.run.bases[h] || addr - e.run.bases[h] >= e.run.sizes[h]) continue;
+                out["module"] = e.run.name;
+                out["hunk"] = h;
+                out["offset"] = addr - e.run.bases[h];
+                if (!e.run.info) {
+                    out["debug_info_error"] = e.run.infoError;
+                    return out;
+                }
+                const DebugInfo& info = *e.run.info;
+                const AddressInfo where = info.lookup(std::uint32_t(h), addr - e.run.bases[h]);
+                if (const DebugScope* fn = info.function(where)) out["function"] = fn->name;
+                const std::vector<InlineFrame> frames = info.frames(where);
+                if (!frames.empty() && frames.front().file != kNoFile) {
+                    out["file"] = info.fileName(frames.front().file);
+                    out["line"] = frames.front().line;
+                }
+                return out;
+            }
+            // The ROM: the jump-table function at or below it.
+            const MachineMemoryView memory(*e.machine);
+            const RomNamer rom(readAmigaOs(memory));
+            if (const RomNamer::Symbol* s = rom.symbolAt(addr)) {
+                out["module"] = s->library;
+                out["function"] = std::string(lvoName(s->library, s->lvo));
+                out["lvo"] = s->lvo;
+                out["offset"] = addr - s->target;
+            } else if (memory.inRom(addr)) {
+                out["module"] = "[Kickstart]";
+            }
+            return out;
+        });
+}
+
+} // namespace copperline
