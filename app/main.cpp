@@ -128,6 +128,11 @@ int main(int argc, char** argv) {
         "Slow RAM at $C00000: 0, 512K, 1M or 1.5M (default 512K; 1.5M with --run, so that a "
         "program has room to load and run).",
         "SIZE");
+    const QCommandLineOption fastOpt(
+        "fast",
+        "Zorro II fast RAM on an AutoConfig board: 0 (the default), 64K, 128K, 256K, 512K, 1M, "
+        "2M, 4M or 8M. The ROM configures it (usually at $200000); the CPU never waits for it.",
+        "SIZE");
     const QCommandLineOption factoryOpt("factory",
                                         "Ignore saved settings; use the factory defaults.");
     const QCommandLineOption noAudioOpt("noaudio", "No sound output.");
@@ -171,7 +176,7 @@ int main(int argc, char** argv) {
         "MIB");
     const QCommandLineOption forceOpt(
         "force", "Write over files that exist (the --screenshot-after FILE.png).");
-    parser.addOptions({romOpt, extOpt, ntscOpt, slowOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
+    parser.addOptions({romOpt, extOpt, ntscOpt, slowOpt, fastOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
                        shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt});
     copperline::addRunOptions(parser);
@@ -235,7 +240,13 @@ int main(int argc, char** argv) {
         config.ntsc = parser.isSet(ntscOpt);
         // --run's machine has the most slow RAM an A500 takes (a trapdoor board and a
         // $C00000 expansion): AROS on 512K chip + 512K slow leaves a program too little.
-        if (parser.isSet("run")) config.slowRamBytes = 1536u << 10;
+        // And 8 MB of Zorro II fast RAM (the most the Zorro II space holds): AROS keeps its own
+        // allocations there, so that a program of hundreds of kilobytes loads and can
+        // allocate megabytes; --fast 0 gives the machine without it.
+        if (parser.isSet("run")) {
+            config.slowRamBytes = 1536u << 10;
+            config.fastRamBytes = 8u << 20;
+        }
         if (parser.isSet(slowOpt)) {
             const QString v = parser.value(slowOpt).toUpper();
             static const std::pair<const char*, std::uint32_t> sizes[] = {
@@ -250,6 +261,28 @@ int main(int argc, char** argv) {
             if (!found) {
                 std::fprintf(stderr, "copperline: --slow wants 0, 512K, 1M or 1.5M, not '%s'\n",
                              qPrintable(parser.value(slowOpt)));
+                return copperline::exit_status::Usage;
+            }
+        }
+        if (parser.isSet(fastOpt)) {
+            const QString v = parser.value(fastOpt).toUpper();
+            bool found = false;
+            if (v == "0") {
+                config.fastRamBytes = 0;
+                found = true;
+            }
+            for (std::uint32_t kb = 64; kb <= 8192 && !found; kb *= 2) {
+                const QString name = kb < 1024 ? QStringLiteral("%1K").arg(kb) : QStringLiteral("%1M").arg(kb / 1024);
+                if (v == name || v == QStringLiteral("%1K").arg(kb)) {
+                    config.fastRamBytes = kb << 10;
+                    found = true;
+                }
+            }
+            if (!found) {
+                std::fprintf(stderr,
+                             "copperline: --fast wants 0, 64K, 128K, 256K, 512K, 1M, 2M, 4M or 8M (a Zorro II "
+                             "board's sizes), not '%s'\n",
+                             qPrintable(parser.value(fastOpt)));
                 return copperline::exit_status::Usage;
             }
         }

@@ -23,12 +23,14 @@ bool GuestApi::readable(std::uint32_t a, std::uint32_t length) const {
     const std::uint64_t end = std::uint64_t(a) + length;
     if (end <= chipBytes_) return true;
     if (a >= 0xC00000 && end <= 0xC00000ull + slowBytes_) return true;
+    if (fastBytes_ && a >= fastBase_ && end <= std::uint64_t(fastBase_) + fastBytes_) return true;
     return a >= 0xF80000 && end <= 0x1000000;
 }
 
 bool GuestApi::writable(std::uint32_t a, std::uint32_t length) const {
     const std::uint64_t end = std::uint64_t(a) + length;
-    return end <= chipBytes_ || (a >= 0xC00000 && end <= 0xC00000ull + slowBytes_);
+    return end <= chipBytes_ || (a >= 0xC00000 && end <= 0xC00000ull + slowBytes_) ||
+           (fastBytes_ && a >= fastBase_ && end <= std::uint64_t(fastBase_) + fastBytes_);
 }
 
 std::uint16_t GuestApi::readWord(std::uint32_t a) const {

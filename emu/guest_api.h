@@ -96,6 +96,11 @@ public:
         chipBytes_ = chipBytes;
         slowBytes_ = slowBytes;
     }
+    // The fast RAM where its board was configured (0 bytes: none, or not configured yet).
+    void setFastRam(std::uint32_t base, std::uint32_t bytes) {
+        fastBase_ = base;
+        fastBytes_ = bytes;
+    }
     // Called for each log message and run event as it arrives (optional).
     void setLogSink(std::function<void(const LogMessage&)> sink) { logSink_ = std::move(sink); }
     void setRunHandler(std::function<void(const RunMessage&)> handler) {
@@ -171,6 +176,7 @@ private:
     std::function<std::uint8_t(std::uint32_t)> read_;
     std::function<void(std::uint32_t, std::uint8_t)> write_;
     std::uint32_t chipBytes_ = 0, slowBytes_ = 0;
+    std::uint32_t fastBase_ = 0, fastBytes_ = 0;
     std::function<void(const LogMessage&)> logSink_;
     std::function<void(const RunMessage&)> runHandler_;
     std::function<void(Change)> changeListener_;

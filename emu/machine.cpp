@@ -19,7 +19,8 @@ void CpuBus::resetAsserted(std::uint64_t, std::uint64_t to) {
 }
 
 Machine::Machine(const Config& config)
-    : config_(config), chip_(config.chipRamBytes), slow_(config.slowRamBytes, 0), floppy_(paula_), blitter_(chip_),
+    : config_(config), chip_(config.chipRamBytes), slow_(config.slowRamBytes, 0), fast_(config.fastRamBytes, 0),
+      floppy_(paula_), blitter_(chip_),
       agnus_(chip_, denise_, paula_, blitter_, copper_), bus_{this}, cpu_(bus_) {
     agnus_.configure({config.ntsc});
     // NTSC fields have 263 lines at most, and long lines of 228 colour clocks.
@@ -39,9 +40,101 @@ Machine::Machine(const Config& config)
     for (unsigned p = 0; p < (config.slowRamBytes >> 16); ++p) map_[0xC0 + p] = Region::Slow;
     for (unsigned p = 0xD8; p <= 0xDF; ++p) map_[p] = Region::Custom;
     for (unsigned p = 0xF8; p <= 0xFF; ++p) map_[p] = Region::Rom;
+    remapExpansion();
 }
 
 Machine::Machine() : Machine(Config{}) {}
+
+// ---- Zorro II fast RAM ---------------------------------------------------------------------
+//
+// One AutoConfig board (the Hardware Reference Manual's AutoConfig appendix): until it is
+// given a base it answers in $E80000-$E8FFFF with its configuration, one register byte per
+// four addresses, its high nibble in D15-D12 of the word at the register's address and its
+// low nibble at the address + 2, every register but er_Type ones' complemented. The ROM's
+// expansion code writes A19-A16 of the base to $4A, then A23-A20 to $48, which configures
+// it; a write to $4C shuts it up (it stays off the bus).
+
+namespace {
+
+// er_Type's size code for a Zorro II board of `bytes` (8M is 0).
+std::uint8_t zorroSizeCode(std::uint32_t bytes) {
+    switch (bytes) {
+    case 64u << 10: return 1;
+    case 128u << 10: return 2;
+    case 256u << 10: return 3;
+    case 512u << 10: return 4;
+    case 1u << 20: return 5;
+    case 2u << 20: return 6;
+    case 4u << 20: return 7;
+    default: return 0; // 8M
+    }
+}
+
+constexpr std::uint16_t kZorroManufacturer = 2011; // the number set aside for experimenters
+constexpr std::uint8_t kZorroProduct = 1;
+constexpr std::uint32_t kZorroSerial = 0x434C4652; // "CLFR"
+
+} // namespace
+
+static bool validZorroBase(std::uint32_t base, std::uint32_t size) {
+    if (base & 0xFFFF) return false;
+    return (base >= 0x200000 && base + size <= 0xA00000) || (base >= 0xE90000 && base + size <= 0xF00000);
+}
+
+bool Machine::validFastRamSize(std::uint32_t bytes) {
+    return bytes == 0 || (bytes >= (64u << 10) && bytes <= (8u << 20) && (bytes & (bytes - 1)) == 0);
+}
+
+void Machine::remapExpansion() {
+    for (unsigned p = 0x20; p <= 0x9F; ++p) map_[p] = Region::Unmapped;
+    for (unsigned p = 0xE8; p <= 0xEF; ++p) map_[p] = Region::Unmapped;
+    guestApi_.setFastRam(zorro_.configured ? zorro_.base : 0, zorro_.configured ? std::uint32_t(fast_.size()) : 0);
+    if (fast_.empty()) return;
+    if (zorro_.configured) {
+        const unsigned first = zorro_.base >> 16, pages = unsigned(fast_.size() >> 16);
+        for (unsigned p = first; p < first + pages; ++p) map_[p] = Region::Fast;
+    } else if (!zorro_.shutUp) {
+        map_[0xE8] = Region::Autoconfig;
+    }
+}
+
+std::uint16_t Machine::autoconfigWord(std::uint32_t a) const {
+    const unsigned offset = a & 0x7E, reg = offset & ~3u;
+    std::uint8_t b = 0;
+    switch (reg) {
+    case 0x00: b = std::uint8_t(0xC0 | 0x20 | zorroSizeCode(std::uint32_t(fast_.size()))); break; // Zorro II, to the free list
+    case 0x04: b = kZorroProduct; break;
+    case 0x08: b = 0x80; break; // er_Flags: ERFF_MEMSPACE, for the 8 MB memory space
+    case 0x10: b = std::uint8_t(kZorroManufacturer >> 8); break;
+    case 0x14: b = std::uint8_t(kZorroManufacturer); break;
+    case 0x18: b = std::uint8_t(kZorroSerial >> 24); break;
+    case 0x1C: b = std::uint8_t(kZorroSerial >> 16); break;
+    case 0x20: b = std::uint8_t(kZorroSerial >> 8); break;
+    case 0x24: b = std::uint8_t(kZorroSerial); break;
+    default: break;
+    }
+    std::uint8_t nibble = (offset & 2) ? (b & 0xF) : (b >> 4);
+    if (reg != 0x00 && reg < 0x40) nibble ^= 0xF;
+    return std::uint16_t(nibble << 12 | 0x0FFF);
+}
+
+void Machine::autoconfigWrite(std::uint32_t a, std::uint8_t v) {
+    switch (a & 0x7E) {
+    case 0x4A: zorro_.lowNibble = v >> 4; break;
+    case 0x48:
+        zorro_.base = std::uint32_t(v >> 4) << 20 | std::uint32_t(zorro_.lowNibble) << 16;
+        // A Zorro II board lies in the 8 MB space ($200000-$9FFFFF) or, under 512K, in
+        // $E90000-$EFFFFF (where AROS puts small boards); elsewhere it stays unconfigured.
+        if (validZorroBase(zorro_.base, std::uint32_t(fast_.size()))) zorro_.configured = true;
+        remapExpansion();
+        break;
+    case 0x4C:
+        zorro_.shutUp = true;
+        remapExpansion();
+        break;
+    default: break;
+    }
+}
 
 Machine::~Machine() = default;
 
@@ -71,6 +164,9 @@ double Machine::emulatedSeconds() const {
 void Machine::coldStart() {
     std::fill(chip_.data(), chip_.data() + chip_.size(), 0);
     std::fill(slow_.begin(), slow_.end(), 0);
+    std::fill(fast_.begin(), fast_.end(), 0);
+    zorro_ = ZorroBoard{};
+    remapExpansion();
     agnus_.reset();
     blitter_.powerOn();
     cpu_.setCycles(0);
@@ -134,6 +230,9 @@ void Machine::resetLine() {
     ciaA_.advanceTo(cpu_.cycles());
     ciaB_.advanceTo(cpu_.cycles());
     updateDriveLines();
+    // AutoConfig boards go back to $E80000 (their memory keeps its contents).
+    zorro_ = ZorroBoard{};
+    remapExpansion();
 }
 
 // ---- floppy drives -----------------------------------------------------------------------
@@ -449,6 +548,11 @@ std::uint16_t Machine::readMemoryWord(std::uint32_t a, Region r) const {
         const std::uint32_t o = (a - 0xE00000) & 0x7FFFF;
         return extRom_.empty() ? 0xFFFF : std::uint16_t(extRom_[o] << 8 | extRom_[o + 1]);
     }
+    case Region::Fast: {
+        const std::uint32_t o = a - zorro_.base;
+        return std::uint16_t(fast_[o] << 8 | fast_[o + 1]);
+    }
+    case Region::Autoconfig: return autoconfigWord(a);
     default: return 0xFFFF;
     }
 }
@@ -545,6 +649,30 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
         updateIpl();
         return unsigned(e + kCyclesPerEClock - t) - 4;
     }
+    case Region::Fast: {
+        // Off the chip bus: the CPU's own four-clock cycle, no wait.
+        syncTo(t);
+        std::uint8_t* p = fast_.data() + ((a - zorro_.base) & ~1u);
+        if (c.op == m68k::BusOp::TestAndSet) {
+            std::uint8_t& b = p[a & 1];
+            c.data = std::uint16_t(b << ((a & 1) ? 0 : 8));
+            b |= 0x80;
+        } else if (write) {
+            if (c.upper) p[0] = std::uint8_t(c.data >> 8);
+            if (c.lower) p[1] = std::uint8_t(c.data);
+        } else {
+            c.data = std::uint16_t(p[0] << 8 | p[1]);
+        }
+        return 0;
+    }
+    case Region::Autoconfig:
+        syncTo(t);
+        if (write) {
+            if (c.upper) autoconfigWrite(a, std::uint8_t(c.data >> 8));
+        } else {
+            c.data = autoconfigWord(a);
+        }
+        return 0;
     default:
         syncTo(t);
         if (uaelib::decodes(a) && config_.uaelib) [[unlikely]] {
@@ -592,12 +720,25 @@ void Machine::pokeByte(std::uint32_t a, std::uint8_t v) {
     const Region r = region(a);
     if (r == Region::Chip) chip_.writeByte(a, v);
     else if (r == Region::Slow) slow_[(a - 0xC00000) % slow_.size()] = v;
+    else if (r == Region::Fast) fast_[a - zorro_.base] = v;
 }
 
 // ---- state -----------------------------------------------------------------------------
 
 void Machine::serialize(Archive& ar) {
     ar(chip_, slow_);
+    // Fast RAM (state version 5): its size is configuration, checked by name.
+    std::uint32_t fastBytes = std::uint32_t(fast_.size());
+    ar(fastBytes);
+    if (ar.loading() && fastBytes != fast_.size())
+        throw StateError("the state was saved with " + std::to_string(fastBytes / 1024) +
+                         "K of fast RAM; this machine has " + std::to_string(fast_.size() / 1024) + "K (--fast)");
+    ar(fast_, zorro_.configured, zorro_.shutUp, zorro_.lowNibble, zorro_.base);
+    if (ar.loading()) {
+        if (zorro_.configured && !validZorroBase(zorro_.base, std::uint32_t(fast_.size())))
+            throw StateError("state data places fast RAM at an impossible base");
+        remapExpansion();
+    }
     cpu_.serialize(ar);
     agnus_.serialize(ar);
     denise_.serialize(ar);

@@ -135,6 +135,11 @@ public:
         bool ntsc = false;
         std::uint32_t chipRamBytes = 512 * 1024;
         std::uint32_t slowRamBytes = 512 * 1024;
+        // Zorro II fast RAM on one AutoConfig board (0: none; else a power of two from 64K to
+        // 8M). It answers at $E80000 until the ROM's expansion code gives it a base
+        // (usually $200000) and adds it to exec's free memory; off the chip bus, the CPU
+        // never waits for it. The RESET line (and power) unconfigures it.
+        std::uint32_t fastRamBytes = 0;
         // uaelib at $F0FF60 (emu/uaelib.h). Off, that address is undecoded space as on an
         // A500 (the tests compare the two).
         bool uaelib = true;
@@ -147,6 +152,8 @@ public:
     Machine& operator=(const Machine&) = delete;
 
     const Config& config() const { return config_; }
+    // Whether a fast RAM size is one a Zorro II board has (0, or 64K to 8M, a power of two).
+    static bool validFastRamSize(std::uint32_t bytes);
 
     // ROMs. The extension ROM is optional (AROS needs it).
     void setRom(const RomImage& rom);
@@ -198,6 +205,10 @@ public:
     ChipRam& chipRam() { return chip_; }
     const ChipRam& chipRam() const { return chip_; }
     std::span<const std::uint8_t> slowRam() const { return slow_; }
+    std::span<const std::uint8_t> fastRam() const { return fast_; }
+    // Where the fast RAM board was configured, 0 while it is not (no board, or before the
+    // ROM configured it, or shut up).
+    std::uint32_t fastRamBase() const { return zorro_.configured ? zorro_.base : 0; }
     FloppyController& floppy() { return floppy_; }
     GuestApi& guestApi() { return guestApi_; }
 
@@ -306,7 +317,7 @@ public:
 
 private:
     friend struct CpuBus;
-    enum class Region : std::uint8_t { Unmapped, Chip, Cia, Slow, Custom, ExtRom, Rom };
+    enum class Region : std::uint8_t { Unmapped, Chip, Cia, Slow, Custom, ExtRom, Rom, Autoconfig, Fast };
 
     unsigned cpuAccess(m68k::BusCycle& c);
     // Power-on state of memory, beam, clock and the devices outside the chips.
@@ -319,6 +330,10 @@ private:
     void savePicture(Archive& ar);
     Picture readPicture(Archive& ar) const;
     void resetLine();
+    // The fast RAM board's AutoConfig area and where it answers (zorro_).
+    void remapExpansion();
+    std::uint16_t autoconfigWord(std::uint32_t a) const;
+    void autoconfigWrite(std::uint32_t a, std::uint8_t v);
     void syncTo(MasterClock t);
     void syncCias(MasterClock t);
     void updateIpl();
@@ -338,6 +353,12 @@ private:
     Config config_;
     ChipRam chip_;
     std::vector<std::uint8_t> slow_;
+    std::vector<std::uint8_t> fast_;
+    struct ZorroBoard {
+        bool configured = false, shutUp = false;
+        std::uint8_t lowNibble = 0; // A19-A16 of the base, written before the high nibble
+        std::uint32_t base = 0;
+    } zorro_;
     std::vector<std::uint8_t> rom_, extRom_;
     Denise denise_;
     Paula paula_;

@@ -29,7 +29,8 @@ inline constexpr char kMagic[4] = {'C', 'L', 'S', 'T'};
 // 2: the blitter keeps its blit count (the profiler's stable blit ids).
 // 3: the game ports' buttons joined the state.
 // 4: the body's length and a CRC-32 in the header; the last picture after the machine.
-inline constexpr std::uint32_t kVersion = 4;
+// 5: Zorro II fast RAM (its size, contents and AutoConfig state) after slow RAM in the body.
+inline constexpr std::uint32_t kVersion = 5;
 inline constexpr std::size_t kConfigBytes = 33; // magic to the extension ROM's hash
 inline constexpr std::size_t kHeaderBytes = 45;
 

@@ -11,6 +11,7 @@ const char* memoryKindName(MemoryKind kind) {
     switch (kind) {
     case MemoryKind::ChipRam: return "chip";
     case MemoryKind::SlowRam: return "slow";
+    case MemoryKind::FastRam: return "fast";
     case MemoryKind::Rom: return "kickstart";
     case MemoryKind::ExtRom: return "extension";
     }
@@ -56,6 +57,8 @@ MachineMemoryView::MachineMemoryView(const Machine& machine) : machine_(machine)
     // pointer into a chip RAM mirror or past the end of slow RAM is not backed.
     const Machine::Config& c = machine.config();
     ranges_.push_back({0, c.chipRamBytes, MemoryKind::ChipRam});
+    if (const std::uint32_t fast = machine.fastRamBase())
+        ranges_.push_back({fast, fast + c.fastRamBytes, MemoryKind::FastRam});
     if (c.slowRamBytes)
         ranges_.push_back({0xC00000, 0xC00000 + c.slowRamBytes, MemoryKind::SlowRam});
     if (machine.hasExtRom()) ranges_.push_back({0xE00000, 0xE80000, MemoryKind::ExtRom});

@@ -14,7 +14,7 @@ namespace copperline {
 
 class Machine;
 
-enum class MemoryKind : std::uint8_t { ChipRam, SlowRam, Rom, ExtRom };
+enum class MemoryKind : std::uint8_t { ChipRam, SlowRam, Rom, ExtRom, FastRam };
 
 // The name a range has in the files ("chip", "slow", "kickstart", "extension").
 const char* memoryKindName(MemoryKind kind);
@@ -27,7 +27,9 @@ struct MemoryRange {
     bool contains(std::uint32_t address, std::uint32_t length) const {
         return address >= start && address < end && length <= end - address;
     }
-    bool isRam() const { return kind == MemoryKind::ChipRam || kind == MemoryKind::SlowRam; }
+    bool isRam() const {
+        return kind == MemoryKind::ChipRam || kind == MemoryKind::SlowRam || kind == MemoryKind::FastRam;
+    }
     bool isRom() const { return !isRam(); }
 };
 

@@ -219,7 +219,7 @@ private slots:
         const auto fine = e->call("state.info", {{"path", good}}).result;
         QCOMPARE(fine.value("intact", false), true);
         QCOMPARE(fine.value("compatible", false), true);
-        QCOMPARE(fine.value("version", 0), 4);
+        QCOMPARE(fine.value("version", 0), 5);
     }
 
     void serialOutputIsAnEvent() {

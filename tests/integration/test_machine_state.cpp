@@ -244,6 +244,68 @@ private slots:
 
     // A cold reset is a power cycle: a machine that ran, then powered on again, is the new
     // machine with the same ROMs and disks, at once and frame after frame.
+    void fastRamIsConfiguredByTheRomAndKeptInStates() {
+        Machine::Config config;
+        config.fastRamBytes = 1u << 20;
+        auto m = std::make_unique<Machine>(config);
+        m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        m->powerOn();
+        // Unconfigured, the board answers at $E80000: er_Type $E5 (Zorro II, to the free
+        // list, 1 MB) in the high nibbles of $00 and $02; er_Product 1 inverted at $04/$06.
+        QCOMPARE(m->fastRamBase(), 0u);
+        QCOMPARE(m->spyWord(0xE80000) >> 12, 0xEu);
+        QCOMPARE(m->spyWord(0xE80002) >> 12, 0x5u);
+        QCOMPARE(m->spyWord(0xE80004) >> 12, 0xFu);
+        QCOMPARE(m->spyWord(0xE80006) >> 12, 0xEu);
+        QCOMPARE(m->spyWord(0x200000), 0xFFFFu); // nothing there yet
+        // The ROM's expansion code configures it and exec takes it as fast memory.
+        int frames = 0;
+        while (!m->fastRamBase() && frames < 600) {
+            m->runFrame();
+            ++frames;
+        }
+        QCOMPARE(m->fastRamBase(), 0x200000u);
+        QCOMPARE(m->spyWord(0xE80000), 0xFFFFu); // gone from the configuration space
+        for (int i = 0; i < 100; ++i) m->runFrame();
+        // ExecBase->MemList holds a header of MEMF_FAST ($0004) memory from $200000.
+        const auto lng = [&](std::uint32_t a) { return std::uint32_t(m->spyWord(a)) << 16 | m->spyWord(a + 2); };
+        const std::uint32_t exec = lng(4);
+        bool fastHeader = false;
+        for (std::uint32_t node = lng(exec + 322), n = 0; lng(node) && n < 16; node = lng(node), ++n)
+            if ((m->spyWord(node + 14) & 4) && lng(node + 20) >= 0x200000 && lng(node + 24) <= 0x300000)
+                fastHeader = true;
+        QVERIFY(fastHeader);
+        // A state keeps the board's place and memory; a machine without the board refuses it.
+        m->pokeByte(0x2FFFFF, 0x5A);
+        const std::vector<std::uint8_t> state = m->saveState();
+        auto again = std::make_unique<Machine>(config);
+        again->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        again->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        again->powerOn();
+        again->loadState(state);
+        QCOMPARE(again->fastRamBase(), 0x200000u);
+        QCOMPARE(again->spyByte(0x2FFFFF), std::uint8_t(0x5A));
+        QCOMPARE(again->stateHash(), m->stateHash());
+        auto plain = arosMachine();
+        const std::uint64_t before = plain->stateHash();
+        try {
+            plain->loadState(state);
+            QFAIL("a state with fast RAM loaded into a machine without it");
+        } catch (const StateError& e) {
+            QVERIFY2(std::string(e.what()).find("1024K of fast RAM") != std::string::npos, e.what());
+        }
+        QCOMPARE(plain->stateHash(), before);
+        // The RESET line sends the board back to $E80000; its memory keeps its contents.
+        m->reset();
+        QCOMPARE(m->fastRamBase(), 0u);
+        QCOMPARE(m->spyWord(0xE80000) >> 12, 0xEu);
+        QCOMPARE(m->fastRam()[0xFFFFF], std::uint8_t(0x5A));
+        // Power clears it.
+        m->powerOn();
+        QCOMPARE(m->fastRam()[0xFFFFF], std::uint8_t(0));
+    }
+
     void aColdResetIsANewMachine() {
         auto used = arosWithDisk();
         for (int i = 0; i < 200; ++i)

@@ -77,7 +77,7 @@ private slots:
         QVERIFY(tmp_.isValid());
         capture_ = tmp_.filePath("capture");
         // With what Bartman's formats need too: slots, memory, registers, pictures.
-        const Result r = run(COPPERLINE_EXE, {"--factory", "--noaudio", "--run", GUEST_PROFILED, "--profile", capture_, "--profile-options",
+        const Result r = run(COPPERLINE_EXE, {"--factory", "--noaudio", "--fast", "0", "--run", GUEST_PROFILED, "--profile", capture_, "--profile-options",
                                               R"({"slots": true, "memory": true, "registers": true, "screenshots": "every"})"});
         QVERIFY2(r.status == 0, r.err.constData());
         QVERIFY2(r.err.contains("copperline: profile: "), r.err.constData());

@@ -8,6 +8,8 @@
 #include "emu/media/file_bytes.h"
 #include "emu/media/ofs.h"
 #include "profiler/capture/png.h"
+#include "profiler/capture/capture_reader.h"
+#include "profiler/sampling/sample_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -70,11 +72,71 @@ std::uint32_t centreColour(const QString& png) {
     return img.at(img.width / 2, img.height / 2) & 0xFFFFFF;
 }
 
+std::string readFileText(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll().toStdString();
+}
+
 } // namespace
 
 class TestRun : public QObject {
     Q_OBJECT
 private slots:
+    void aLargeProgramLoadsAndAllocatesWithTheDefaults() {
+        // About 200 KB on the disk, 1 MB allocated: the default --run machine has room.
+        QVERIFY(QFileInfo(GUEST_BIGALLOC).size() > 200 * 1024);
+        const Result r = emulate({"--run", GUEST_BIGALLOC});
+        QVERIFY2(r.status == 0, (r.out + r.err).constData());
+        QVERIFY2(r.out.contains("bigalloc: table $") && r.out.contains(" block $"), r.out.constData());
+    }
+
+    void fastRamRunsAProgramWithoutChipBusWaits() {
+        // With --run's default 8 MB of fast RAM the program loads into Zorro II fast RAM and
+        // its own instructions never wait for the chip bus (its block is there too); with
+        // --fast 0, into slow RAM.
+        std::uint64_t fastWaits = 0, slowWaits = 0;
+        for (const bool fast : {true, false}) {
+            QTemporaryDir tmp;
+            const QString dir = tmp.filePath("cap");
+            QStringList args = {"--run", GUEST_BIGALLOC, "--profile", dir};
+            if (!fast) args = QStringList{"--fast", "0"} + args; // --run's default has 8M
+            const Result r = emulate(args);
+            if (!fast) {
+                // Without fast RAM AROS keeps its own allocations in slow RAM: no 1 MB is left.
+                QVERIFY2(r.status == 20 && r.out.contains("no 1 MB block"), (r.out + r.err).constData());
+            } else {
+                QVERIFY2(r.status == 0, (r.out + r.err).constData());
+            }
+            const nlohmann::json summary = nlohmann::json::parse(readFileText(dir + "/profile.json"));
+            const nlohmann::json& hunks = summary.at("sampling").at("hunks");
+            QVERIFY(!hunks.empty());
+            const std::uint32_t base = std::uint32_t(std::stoul(hunks[0]["base"].get<std::string>(), nullptr, 16));
+            const std::uint32_t size = hunks[0]["size"].get<std::uint32_t>();
+            if (fast) QVERIFY2(base >= 0x200000 && base < 0xA00000, qPrintable(QString::number(base, 16)));
+            else QVERIFY2(base >= 0xC00000, qPrintable(QString::number(base, 16)));
+            std::uint64_t own = 0, waits = 0;
+            for (const nlohmann::json& rec : readCapture(dir.toStdString()).frames) {
+                if (!rec.contains("samples")) continue;
+                forEachSampleIn((dir + "/" + QString::fromStdString(rec["samples"])).toStdString(),
+                                (dir + "/" + QString::fromStdString(rec["samples_meta"])).toStdString(), false,
+                                [&](const SampleView& v) {
+                                    if (v.isIrq() || v.isStopped() || v.meta.pc - base >= size) return;
+                                    own += v.meta.totalCck;
+                                    waits += v.meta.waitCck;
+                                });
+            }
+            QVERIFY2(own > (fast ? 100000u : 0u), qPrintable(QString::number(own)));
+            qInfo("%s: %llu CCK of the program's own instructions, %llu of them chip-bus waits",
+                  fast ? "fast RAM" : "slow RAM", static_cast<unsigned long long>(own),
+                  static_cast<unsigned long long>(waits));
+            (fast ? fastWaits : slowWaits) = waits;
+        }
+        // In fast RAM only its few reads of chip RAM (ExecBase at 4 in the startup) can wait.
+        QVERIFY2(fastWaits <= 16, qPrintable(QString::number(fastWaits)));
+        QVERIFY2(slowWaits > fastWaits, qPrintable(QString::number(slowWaits)));
+    }
+
     void runUnderControlStopsAtTheFirstInstruction() {
         // copperline --control NAME --run hello: the client continues, the machine stops at
         // hello's first instruction (reason loadseg), segments.list and symbols.resolve know it.
