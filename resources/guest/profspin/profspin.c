@@ -35,17 +35,7 @@ static unsigned long tod(void) {
 
 static char line[64];
 
-static unsigned put(unsigned n, const char* s) {
-    while (*s) line[n++] = *s++;
-    return n;
-}
 
-static unsigned putHex(unsigned n, unsigned long v) {
-    int i;
-    line[n++] = '$';
-    for (i = 28; i >= 0; i -= 4) line[n++] = "0123456789ABCDEF"[(v >> i) & 15];
-    return n;
-}
 
 int main(void) {
     /* Shares of 20 s (312,500 lines at 15,625 a second): 40 %, 30 %, 20 %, 10 %. */
@@ -79,15 +69,15 @@ int main(void) {
         }
     }
     for (i = 0; i < 4; ++i) {
-        unsigned n = put(0, "kernel ");
-        n = put(n, k[i].name);
-        n = put(n, " ");
-        n = putHex(n, (unsigned long)k[i].start);
-        n = put(n, " ");
-        n = putHex(n, (unsigned long)k[i].end);
-        n = put(n, " ");
-        n = putHex(n, k[i].lines);
-        n = put(n, "\n");
+        unsigned n = text_put(line, 0, "kernel ");
+        n = text_put(line, n, k[i].name);
+        n = text_put(line, n, " ");
+        n = text_put_hex(line, n, (unsigned long)k[i].start);
+        n = text_put(line, n, " ");
+        n = text_put_hex(line, n, (unsigned long)k[i].end);
+        n = text_put(line, n, " ");
+        n = text_put_hex(line, n, k[i].lines);
+        n = text_put(line, n, "\n");
         Write(Output(), line, (long)n);
     }
     return 0;

@@ -31,30 +31,8 @@
 
 static char line[64];
 
-static unsigned put(unsigned n, const char* s) {
-    while (*s) line[n++] = *s++;
-    return n;
-}
 
-static unsigned putHex(unsigned n, unsigned long v) {
-    int i;
-    line[n++] = '$';
-    for (i = 28; i >= 0; i -= 4) line[n++] = "0123456789ABCDEF"[(v >> i) & 15];
-    return n;
-}
 
-static unsigned putDecimal(unsigned n, unsigned long v) {
-    static const unsigned long powers[] = {1000000000, 100000000, 10000000, 1000000, 100000,
-                                           10000,      1000,      100,      10,      1};
-    unsigned i;
-    int digits = 0;
-    for (i = 0; i < sizeof powers / sizeof powers[0]; ++i) {
-        char d = '0';
-        while (v >= powers[i]) v -= powers[i], ++d;
-        if (d != '0' || digits || powers[i] == 1) line[n++] = d, digits = 1;
-    }
-    return n;
-}
 
 static void say(unsigned n) {
     line[n++] = '\n';
@@ -62,9 +40,9 @@ static void say(unsigned n) {
 }
 
 static int fail(const char* step) {
-    unsigned n = put(0, "twotask: ");
-    n = put(n, step);
-    say(put(n, " failed"));
+    unsigned n = text_put(line, 0, "twotask: ");
+    n = text_put(line, n, step);
+    say(text_put(line, n, " failed"));
     return 20; /* RETURN_FAIL */
 }
 
@@ -145,10 +123,10 @@ int main(void) {
 
     while (FindTask(HI_NAME)) Delay(5);
 
-    n = put(0, "twotask: library ");
-    n = putHex(n, (unsigned long)base);
-    n = put(n, " rounds ");
-    say(putDecimal(n, rounds));
+    n = text_put(line, 0, "twotask: library ");
+    n = text_put_hex(line, n, (unsigned long)base);
+    n = text_put(line, n, " rounds ");
+    say(text_put_decimal(line, n, rounds));
     CloseLibrary(base);
     return 0;
 }

@@ -11,17 +11,7 @@ static unsigned char table[TABLE_BYTES] = {1, 2, 3, 4, 5, 6, 7, 8};
 
 static char line[80];
 
-static unsigned put(unsigned n, const char* s) {
-    while (*s) line[n++] = *s++;
-    return n;
-}
 
-static unsigned putHex(unsigned n, unsigned long v) {
-    int i;
-    line[n++] = '$';
-    for (i = 28; i >= 0; i -= 4) line[n++] = "0123456789ABCDEF"[(v >> i) & 15];
-    return n;
-}
 
 int main(void) {
     unsigned long i, sum = 0;
@@ -30,19 +20,19 @@ int main(void) {
     for (i = 0; i < TABLE_BYTES; i += 4096) sum += table[i];
     block = (unsigned char*)AllocMem(BLOCK_BYTES, 0);
     if (!block) {
-        n = put(0, "bigalloc: no 1 MB block\n");
+        n = text_put(line, 0, "bigalloc: no 1 MB block\n");
         Write(Output(), line, (long)n);
         return 20;
     }
     for (i = 0; i < BLOCK_BYTES; i += 256) block[i] = (unsigned char)i;
     for (i = 0; i < BLOCK_BYTES; i += 256) sum += block[i];
-    n = put(0, "bigalloc: table ");
-    n = putHex(n, (unsigned long)table);
-    n = put(n, " block ");
-    n = putHex(n, (unsigned long)block);
-    n = put(n, " sum ");
-    n = putHex(n, sum);
-    n = put(n, "\n");
+    n = text_put(line, 0, "bigalloc: table ");
+    n = text_put_hex(line, n, (unsigned long)table);
+    n = text_put(line, n, " block ");
+    n = text_put_hex(line, n, (unsigned long)block);
+    n = text_put(line, n, " sum ");
+    n = text_put_hex(line, n, sum);
+    n = text_put(line, n, "\n");
     Write(Output(), line, (long)n);
     FreeMem(block, BLOCK_BYTES);
     return 0;

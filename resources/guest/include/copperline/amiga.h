@@ -46,6 +46,11 @@ BPTR Open(const char* name, LONG mode); /* MODE_OLDFILE 1005, MODE_NEWFILE 1006 
 void Close(BPTR file);
 LONG Read(BPTR file, void* buffer, LONG length);
 
+/* A line of output without printf (amiga/text.c): each writes at line[n], returns the next n. */
+unsigned text_put(char* line, unsigned n, const char* s);
+unsigned text_put_hex(char* line, unsigned n, unsigned long v); /* "$XXXXXXXX" */
+unsigned text_put_decimal(char* line, unsigned n, unsigned long v);
+
 int main(void);
 
 #endif
