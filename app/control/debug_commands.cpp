@@ -26,6 +26,16 @@ const char* kindName(GuestApi::ResourceKind k) {
 
 } // namespace
 
+void addSegmentsJson(json& out, const std::vector<AmigaOsSegment>& segments) {
+    json hunks = json::array(), bases = json::array();
+    for (const AmigaOsSegment& s : segments) {
+        hunks.push_back({{"base", hex(s.base)}, {"size", s.size}});
+        bases.push_back(hex(s.base));
+    }
+    out["hunks"] = std::move(hunks);
+    out["relocation_bases"] = std::move(bases);
+}
+
 json resourceJson(const GuestApi::Resource& r) {
     json flags = json::array();
     if (r.flags & GuestApi::Interleaved) flags.push_back("interleaved");
@@ -67,18 +77,13 @@ void registerDebugCommands(Emulator::Impl& e) {
                 const AmigaOsSnapshot os = readAmigaOs(memory);
                 json programs = json::array();
                 for (const AmigaOsProgram& prog : readCliPrograms(memory, os)) {
-                    json hunks = json::array(), bases = json::array();
-                    for (const AmigaOsSegment& s : prog.segments) {
-                        hunks.push_back({{"base", hex(s.base)}, {"size", s.size}});
-                        bases.push_back(hex(s.base));
-                    }
-                    programs.push_back({{"task", hex(prog.task)},
-                                        {"task_name", p::latin1ToUtf8(prog.taskName)},
-                                        {"command", p::latin1ToUtf8(prog.command)},
-                                        {"running", os.thisTask && os.thisTask->address == prog.task},
-                                        {"seglist", hex(prog.segList)},
-                                        {"hunks", hunks},
-                                        {"relocation_bases", bases}});
+                    json entry = {{"task", hex(prog.task)},
+                                  {"task_name", p::latin1ToUtf8(prog.taskName)},
+                                  {"command", p::latin1ToUtf8(prog.command)},
+                                  {"running", os.thisTask && os.thisTask->address == prog.task},
+                                  {"seglist", hex(prog.segList)}};
+                    addSegmentsJson(entry, prog.segments);
+                    programs.push_back(std::move(entry));
                 }
                 json out = {{"exec", os.exec.has_value()}, {"programs", programs}};
                 // The --run program under --control, as its loader loaded it last.

@@ -13,6 +13,11 @@
 namespace copperline {
 
 namespace {
+// How long a paced session runs unpaced waiting for the --run program to load.
+constexpr double kRunWarpSeconds = 60.0;
+} // namespace
+
+namespace {
 
 // Frames a paced run may fall behind real time before it stops trying to catch up (a
 // debugger pause or a slow host must not cause a burst of unpaced frames afterwards).
@@ -357,6 +362,11 @@ void Emulator::Impl::runSlice() {
         }
         if (frameCommitted) {
             onFrame();
+            // A --run program that never loads: the warp gives up after a minute.
+            if (run.warping && machine->emulatedSeconds() > kRunWarpSeconds) {
+                run.warping = false;
+                options.paced = true;
+            }
             if (options.paced) pace();
             // Hand the time to the command queue at least once a frame.
             return;
@@ -451,23 +461,13 @@ void Emulator::Impl::runProgramLoaded(std::uint32_t segList) {
     // enters the first hunk's first byte.
     const MachineMemoryView memory(*machine);
     run.segList = segList;
-    run.bases.clear();
-    run.sizes.clear();
-    for (const AmigaOsSegment& s : readSegList(memory, segList)) {
-        run.bases.push_back(s.base);
-        run.sizes.push_back(s.size);
-    }
-    run.entry = run.bases.empty() ? 0 : run.bases.front();
+    run.segments = readSegList(memory, segList);
+    run.entry = run.segments.empty() ? 0 : run.segments.front().base;
 }
 
 nlohmann::json Emulator::Impl::runProgramJson() const {
-    nlohmann::json hunks = nlohmann::json::array(), bases = nlohmann::json::array();
-    for (std::size_t i = 0; i < run.bases.size(); ++i) {
-        hunks.push_back({{"base", hex(run.bases[i])}, {"size", run.sizes[i]}});
-        bases.push_back(hex(run.bases[i]));
-    }
-    nlohmann::json j = {{"name", run.name},          {"seglist", hex(run.segList)}, {"hunks", hunks},
-                        {"relocation_bases", bases}, {"debug_info", run.info.has_value()}};
+    nlohmann::json j = {{"name", run.name}, {"seglist", hex(run.segList)}, {"debug_info", run.info.has_value()}};
+    addSegmentsJson(j, run.segments);
     if (!run.info) j["debug_info_error"] = run.infoError;
     return j;
 }

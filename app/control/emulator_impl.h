@@ -9,6 +9,7 @@
 #include "profiler/capture/frame_capture.h"
 #include "profiler/coverage/coverage_sidecar.h"
 #include "profiler/sampling/sampler.h"
+#include "profiler/amigaos/amigaos.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/sampling/system_sampler.h"
 #include "emu/record/record.h"
@@ -114,7 +115,7 @@ struct Emulator::Impl : CpuAccessObserver {
         std::optional<DebugInfo> info;
         std::string infoError;
         std::uint32_t entry = 0, segList = 0;
-        std::vector<std::uint32_t> bases, sizes;
+        std::vector<AmigaOsSegment> segments;
         bool warping = false; // unpaced until the first load
     } run;
     void runProgramLoaded(std::uint32_t segList);
@@ -215,6 +216,8 @@ void registerRecordCommands(Emulator::Impl& impl);
 // input.key, input.mouse, input.joy (input_commands.cpp).
 void registerInputCommands(Emulator::Impl& impl);
 void registerSymbolCommands(Emulator::Impl& impl);
+// "hunks" ({base, size}) and "relocation_bases" of a segment list, as segments.list gives them.
+void addSegmentsJson(nlohmann::json& out, const std::vector<AmigaOsSegment>& segments);
 
 // Chip RAM (and its mirrors) or slow RAM: what the debugger may write and the record
 // tracks writes to.

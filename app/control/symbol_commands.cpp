@@ -30,17 +30,18 @@ void registerSymbolCommands(Emulator::Impl& e) {
             const std::uint32_t addr = std::uint32_t(p::number(params, "addr", 0xFFFFFF));
             json out = {{"addr", hex(addr)}, {"module", nullptr}};
             // The program: its hunks as loaded, named by its debug information.
-            for (std::size_t h = 0; h < e.run.bases.size(); ++h) {
-                if (addr < e.run.bases[h] || addr - e.run.bases[h] >= e.run.sizes[h]) continue;
+            for (std::size_t h = 0; h < e.run.segments.size(); ++h) {
+                const AmigaOsSegment& s = e.run.segments[h];
+                if (addr < s.base || addr - s.base >= s.size) continue;
                 out["module"] = e.run.name;
                 out["hunk"] = h;
-                out["offset"] = addr - e.run.bases[h];
+                out["offset"] = addr - s.base;
                 if (!e.run.info) {
                     out["debug_info_error"] = e.run.infoError;
                     return out;
                 }
                 const DebugInfo& info = *e.run.info;
-                const AddressInfo where = info.lookup(std::uint32_t(h), addr - e.run.bases[h]);
+                const AddressInfo where = info.lookup(std::uint32_t(h), addr - s.base);
                 if (const DebugScope* fn = info.function(where)) out["function"] = fn->name;
                 const std::vector<InlineFrame> frames = info.frames(where);
                 if (!frames.empty() && frames.front().file != kNoFile) {

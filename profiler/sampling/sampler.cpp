@@ -347,7 +347,7 @@ void Sampler::frameRecorded(const FrameStats& stats, const FrameFiles& files, js
     record["samples_tasks"] = std::move(tasks);
     if (!modulesWritten_) {
         SystemSamplesHeader h;
-        h.cckPerSecond = machine_.config().ntsc ? 3579545 : 3546895;
+        h.cckPerSecond = std::uint32_t(machine_.config().ntsc ? kNtscCckHz : kPalCckHz);
         h.startCck = from;
         h.flags = sampler_format::kModulesOnly | (machine_.config().ntsc ? sampler_format::kNtsc : 0);
         std::vector<std::uint8_t> out = encodeSamplerHeader(h);

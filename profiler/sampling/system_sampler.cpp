@@ -47,7 +47,7 @@ SystemSampler::SystemSampler(Machine& machine, SystemSamplerOptions options)
     : machine_(machine), options_(options) {
     memory_ = std::make_unique<MachineMemoryView>(machine_);
     const bool ntsc = machine_.config().ntsc;
-    cckPerSecond_ = ntsc ? 3579545 : 3546895;
+    cckPerSecond_ = std::uint64_t(ntsc ? kNtscCckHz : kPalCckHz);
     options_.hz = std::clamp<std::uint32_t>(options_.hz, 1, maxSamplerHz(ntsc));
     startCck_ = machine_.now() / kCyclesPerCck;
     startModules_ = readSystemModules(*memory_, false);

@@ -131,7 +131,7 @@ std::uint64_t samplerMoment(std::uint64_t startCck, std::uint64_t k, std::uint32
 
 std::vector<std::uint8_t> encodeSamplerHeader(const SystemSamplesHeader& h) {
     std::vector<std::uint8_t> o(sf::kMagic, sf::kMagic + 4);
-    put32(o, h.version ? h.version : sf::kVersion);
+    put32(o, sf::kVersion); // the records appended after it are this version's
     put32(o, h.hz);
     put32(o, h.cckPerSecond);
     put64(o, h.startCck);

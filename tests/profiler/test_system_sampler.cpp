@@ -292,6 +292,17 @@ void TestSystemSampler::corruptFilesAreRefused() {
         lib.lvoEnds = {0x1000};
         appendModuleRecord(m, lib);
         QVERIFY(refused(m).find("not within 64 KB after its start") != std::string::npos);
+        // Version 1 had no function ends: the same record without them still reads.
+        lib.lvoEnds = {0x1040};
+        std::vector<std::uint8_t> v1 = encodeSamplerHeader(h);
+        appendModuleRecord(v1, lib);
+        v1.resize(v1.size() - 4);
+        v1[4] = 1;
+        QVERIFY(refused(v1).empty());
+        QVERIFY(parseSystemSamples(v1).modules.at(0).lvoEnds.empty());
+        QCOMPARE(parseSystemSamples(v1).modules.at(0).lvos.at(0).second, 0x1000u);
+        v1[4] = 3;
+        QVERIFY(refused(v1).find("knows versions 1 and 2") != std::string::npos);
         // A stream of modules alone holds no sample.
         SystemSamplesHeader mh = h;
         mh.hz = 0;
