@@ -8,7 +8,19 @@
 #include <QMouseEvent>
 #include <QPainter>
 
+#include <algorithm>
+
 namespace copperline {
+
+QRect DisplayWidget::visibleArea(int width, int height) {
+    const bool pal = height > 2 * 288;
+    const int first = pal ? kPalFirstLine : kNtscFirstLine;
+    const int last = pal ? kPalLastLine : kNtscLastLine;
+    const int top = 2 * first;
+    const int rows = std::min(2 * (last - first + 1), height - top);
+    if (width <= kVisibleLeft || rows <= 0) return QRect(0, 0, width, height);
+    return QRect(kVisibleLeft, top, kVisibleWidth, rows);
+}
 
 DisplayWidget::DisplayWidget(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -35,6 +47,13 @@ void DisplayWidget::setOverlayVisible(bool on) {
     rebuild();
 }
 
+void DisplayWidget::setWholeRaster(bool on) {
+    if (on == wholeRaster_) return;
+    wholeRaster_ = on;
+    rebuild();
+    updateGeometry();
+}
+
 void DisplayWidget::rebuild() {
     const Image* shown = picture_.get();
     if (shown && !shown->pixels.empty() && overlayVisible_ && overlay_ && !overlay_->empty()) {
@@ -46,12 +65,29 @@ void DisplayWidget::rebuild() {
     }
     if (!shown || shown->pixels.empty()) {
         image_ = QImage();
-    } else {
+        shownArea_ = QRect();
+    } else if (wholeRaster_) {
         // The pixels are 0xFFRRGGBB, which is QImage's RGB32; wrapping them costs no copy,
         // and the snapshot (or composed_) keeps them alive and unchanged until the next
         // rebuild replaces image_.
         image_ = QImage(reinterpret_cast<const uchar*>(shown->pixels.data()), int(shown->width),
                         int(shown->height), int(shown->width * 4), QImage::Format_RGB32);
+        shownArea_ = QRect(0, 0, int(shown->width), int(shown->height));
+    } else {
+        // A copy of the visible area, black where it reaches past the line's end.
+        const int pw = int(shown->width), ph = int(shown->height);
+        shownArea_ = visibleArea(pw, ph);
+        // (A wrapped picture's image is read-only: writing to it copies it first.)
+        if (image_.size() != shownArea_.size() || image_.format() != QImage::Format_RGB32)
+            image_ = QImage(shownArea_.size(), QImage::Format_RGB32);
+        const int left = shownArea_.left(), across = std::clamp(pw - left, 0, shownArea_.width());
+        for (int y = 0; y < shownArea_.height(); ++y) {
+            auto* out = reinterpret_cast<std::uint32_t*>(image_.scanLine(y));
+            const std::uint32_t* in = shown->pixels.data() +
+                                      std::size_t(shownArea_.top() + y) * shown->width + left;
+            std::copy(in, in + across, out);
+            std::fill(out + across, out + shownArea_.width(), 0xFF000000u);
+        }
     }
     update();
 }
@@ -65,7 +101,9 @@ QRect DisplayWidget::targetRect() const {
 }
 
 QSize DisplayWidget::sizeHint() const {
-    return QSize(int(908 * kPixelAspect * 0.75), int(626 * 0.75));
+    // Three quarters of a PAL picture's size.
+    const QSize full = wholeRaster_ ? QSize(908, 626) : visibleArea(908, 626).size();
+    return QSize(int(full.width() * kPixelAspect * 0.75), int(full.height() * 0.75));
 }
 
 void DisplayWidget::paintEvent(QPaintEvent*) {
