@@ -2,6 +2,7 @@
 
 #include "emu/chipset/custom_regs.h"
 
+#include <QAbstractScrollArea>
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -10,11 +11,17 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
 
 namespace copperline {
 
@@ -22,7 +29,7 @@ namespace {
 
 constexpr int kStripWidth = 48; // the per-line share strip, in pixels
 constexpr int kStripGap = 6;
-constexpr int kCellW = 2, kCellH = 1; // a colour clock at the grid's natural size
+constexpr int kCellW = 2, kCellH = 1; // a colour clock's cell at zoom 1, in pixels
 constexpr int kPreviewHeight = 72;    // a channel preview's height in the blit page
 constexpr int kStallPcsShown = 32;    // the most stalled instructions listed
 const char* const kStreams[5] = {"A", "B", "C", "D", "result"};
@@ -30,6 +37,11 @@ constexpr QRgb kWaitShare = qRgb(0xFF, 0x60, 0x30); // the gutter's bar in CPU-w
 
 QString hex(std::uint64_t v, int digits) {
     return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
+}
+
+// An axis label: a line or a clock in hex, at least two digits ($2C, $138).
+QString axisHex(unsigned v) {
+    return hex(v, 2);
 }
 
 // A field the commands give as a "0x..." string (profile.jsonl's convention), as a number.
@@ -65,83 +77,330 @@ QString eventNames(std::uint32_t events) {
 
 } // namespace
 
-// The grid itself, with the line strip to its right.
-class OwnerGridView : public QWidget {
+// A margin beside the grid: the line axis to its left, the clock axis above it, or the
+// lines' share strip to its right. Each paints what the grid's scroll position shows.
+class GridMargin : public QWidget {
 public:
-    explicit OwnerGridView(FrameAnalyzer& owner) : QWidget(&owner), a_(owner) {
-        setMouseTracking(true);
+    enum class Kind { Lines, Clocks, Share };
+    GridMargin(Kind kind, OwnerGridView& view, QWidget* parent)
+        : QWidget(parent), kind_(kind), view_(view) {}
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+
+private:
+    Kind kind_;
+    OwnerGridView& view_;
+};
+
+// The grid itself, in cells of a whole number of pixels (the zoom), scrolled in its
+// viewport, with the axes and the share strip in its margins.
+class OwnerGridView : public QAbstractScrollArea {
+public:
+    explicit OwnerGridView(FrameAnalyzer& owner) : QAbstractScrollArea(&owner), a_(owner) {
+        setObjectName(QStringLiteral("analyzerGrid"));
+        setFrameShape(QFrame::NoFrame);
+        setFocusPolicy(Qt::WheelFocus);
+        viewport()->setMouseTracking(true);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-        // Half a line per pixel at the least, so the pages below can have room.
-        setMinimumSize(227 + kStripGap + kStripWidth, 160);
+        // The axes in a fixed font a little smaller than the pane's.
+        const QFont small = QFontDatabase::systemFont(QFontDatabase::SmallestReadableFont);
+        QFont axisFont = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        if (font().pointSizeF() > 0)
+            axisFont.setPointSizeF(std::max(small.pointSizeF(), font().pointSizeF() * 0.85));
+        lines_ = new GridMargin(GridMargin::Kind::Lines, *this, this);
+        clocks_ = new GridMargin(GridMargin::Kind::Clocks, *this, this);
+        share_ = new GridMargin(GridMargin::Kind::Share, *this, this);
+        lines_->setObjectName(QStringLiteral("lineAxis"));
+        clocks_->setObjectName(QStringLiteral("clockAxis"));
+        for (QWidget* m : {static_cast<QWidget*>(lines_), static_cast<QWidget*>(clocks_)})
+            m->setFont(axisFont);
+        const QFontMetrics fm(axisFont);
+        lineAxisWidth_ = fm.horizontalAdvance(QStringLiteral("$138")) + kTick + 6;
+        clockAxisHeight_ = fm.height() + kTick + 3;
+        setViewportMargins(lineAxisWidth_, clockAxisHeight_, kStripGap + kStripWidth, 0);
+        setMinimumSize(lineAxisWidth_ + 227 + kStripGap + kStripWidth, 120);
     }
 
     QSize sizeHint() const override {
-        return QSize(227 * kCellW + kStripGap + kStripWidth, 313 * kCellH);
+        // The grid at one pixel per line; the zoom scrolls within it.
+        return QSize(lineAxisWidth_ + 227 * kCellW + kStripGap + kStripWidth +
+                         verticalScrollBar()->sizeHint().width(),
+                     clockAxisHeight_ + 313 * kCellH);
     }
 
-    // The rectangle the grid's cells fill: whole pixels per cell when there is room.
-    QRectF gridRect() const {
-        if (a_.image_.isNull()) return {};
-        const double w = std::max(1, width() - kStripGap - kStripWidth), h = height();
-        const double cols = a_.image_.width(), rows = a_.image_.height();
-        const double scale = std::min(w / (cols * kCellW), h / (rows * kCellH));
-        return QRectF(0, 0, cols * kCellW * scale, rows * kCellH * scale);
+    int zoom() const { return zoom_; }
+    QSize cell() const { return QSize(kCellW * zoom_, kCellH * zoom_); }
+    int columns() const { return a_.image_.isNull() ? 0 : a_.image_.width(); }
+    int rows() const { return a_.image_.isNull() ? 0 : a_.image_.height(); }
+    QWidget* lineAxis() const { return lines_; }
+    QWidget* clockAxis() const { return clocks_; }
+
+    // Zooms, keeping the grid point under `anchor` (viewport pixels) where it is.
+    void setZoom(int zoom, QPointF anchor) {
+        zoom = std::clamp(zoom, FrameAnalyzer::kMinZoom, FrameAnalyzer::kMaxZoom);
+        if (zoom == zoom_) return;
+        const double gx = (anchor.x() + horizontalScrollBar()->value()) / cell().width(),
+                     gy = (anchor.y() + verticalScrollBar()->value()) / cell().height();
+        zoom_ = zoom;
+        layoutGrid();
+        horizontalScrollBar()->setValue(int(std::lround(gx * cell().width() - anchor.x())));
+        verticalScrollBar()->setValue(int(std::lround(gy * cell().height() - anchor.y())));
+        rehover();
+        updateAll();
+        a_.zoomChanged();
+    }
+
+    // Puts a cell at the viewport's top left (as near as the scroll range allows).
+    void scrollToCell(unsigned v, unsigned h) {
+        horizontalScrollBar()->setValue(int(h) * cell().width());
+        verticalScrollBar()->setValue(int(v) * cell().height());
     }
 
     bool cellAt(QPointF p, int& v, int& h) const {
-        const QRectF r = gridRect();
-        if (r.isEmpty() || !r.contains(p)) return false;
-        h = int((p.x() - r.left()) / r.width() * a_.image_.width());
-        v = int((p.y() - r.top()) / r.height() * a_.image_.height());
-        return h >= 0 && v >= 0 && h < a_.image_.width() && v < a_.image_.height();
+        if (a_.image_.isNull() || p.x() < 0 || p.y() < 0) return false;
+        h = int((p.x() + horizontalScrollBar()->value()) / cell().width());
+        v = int((p.y() + verticalScrollBar()->value()) / cell().height());
+        return h < columns() && v < rows();
     }
 
     QPointF centre(unsigned v, unsigned h) const {
-        const QRectF r = gridRect();
-        return QPointF(r.left() + (h + 0.5) * r.width() / a_.image_.width(),
-                       r.top() + (v + 0.5) * r.height() / a_.image_.height());
+        return QPointF((h + 0.5) * cell().width() - horizontalScrollBar()->value(),
+                       (v + 0.5) * cell().height() - verticalScrollBar()->value());
+    }
+
+    // Labels every few lines or clocks, as far apart as a label needs.
+    int labelStep(Qt::Orientation o) const {
+        const bool across = o == Qt::Horizontal;
+        const QFontMetrics fm = (across ? clocks_ : lines_)->fontMetrics();
+        const int need = across ? fm.horizontalAdvance(QStringLiteral("$E0")) + 8 : fm.height() + 2;
+        const int size = across ? cell().width() : cell().height();
+        int step = 1;
+        while (step * size < need && step < 256)
+            step *= 2;
+        return step;
+    }
+
+    std::vector<FrameAnalyzer::AxisLabel> labels(Qt::Orientation o) const {
+        std::vector<FrameAnalyzer::AxisLabel> out;
+        const bool across = o == Qt::Horizontal;
+        const int n = across ? columns() : rows();
+        if (n == 0) return out;
+        const int size = across ? cell().width() : cell().height();
+        const int scroll = across ? horizontalScrollBar()->value() : verticalScrollBar()->value();
+        const int extent = across ? viewport()->width() : viewport()->height();
+        const int step = labelStep(o);
+        const int first = scroll / size, last = std::min(n - 1, (scroll + extent - 1) / size);
+        for (int i = (first + step - 1) / step * step; i <= last; i += step)
+            out.push_back({i * size + size / 2 - scroll, unsigned(i), axisHex(unsigned(i))});
+        return out;
+    }
+
+    // After a new picture: the scroll range, the height, the axes and the hovered cell.
+    void gridChanged() {
+        layoutGrid();
+        rehover();
+        updateAll();
+    }
+
+    void paintMargin(GridMargin::Kind kind, QWidget& w) {
+        QPainter p(&w);
+        const QPalette& pal = w.palette();
+        p.fillRect(w.rect(), pal.window());
+        if (a_.image_.isNull()) return;
+        const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
+        const int cw = cell().width(), ch = cell().height();
+        const QColor mark = pal.color(QPalette::Highlight);
+        if (kind == GridMargin::Kind::Share) {
+            const int r0 = sy / ch, r1 = std::min(rows(), (sy + w.height()) / ch + 1);
+            if (r1 > r0)
+                p.drawImage(QRectF(0, r0 * ch - sy, kStripWidth, (r1 - r0) * ch), a_.strip_,
+                            QRectF(0, r0, kStripWidth, r1 - r0));
+            if (a_.hoverV_ >= 0) {
+                p.setPen(QPen(QColor(255, 255, 255, 120), 0));
+                p.drawRect(QRectF(0, a_.hoverV_ * ch - sy, kStripWidth - 1, ch));
+            }
+            return;
+        }
+        const bool across = kind == GridMargin::Kind::Clocks;
+        const Qt::Orientation o = across ? Qt::Horizontal : Qt::Vertical;
+        const int size = across ? cw : ch;
+        const int scroll = across ? sx : sy;
+        const int extent = across ? w.width() : w.height();
+        // The hovered line or clock, marked on its axis.
+        const int hovered = across ? a_.hoverH_ : a_.hoverV_;
+        if (hovered >= 0) {
+            const int at = hovered * size - scroll;
+            p.fillRect(across ? QRect(at, 0, std::max(1, size), w.height())
+                              : QRect(0, at, w.width(), std::max(1, size)),
+                       mark);
+        }
+        p.setPen(pal.color(QPalette::WindowText));
+        // Short ticks at every second label step's half, long ones at the labels.
+        const int step = labelStep(o);
+        const int minor = std::max(1, step / 2);
+        const int n = across ? columns() : rows();
+        const int first = scroll / size, last = std::min(n - 1, (scroll + extent) / size);
+        for (int i = first / minor * minor; i <= last; i += minor) {
+            const int at = i * size + size / 2 - scroll;
+            const int len = i % step == 0 ? kTick : kTick / 2;
+            if (across)
+                p.drawLine(at, w.height() - len, at, w.height() - 1);
+            else
+                p.drawLine(w.width() - len, at, w.width() - 1, at);
+        }
+        // Each label centred on its tick, but kept whole at the axis's ends.
+        const QFontMetrics fm = w.fontMetrics();
+        for (const FrameAnalyzer::AxisLabel& l : labels(o)) {
+            if (across) {
+                const int tw = fm.horizontalAdvance(l.text) + 2;
+                const int x = std::clamp(l.at - tw / 2, 0, std::max(0, w.width() - tw));
+                p.drawText(QRect(x, 0, tw, w.height() - kTick), Qt::AlignCenter, l.text);
+            } else {
+                const int th = fm.height();
+                const int y = std::clamp(l.at - th / 2, 0, std::max(0, w.height() - th));
+                p.drawText(QRect(0, y, w.width() - kTick - 2, th),
+                           Qt::AlignRight | Qt::AlignVCenter, l.text);
+            }
+        }
+        p.setPen(pal.color(QPalette::Mid));
+        if (across)
+            p.drawLine(0, w.height() - 1, w.width(), w.height() - 1);
+        else
+            p.drawLine(w.width() - 1, 0, w.width() - 1, w.height());
     }
 
 protected:
     void paintEvent(QPaintEvent*) override {
-        QPainter p(this);
-        p.fillRect(rect(), palette().window());
+        QPainter p(viewport());
+        p.fillRect(viewport()->rect(), palette().window());
         if (a_.image_.isNull()) {
-            p.drawText(rect(), Qt::AlignCenter, tr("No frame yet"));
+            p.drawText(viewport()->rect(), Qt::AlignCenter, FrameAnalyzer::tr("No frame yet"));
             return;
         }
-        const QRectF r = gridRect();
+        const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
+        const int cw = cell().width(), ch = cell().height();
+        // Only the cells in view, each a block of whole pixels.
+        const int c0 = sx / cw, r0 = sy / ch;
+        const int c1 = std::min(columns(), (sx + viewport()->width()) / cw + 1),
+                  r1 = std::min(rows(), (sy + viewport()->height()) / ch + 1);
         p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-        p.drawImage(r, a_.image_);
-        const QRectF strip(r.right() + kStripGap, r.top(), kStripWidth, r.height());
-        p.drawImage(strip, a_.strip_);
-        const double cw = r.width() / a_.image_.width(), ch = r.height() / a_.image_.height();
+        if (c1 > c0 && r1 > r0)
+            p.drawImage(QRect(c0 * cw - sx, r0 * ch - sy, (c1 - c0) * cw, (r1 - r0) * ch),
+                        a_.image_, QRect(c0, r0, c1 - c0, r1 - r0));
         if (a_.hoverV_ >= 0) {
             p.setPen(QPen(QColor(255, 255, 255, 120), 0));
-            p.drawRect(QRectF(r.left(), r.top() + a_.hoverV_ * ch,
-                              r.width() + kStripGap + kStripWidth, ch));
+            p.drawRect(QRectF(-sx, a_.hoverV_ * ch - sy, columns() * cw, ch));
         }
         if (a_.selectedV_ >= 0) {
             p.setPen(QPen(Qt::white, 1.5));
-            p.drawRect(QRectF(r.left() + a_.selectedH_ * cw - 1, r.top() + a_.selectedV_ * ch - 1,
-                              cw + 2, ch + 2));
+            p.drawRect(QRectF(a_.selectedH_ * cw - sx - 1, a_.selectedV_ * ch - sy - 1, cw + 2,
+                              ch + 2));
         }
     }
-    void mouseMoveEvent(QMouseEvent* e) override {
-        int v = -1, h = -1;
-        if (!cellAt(e->position(), v, h)) v = h = -1;
-        a_.hover(v, h);
+    void resizeEvent(QResizeEvent*) override { layoutGrid(); }
+    void scrollContentsBy(int, int) override {
+        rehover();
+        updateAll();
     }
-    void leaveEvent(QEvent*) override { a_.hover(-1, -1); }
+    bool viewportEvent(QEvent* e) override {
+        if (e->type() == QEvent::Leave) {
+            inside_ = false;
+            a_.hover(-1, -1);
+        }
+        return QAbstractScrollArea::viewportEvent(e);
+    }
+    void mouseMoveEvent(QMouseEvent* e) override {
+        inside_ = true;
+        mouse_ = e->position();
+        rehover();
+    }
     void mousePressEvent(QMouseEvent* e) override {
         int v = -1, h = -1;
         if (e->button() == Qt::LeftButton && cellAt(e->position(), v, h))
             a_.select(unsigned(v), unsigned(h));
     }
+    void wheelEvent(QWheelEvent* e) override {
+        if (!(e->modifiers() & Qt::ControlModifier)) {
+            QAbstractScrollArea::wheelEvent(e);
+            return;
+        }
+        // Ctrl+wheel zooms about the pointer, a step a notch.
+        wheel_ += e->angleDelta().y();
+        int zoom = zoom_;
+        for (; wheel_ >= 120; wheel_ -= 120)
+            ++zoom;
+        for (; wheel_ <= -120; wheel_ += 120)
+            --zoom;
+        setZoom(zoom, e->position());
+        e->accept();
+    }
+    void keyPressEvent(QKeyEvent* e) override {
+        const QPointF middle(viewport()->width() / 2.0, viewport()->height() / 2.0);
+        if (e->key() == Qt::Key_Plus || e->key() == Qt::Key_Equal)
+            setZoom(zoom_ + 1, middle);
+        else if (e->key() == Qt::Key_Minus)
+            setZoom(zoom_ - 1, middle);
+        else
+            QAbstractScrollArea::keyPressEvent(e);
+    }
 
 private:
+    static constexpr int kTick = 5;
+
+    // The scroll ranges, the margins' places, and a height no taller than the grid, so
+    // that the legend sits right under it.
+    void layoutGrid() {
+        const int gw = columns() * cell().width(), gh = rows() * cell().height();
+        const QSize vp = viewport()->size();
+        horizontalScrollBar()->setRange(0, std::max(0, gw - vp.width()));
+        horizontalScrollBar()->setPageStep(std::max(1, vp.width()));
+        horizontalScrollBar()->setSingleStep(cell().width() * 4);
+        verticalScrollBar()->setRange(0, std::max(0, gh - vp.height()));
+        verticalScrollBar()->setPageStep(std::max(1, vp.height()));
+        verticalScrollBar()->setSingleStep(cell().height() * 4);
+        const QRect g = viewport()->geometry();
+        lines_->setGeometry(g.left() - lineAxisWidth_, g.top(), lineAxisWidth_, g.height());
+        clocks_->setGeometry(g.left(), g.top() - clockAxisHeight_, g.width(), clockAxisHeight_);
+        share_->setGeometry(g.right() + 1 + kStripGap, g.top(), kStripWidth, g.height());
+        int most = QWIDGETSIZE_MAX;
+        if (gh > 0) {
+            const int across = width() - lineAxisWidth_ - kStripGap - kStripWidth;
+            most = clockAxisHeight_ + gh +
+                   (gw > across ? horizontalScrollBar()->sizeHint().height() : 0);
+            most = std::max(most, minimumHeight());
+        }
+        if (maximumHeight() != most) setMaximumHeight(most);
+    }
+
+    // What is under the pointer after the grid moved beneath it.
+    void rehover() {
+        int v = -1, h = -1;
+        if (!inside_ || !cellAt(mouse_, v, h)) v = h = -1;
+        a_.hover(v, h);
+    }
+
+    void updateAll() {
+        viewport()->update();
+        lines_->update();
+        clocks_->update();
+        share_->update();
+    }
+
     FrameAnalyzer& a_;
+    GridMargin* lines_ = nullptr;
+    GridMargin* clocks_ = nullptr;
+    GridMargin* share_ = nullptr;
+    int lineAxisWidth_ = 0, clockAxisHeight_ = 0;
+    int zoom_ = FrameAnalyzer::kDefaultZoom;
+    int wheel_ = 0;
+    bool inside_ = false;
+    QPointF mouse_;
 };
+
+void GridMargin::paintEvent(QPaintEvent*) {
+    view_.paintMargin(kind_, *this);
+}
 
 // The owners' colours, names and clock counts for the frame.
 class OwnerLegend : public QWidget {
@@ -199,13 +458,37 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
             [this](int i) { setMode(i == 1 ? Mode::CpuWaits : Mode::Owners); });
     view_ = new OwnerGridView(*this);
     legend_ = new OwnerLegend(*this);
+    legend_->setObjectName(QStringLiteral("analyzerLegend"));
     readout_ = new QLabel(this);
+    readout_->setObjectName(QStringLiteral("analyzerReadout"));
     readout_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     readout_->setWordWrap(true);
     readout_->setMinimumHeight(3 * readout_->fontMetrics().height());
     readout_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    readout_->setText(tr("Hover over a colour clock to read its slot; click to keep it."));
+    readout_->setText(hint());
+
+    // The zoom: out, the factor, in (Ctrl+wheel and + and - over the grid do the same).
+    zoomOut_ = new QToolButton(this);
+    zoomOut_->setObjectName(QStringLiteral("analyzerZoomOut"));
+    zoomOut_->setText(QStringLiteral("\u2212"));
+    zoomOut_->setToolTip(tr("Zoom out (-, Ctrl+wheel)"));
+    zoomOut_->setAutoRaise(true);
+    zoomIn_ = new QToolButton(this);
+    zoomIn_->setObjectName(QStringLiteral("analyzerZoomIn"));
+    zoomIn_->setText(QStringLiteral("+"));
+    zoomIn_->setToolTip(tr("Zoom in (+, Ctrl+wheel)"));
+    zoomIn_->setAutoRaise(true);
+    zoomBox_ = new QComboBox(this);
+    zoomBox_->setObjectName(QStringLiteral("analyzerZoom"));
+    zoomBox_->setToolTip(tr("A colour clock's cell: 2 x 1 pixels times this"));
+    for (int z = kMinZoom; z <= kMaxZoom; ++z)
+        zoomBox_->addItem(QStringLiteral("%1x").arg(z), z);
+    connect(zoomBox_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setZoom(zoomBox_->itemData(i).toInt()); });
+    connect(zoomOut_, &QToolButton::clicked, this, [this] { setZoom(zoom() - 1); });
+    connect(zoomIn_, &QToolButton::clicked, this, [this] { setZoom(zoom() + 1); });
+    zoomChanged();
 
     // The blits page: the list, what the selected one is, and its channels' previews.
     auto* blitPage = new QWidget(this);
@@ -288,9 +571,21 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
+    auto* zoomRow = new QHBoxLayout;
+    zoomRow->setContentsMargins(0, 0, 0, 0);
+    zoomRow->setSpacing(2);
+    zoomRow->addWidget(new QLabel(tr("Zoom"), top));
+    zoomRow->addWidget(zoomOut_);
+    zoomRow->addWidget(zoomBox_);
+    zoomRow->addWidget(zoomIn_);
+    zoomRow->addStretch(1);
+    topLayout->addLayout(zoomRow);
+    // The grid is never taller than its cells, so the legend follows it without a gap;
+    // what room is left goes below the readout.
     topLayout->addWidget(view_, 1);
     topLayout->addWidget(legend_);
     topLayout->addWidget(readout_);
+    topLayout->addStretch(0);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(top);
     split->addWidget(tabs_);
@@ -391,8 +686,8 @@ void FrameAnalyzer::rebuildImage() {
                 s[x++] = colours[0];
         }
     }
-    if (selectedV_ >= 0) readout_->setText(describe(unsigned(selectedV_), unsigned(selectedH_)));
-    view_->update();
+    view_->gridChanged();
+    refreshReadout();
     legend_->update();
 }
 
@@ -649,7 +944,7 @@ void FrameAnalyzer::select(unsigned vpos, unsigned hpos) {
     selectedV_ = int(vpos);
     selectedH_ = int(hpos);
     readout_->setText(describe(vpos, hpos));
-    view_->update();
+    view_->viewport()->update();
     emit slotSelected(vpos, hpos);
 }
 
@@ -657,15 +952,64 @@ void FrameAnalyzer::hover(int vpos, int hpos) {
     if (vpos == hoverV_ && hpos == hoverH_) return;
     hoverV_ = vpos;
     hoverH_ = hpos;
-    if (vpos >= 0)
-        readout_->setText(describe(unsigned(vpos), unsigned(hpos)));
-    else if (selectedV_ >= 0)
-        readout_->setText(describe(unsigned(selectedV_), unsigned(selectedH_)));
-    view_->update();
+    refreshReadout();
+    view_->viewport()->update();
+    view_->lineAxis()->update();
+    view_->clockAxis()->update();
+}
+
+QString FrameAnalyzer::hint() const {
+    return tr("Hover over a colour clock to read its slot; click to keep it.");
+}
+
+void FrameAnalyzer::refreshReadout() {
+    QString text;
+    if (hoverV_ >= 0) text = describe(unsigned(hoverV_), unsigned(hoverH_));
+    if (text.isEmpty() && selectedV_ >= 0)
+        text = describe(unsigned(selectedV_), unsigned(selectedH_));
+    if (text.isEmpty()) text = hint();
+    if (text != readout_->text()) readout_->setText(text);
+}
+
+void FrameAnalyzer::setZoom(int zoom) {
+    const QWidget* vp = view_->viewport();
+    view_->setZoom(zoom, QPointF(vp->width() / 2.0, vp->height() / 2.0));
+}
+
+int FrameAnalyzer::zoom() const {
+    return view_->zoom();
+}
+
+QSize FrameAnalyzer::cellSize() const {
+    return view_->cell();
+}
+
+void FrameAnalyzer::zoomChanged() {
+    const int z = zoom();
+    const QSignalBlocker block(zoomBox_);
+    zoomBox_->setCurrentIndex(zoomBox_->findData(z));
+    zoomOut_->setEnabled(z > kMinZoom);
+    zoomIn_->setEnabled(z < kMaxZoom);
+}
+
+void FrameAnalyzer::scrollTo(unsigned vpos, unsigned hpos) {
+    view_->scrollToCell(vpos, hpos);
+}
+
+QWidget* FrameAnalyzer::lineAxis() const {
+    return view_->lineAxis();
+}
+
+QWidget* FrameAnalyzer::clockAxis() const {
+    return view_->clockAxis();
+}
+
+std::vector<FrameAnalyzer::AxisLabel> FrameAnalyzer::axisLabels(Qt::Orientation orientation) const {
+    return view_->labels(orientation);
 }
 
 QWidget* FrameAnalyzer::gridView() const {
-    return view_;
+    return view_->viewport();
 }
 
 QPointF FrameAnalyzer::cellCentre(unsigned vpos, unsigned hpos) const {

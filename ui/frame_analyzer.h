@@ -4,7 +4,10 @@
 // colour clock (227 across, 313 down for PAL), a colour per owner with a legend, a gutter
 // beside it with each line's share per owner, and a readout of the slot under the mouse
 // (hover) or the one clicked. The full 24-byte record shows when slot recording was armed
-// for the whole frame (the window arms it while this pane is visible).
+// for the whole frame (the window arms it while this pane is visible). A line axis (left)
+// and a colour-clock axis (top) number the grid in hex and scroll with it; the zoom (the
+// buttons, the zoom box, Ctrl+wheel, + and -) sets a cell's size, 2 x 1 pixels times 1 to 8.
+// The readout follows the frame shown: a new grid redescribes the cell under the mouse.
 //
 // In its CPU-waits mode the grid paints only the clocks the CPU asked for and was denied,
 // each in the colour of the owner that denied it, and the gutter shows each line's share
@@ -20,12 +23,14 @@
 #include <QWidget>
 #include <functional>
 #include <memory>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 class QComboBox;
 class QLabel;
 class QTabWidget;
 class QTemporaryDir;
+class QToolButton;
 class QTreeWidget;
 
 namespace copperline {
@@ -57,13 +62,34 @@ public:
     void setMode(Mode mode);
     Mode mode() const { return mode_; }
 
+    // The zoom: a colour clock's cell is 2 * zoom pixels across and zoom pixels down.
+    static constexpr int kMinZoom = 1, kMaxZoom = 8, kDefaultZoom = 2;
+    void setZoom(int zoom);
+    int zoom() const;
+    QSize cellSize() const;
+    // Scrolls the grid so that this cell is at its top left (as near as the range allows).
+    void scrollTo(unsigned vpos, unsigned hpos);
+
+    // The axes and the labels they paint: `at` is the label's centre along its axis, in
+    // the axis widget's pixels (the line axis's y, the clock axis's x), `value` the line
+    // or clock it numbers.
+    struct AxisLabel {
+        int at = 0;
+        unsigned value = 0;
+        QString text;
+    };
+    QWidget* lineAxis() const;
+    QWidget* clockAxis() const;
+    std::vector<AxisLabel> axisLabels(Qt::Orientation orientation) const;
+
     // The readout of a slot: its position and owner, and the record's fields when recorded.
     QString describe(unsigned vpos, unsigned hpos) const;
     QString readout() const;
     // Pins the readout to a slot, as a click does.
     void select(unsigned vpos, unsigned hpos);
 
-    // The grid view and where a cell's centre lies in it (for tests that move the mouse).
+    // The grid's viewport and where a cell's centre lies in it (for tests that move the
+    // mouse); a cell scrolled out of view lies outside it.
     QWidget* gridView() const;
     QPointF cellCentre(unsigned vpos, unsigned hpos) const;
 
@@ -90,6 +116,10 @@ signals:
 private:
     friend class OwnerGridView;
     void hover(int vpos, int hpos);
+    // The readout for the hovered cell, else the selected one, of the grid shown now.
+    void refreshReadout();
+    QString hint() const;
+    void zoomChanged();
     void rebuildImage();
     void requestDetails();
     void showWaits(const nlohmann::json& waits);
@@ -105,6 +135,9 @@ private:
     class OwnerLegend* legend_ = nullptr;
     QLabel* readout_ = nullptr;
     QComboBox* modeBox_ = nullptr;
+    QComboBox* zoomBox_ = nullptr;
+    QToolButton* zoomIn_ = nullptr;
+    QToolButton* zoomOut_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     QTreeWidget* blits_ = nullptr;
     QTreeWidget* stalls_ = nullptr;

@@ -3,7 +3,9 @@
 // cookie-cut blit and previews its channels from the DMA words it moved; the CPU-waits
 // mode paints every denied clock in its denier's colour and lists the polling instruction
 // first, which a click shows in the disassembly; the capture dock starts and stops a
-// capture through profile.start, profile.status and profile.stop.
+// capture through profile.start, profile.status and profile.stop. On made-up grids: the
+// line and clock axes number what is in view in hex, the zoom sets the cells' size, the
+// legend follows the grid without a gap, and the readout follows the frame shown.
 
 #include "app/control/emulator.h"
 #include "emu/machine.h"
@@ -23,8 +25,10 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QScrollBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -46,6 +50,30 @@ std::uint32_t readLong(Emulator& e, std::uint32_t addr) {
 
 QString hex6(std::uint32_t v) {
     return QStringLiteral("$%1").arg(v, 6, 16, QLatin1Char('0')).toUpper();
+}
+
+QString hex2(unsigned v) {
+    return QStringLiteral("$%1").arg(v, 2, 16, QLatin1Char('0')).toUpper();
+}
+
+// A PAL frame's grid, every clock `fill` but one.
+std::shared_ptr<OwnerGrid> madeUpGrid(std::uint64_t frame, BusOwner fill, unsigned v,
+                                      unsigned h, BusOwner there) {
+    auto g = std::make_shared<OwnerGrid>();
+    g->frame = frame;
+    g->lines = 313;
+    g->lineCck = 227;
+    g->owners.assign(std::size_t(OwnerGrid::kStride) * g->lines, std::uint8_t(fill));
+    g->owners[std::size_t(v) * OwnerGrid::kStride + h] = std::uint8_t(there);
+    g->counts[unsigned(fill)] = 313 * 227 - 1;
+    g->counts[unsigned(there)] = 1;
+    return g;
+}
+
+void mouseTo(QWidget* w, QPointF at) {
+    QMouseEvent e(QEvent::MouseMove, at, w->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                  Qt::NoModifier);
+    QApplication::sendEvent(w, &e);
 }
 
 } // namespace
@@ -150,6 +178,169 @@ private slots:
         // Back to owners: the picture is the owner grid again.
         a->setMode(FrameAnalyzer::Mode::Owners);
         QCOMPARE(a->image().pixel(1, 100), FrameAnalyzer::ownerColour(BusOwner::Refresh));
+    }
+
+    void axesNumberTheLinesAndClocksInView() {
+        FrameAnalyzer a;
+        a.resize(700, 900);
+        a.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&a));
+        a.setGrid(madeUpGrid(1, BusOwner::Idle, 0, 0, BusOwner::Idle));
+        QCOMPARE(a.zoom(), FrameAnalyzer::kDefaultZoom);
+        QVERIFY(a.cellSize().width() >= 4 && a.cellSize().height() >= 2);
+
+        // At 8x, scrolled to line $2C and clock $38, the axes start there.
+        a.setZoom(8);
+        QCOMPARE(a.cellSize(), QSize(16, 8));
+        a.scrollTo(0x2C, 0x38);
+        QTRY_VERIFY(!a.axisLabels(Qt::Horizontal).empty());
+        const auto clocks = a.axisLabels(Qt::Horizontal);
+        const auto lines = a.axisLabels(Qt::Vertical);
+        QVERIFY(!lines.empty());
+        QCOMPARE(clocks.front().text, QStringLiteral("$38"));
+        QCOMPARE(clocks.front().at, 8);
+        QCOMPARE(lines.front().text, QStringLiteral("$2C"));
+        QCOMPARE(lines.front().at, 4);
+        // Every label names the cell under it, in order, within the axis.
+        for (const auto* list : {&clocks, &lines}) {
+            const bool across = list == &clocks;
+            const QWidget* axis = across ? a.clockAxis() : a.lineAxis();
+            const int size = across ? a.cellSize().width() : a.cellSize().height();
+            const unsigned origin = across ? 0x38 : 0x2C;
+            unsigned last = 0;
+            for (const auto& l : *list) {
+                QCOMPARE(l.text, hex2(l.value));
+                QCOMPARE(unsigned(l.at / size) + origin, l.value);
+                QVERIFY(l.at >= 0 && l.at < (across ? axis->width() : axis->height()));
+                QVERIFY(&l == &list->front() || l.value > last);
+                last = l.value;
+            }
+        }
+        // The axes sit against the grid: the clock axis above it, the line axis to its left.
+        QWidget* view = a.gridView();
+        QCOMPARE(a.clockAxis()->mapTo(&a, QPoint(0, a.clockAxis()->height())),
+                 view->mapTo(&a, QPoint(0, 0)));
+        QCOMPARE(a.lineAxis()->mapTo(&a, QPoint(a.lineAxis()->width(), 0)),
+                 view->mapTo(&a, QPoint(0, 0)));
+
+        // Zoomed out, the labels thin out, evenly, and still name their cells; past $FF
+        // a line takes three digits.
+        a.setZoom(1);
+        a.scrollTo(0x130, 0);
+        const double scrolled = 0.5 * a.cellSize().height() - a.cellCentre(0, 0).y();
+        const auto far = a.axisLabels(Qt::Vertical);
+        QVERIFY(far.size() >= 3);
+        const unsigned step = far[1].value - far[0].value;
+        QVERIFY(step > 1);
+        for (std::size_t i = 0; i < far.size(); ++i) {
+            QCOMPARE(far[i].value, far[0].value + unsigned(i) * step);
+            QCOMPARE(far[i].value % step, 0u);
+            QCOMPARE(far[i].text, hex2(far[i].value));
+            QCOMPARE(unsigned((far[i].at + scrolled) / a.cellSize().height()), far[i].value);
+        }
+        QVERIFY(far.back().value >= 0x100);
+        QCOMPARE(far.back().text.size(), 4); // "$1x0"
+    }
+
+    void zoomSetsTheCellSize() {
+        FrameAnalyzer a;
+        a.resize(700, 900);
+        a.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&a));
+        a.setGrid(madeUpGrid(1, BusOwner::Idle, 0, 0, BusOwner::Idle));
+        auto* box = a.findChild<QComboBox*>("analyzerZoom");
+        auto* in = a.findChild<QToolButton*>("analyzerZoomIn");
+        auto* out = a.findChild<QToolButton*>("analyzerZoomOut");
+        QVERIFY(box && in && out);
+        a.setZoom(3);
+        QCOMPARE(a.cellSize(), QSize(6, 3));
+        QCOMPARE(box->currentText(), QStringLiteral("3x"));
+        in->click();
+        QCOMPARE(a.zoom(), 4);
+        QCOMPARE(a.cellSize(), QSize(8, 4));
+        out->click();
+        out->click();
+        QCOMPARE(a.cellSize(), QSize(4, 2));
+        box->setCurrentIndex(box->findText("6x"));
+        QCOMPARE(a.cellSize(), QSize(12, 6));
+        // Ctrl+wheel zooms about the pointer: the cell under it stays under it.
+        QWidget* view = a.gridView();
+        a.scrollTo(0, 0);
+        const QPointF p = a.cellCentre(40, 30);
+        QWheelEvent wheel(p, view->mapToGlobal(p), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view, &wheel);
+        QCOMPARE(a.zoom(), 7);
+        QCOMPARE(a.cellSize(), QSize(14, 7));
+        const QPointF q = a.cellCentre(40, 30);
+        QVERIFY(std::abs(q.x() - p.x()) <= a.cellSize().width());
+        QVERIFY(std::abs(q.y() - p.y()) <= a.cellSize().height());
+        // A plain wheel scrolls instead.
+        QWheelEvent plain(p, view->mapToGlobal(p), QPoint(), QPoint(0, -120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view, &plain);
+        QCOMPARE(a.zoom(), 7);
+        // The keys, and the limits.
+        QTest::keyClick(view->parentWidget(), Qt::Key_Plus);
+        QCOMPARE(a.zoom(), 8);
+        QTest::keyClick(view->parentWidget(), Qt::Key_Plus);
+        QCOMPARE(a.zoom(), FrameAnalyzer::kMaxZoom);
+        QVERIFY(!in->isEnabled());
+        QTest::keyClick(view->parentWidget(), Qt::Key_Minus);
+        QCOMPARE(a.zoom(), 7);
+        a.setZoom(0);
+        QCOMPARE(a.zoom(), FrameAnalyzer::kMinZoom);
+        QCOMPARE(a.cellSize(), QSize(2, 1));
+        QVERIFY(!out->isEnabled());
+    }
+
+    void legendFollowsTheGrid() {
+        // Much taller than the grid at 1x: the legend still sits right under the cells.
+        FrameAnalyzer a;
+        a.resize(900, 1600);
+        a.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&a));
+        a.setGrid(madeUpGrid(1, BusOwner::Idle, 0, 0, BusOwner::Idle));
+        a.setZoom(1);
+        QWidget* legend = a.findChild<QWidget*>("analyzerLegend");
+        QVERIFY(legend);
+        QWidget* view = a.gridView();
+        QVERIFY(view->height() >= 313);
+        const int gridBottom = view->mapTo(&a, QPoint(0, 313)).y();
+        auto legendTop = [&] { return legend->mapTo(&a, QPoint(0, 0)).y(); };
+        QTRY_VERIFY(legendTop() >= gridBottom && legendTop() - gridBottom <= 24);
+        QVERIFY2(legendTop() >= gridBottom && legendTop() - gridBottom <= 24,
+                 qPrintable(QStringLiteral("grid ends at %1, legend starts at %2")
+                                .arg(gridBottom)
+                                .arg(legendTop())));
+    }
+
+    void readoutFollowsTheFrameShown() {
+        FrameAnalyzer a;
+        a.resize(700, 900);
+        a.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&a));
+        a.setGrid(madeUpGrid(7, BusOwner::Idle, 0x40, 0x20, BusOwner::Copper));
+        mouseTo(a.gridView(), a.cellCentre(0x40, 0x20));
+        QVERIFY2(a.readout().contains("frame 7  line 64 ($040)  clock 32 ($20)  owner copper"),
+                 qPrintable(a.readout()));
+        // A new frame under the same pointer: the readout describes it, not the old one.
+        a.setGrid(madeUpGrid(8, BusOwner::Idle, 0x40, 0x20, BusOwner::Blitter));
+        QVERIFY2(a.readout().contains("frame 8  line 64 ($040)  clock 32 ($20)  owner blitter"),
+                 qPrintable(a.readout()));
+        QVERIFY(!a.readout().contains("copper"));
+        // Scrolling moves another cell under the pointer; the readout says which.
+        a.scrollTo(1, 0);
+        QVERIFY2(a.readout().contains("line 65 ($041)  clock 32 ($20)  owner idle"),
+                 qPrintable(a.readout()));
+        // A selected cell, once the pointer leaves, is redescribed with each frame too.
+        a.select(0x40, 0x20);
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(a.gridView(), &leave);
+        QVERIFY(a.readout().contains("frame 8  line 64 ($040)"));
+        a.setGrid(madeUpGrid(9, BusOwner::Idle, 0x40, 0x20, BusOwner::Sprite));
+        QVERIFY2(a.readout().contains("frame 9  line 64 ($040)  clock 32 ($20)  owner sprite"),
+                 qPrintable(a.readout()));
     }
 
     void captureDockStartsAndStops() {
