@@ -5,10 +5,46 @@
 #include "profiler/capture/screenshot.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace copperline {
+
+namespace {
+std::atomic<int> g_signal{0};
+int g_pipe[2] = {-1, -1};
+
+extern "C" void onTermination(int sig) {
+    g_signal.store(sig);
+    if (g_pipe[1] >= 0) {
+        const char byte = char(sig);
+        [[maybe_unused]] const auto n = ::write(g_pipe[1], &byte, 1);
+    }
+}
+} // namespace
+
+void installTerminationHandlers() {
+    if (g_pipe[0] < 0 && ::pipe(g_pipe) == 0) {
+        for (int fd : g_pipe) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+        ::fcntl(g_pipe[1], F_SETFL, O_NONBLOCK);
+    }
+    struct sigaction sa {};
+    sa.sa_handler = onTermination;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+int terminationSignal() {
+    return g_signal.load();
+}
+
+int terminationPipe() {
+    return g_pipe[0];
+}
 
 bool writeScreenshotNow(Machine& machine, const std::string& path, bool overlay) {
     try {
@@ -37,6 +73,11 @@ int runHeadless(Machine& machine, const HeadlessOptions& options) {
             ++next;
         }
         if (machine.emulatedSeconds() >= end) break;
+        if (const int sig = terminationSignal()) {
+            std::fprintf(stderr, "copperline: stopped by signal %d after %.2f emulated s\n", sig,
+                         machine.emulatedSeconds());
+            return 128 + sig;
+        }
         if (machine.halted()) {
             const auto r = machine.cpu().registers();
             std::fprintf(stderr, "copperline: the CPU halted (double bus fault) at PC $%06X after %.2f s\n",

@@ -31,6 +31,17 @@ inline constexpr int EmulatorError = 1;  // the machine halted or a file could n
 inline constexpr int Usage = 2;          // bad arguments, a missing or wrong ROM
 } // namespace exit_status
 
+// SIGTERM, SIGINT and SIGHUP end a session the way quitting does (the disks the guest
+// changed are written back, a capture is finished) instead of killing the process.
+// installTerminationHandlers arms them; terminationSignal() is the signal that came (0
+// while none has), polled by the headless loops once a frame; terminationPipe() is a file
+// descriptor that becomes readable when one comes, for an event loop to watch.
+void installTerminationHandlers();
+int terminationSignal();
+int terminationPipe();
+
+// Runs until the last screenshot or runSeconds; a termination signal ends it early with
+// 128 + the signal's number.
 int runHeadless(Machine& machine, const HeadlessOptions& options);
 
 } // namespace copperline

@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSocketNotifier>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -324,6 +325,8 @@ int main(int argc, char** argv) {
         }
     }
 
+    // A signal ends the session as quitting does: the disks go back to their files.
+    copperline::installTerminationHandlers();
     std::unique_ptr<QCoreApplication> app = headless
                                                 ? std::make_unique<QCoreApplication>(argc, argv)
                                                 : std::make_unique<QApplication>(argc, argv);
@@ -382,6 +385,8 @@ int main(int argc, char** argv) {
     eo.tracesDir = parser.value("traces").toStdString();
     eo.recordBudgetBytes = recordBudgetMiB << 20;
     if (served && parser.isSet("run")) eo.runProgram = parser.value("run").toStdString();
+    for (unsigned n = 0; n < 4; ++n) eo.floppies[n] = {media.paths[n], media.writeback[n]};
+    eo.buildRunDisk = copperline::runDiskBuilder();
     copperline::Emulator emulator(std::move(machine), eo);
     emulator.setQuitHandler([] {
         QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit,
@@ -410,6 +415,11 @@ int main(int argc, char** argv) {
                      server->socketPath().c_str(), copperline::kControlProtocolVersion);
     }
 
+    QSocketNotifier terminated(copperline::terminationPipe(), QSocketNotifier::Read);
+    QObject::connect(&terminated, &QSocketNotifier::activated, app.get(), [] {
+        std::fprintf(stderr, "copperline: stopped by signal %d\n", copperline::terminationSignal());
+        QCoreApplication::quit();
+    });
     emulator.start();
     int rc = 0;
     if (headless) {
@@ -425,5 +435,6 @@ int main(int argc, char** argv) {
     if (server) server->finish();
     server.reset();
     if (serialFile && serialFile != stdout) std::fclose(serialFile);
+    if (const int sig = copperline::terminationSignal(); sig && !rc) rc = 128 + sig;
     return rc;
 }

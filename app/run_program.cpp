@@ -3,6 +3,8 @@
 #include "app/coverage_run.h"
 #include "app/headless.h"
 #include "app/profile_run.h"
+#include "app/control/floppy_files.h"
+#include "app/control/run_report.h"
 #include "emu/machine.h"
 #include "emu/media/adf.h"
 #include "emu/media/byte_reader.h"
@@ -241,7 +243,7 @@ std::string where(std::uint32_t pc, const RunReport& r, const HunkFile& hunks,
 // The run disk: PROG, the loader, S/Startup-Sequence that runs it, Run-Then and the
 // --run-file files, inserted in o.drive. Returns 0, or the exit status with the message
 // printed.
-int stageRunDisk(Machine& machine, const RunOptions& o, HunkFile& hunks) {
+AdfImage makeRunDisk(const RunOptions& o, HunkFile& hunks, std::vector<std::string>* warnings) {
     std::vector<std::uint8_t> bytes;
     ofs::Volume volume;
     const std::string name = diskName(o.program);
@@ -249,54 +251,53 @@ int stageRunDisk(Machine& machine, const RunOptions& o, HunkFile& hunks) {
     try {
         runFiles = readRunFiles(o.files, name);
     } catch (const MediaError& e) {
-        std::fprintf(stderr, "copperline: --run-file %s\n", e.what());
-        return exit_status::Usage;
+        throw MediaError(std::string("--run-file ") + e.what());
+    }
+    bytes = readFileBytes(o.program, adf::kImageBytes);
+    hunks = readHunkFile(bytes, o.program, warnings);
+    std::string args = o.args;
+    for (auto& c : args)
+        if (c == '\n' || c == '\r') c = ' ';
+    volume.name = "CopperlineRun";
+    volume.files.push_back({name, bytes});
+    volume.files.push_back({kRunnerName, {kRunnerProgram, kRunnerProgram + kRunnerProgramSize}});
+    const std::string script = std::string(":") + kRunnerName + " \":" + name + "\" " + args + "\n";
+    volume.files.push_back({"S/Startup-Sequence", {script.begin(), script.end()}});
+    if (!o.then.empty()) {
+        std::string lines;
+        for (std::string line : o.then) {
+            for (auto& c : line)
+                if (c == '\n' || c == '\r') c = ' ';
+            lines += line + "\n";
+        }
+        if (lines.size() > kMaxThenBytes)
+            throw MediaError("--run-then: the command lines come to " + std::to_string(lines.size()) +
+                             " bytes; the loader reads at most " + std::to_string(kMaxThenBytes));
+        volume.files.push_back({kThenName, {lines.begin(), lines.end()}});
+    }
+    std::size_t runFileBytes = 0;
+    for (ofs::File& f : runFiles) {
+        runFileBytes += f.data.size();
+        volume.files.push_back(std::move(f));
     }
     try {
-        bytes = readFileBytes(o.program, adf::kImageBytes);
+        return ofs::writeVolume(volume);
+    } catch (const MediaError& e) {
+        if (o.files.empty()) throw;
+        throw MediaError(std::string(e.what()) + ": the " + std::to_string(o.files.size()) +
+                         " --run-file file(s) come to " + std::to_string(runFileBytes) + " bytes, beside " +
+                         name + "'s " + std::to_string(bytes.size()) + " and the loader's " +
+                         std::to_string(kRunnerProgramSize));
+    }
+}
+
+int stageRunDisk(Machine& machine, const RunOptions& o, HunkFile& hunks) {
+    try {
         std::vector<std::string> warnings;
-        hunks = readHunkFile(bytes, o.program, &warnings);
+        AdfImage image = makeRunDisk(o, hunks, &warnings);
         if (o.verbose)
             for (const std::string& w : warnings)
                 std::fprintf(stderr, "copperline: --run: %s: %s\n", o.program.c_str(), w.c_str());
-        std::string args = o.args;
-        for (auto& c : args)
-            if (c == '\n' || c == '\r') c = ' ';
-        volume.name = "CopperlineRun";
-        volume.files.push_back({name, bytes});
-        volume.files.push_back(
-            {kRunnerName, {kRunnerProgram, kRunnerProgram + kRunnerProgramSize}});
-        const std::string script =
-            std::string(":") + kRunnerName + " \":" + name + "\" " + args + "\n";
-        volume.files.push_back({"S/Startup-Sequence", {script.begin(), script.end()}});
-        if (!o.then.empty()) {
-            std::string lines;
-            for (std::string line : o.then) {
-                for (auto& c : line)
-                    if (c == '\n' || c == '\r') c = ' ';
-                lines += line + "\n";
-            }
-            if (lines.size() > kMaxThenBytes)
-                throw MediaError("--run-then: the command lines come to " +
-                                 std::to_string(lines.size()) + " bytes; the loader reads at most " +
-                                 std::to_string(kMaxThenBytes));
-            volume.files.push_back({kThenName, {lines.begin(), lines.end()}});
-        }
-        std::size_t runFileBytes = 0;
-        for (ofs::File& f : runFiles) {
-            runFileBytes += f.data.size();
-            volume.files.push_back(std::move(f));
-        }
-        AdfImage image;
-        try {
-            image = ofs::writeVolume(volume);
-        } catch (const MediaError& e) {
-            if (o.files.empty()) throw;
-            throw MediaError(std::string(e.what()) + ": the " + std::to_string(o.files.size()) +
-                             " --run-file file(s) come to " + std::to_string(runFileBytes) +
-                             " bytes, beside " + name + "'s " + std::to_string(bytes.size()) +
-                             " and the loader's " + std::to_string(kRunnerProgramSize));
-        }
         machine.connectDrive(o.drive, true);
         machine.insertDisk(o.drive, std::move(image));
     } catch (const MediaError& e) {
@@ -345,9 +346,14 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
     });
     // Then: PROG returned and the loader runs the --run-then lines.
     enum class Phase { Booting, Loaded, LoadFailed, Then, Exited } phase = Phase::Booting;
-    std::uint32_t dosBase = 0, output = 0, ioErr = 0, rc = 0;
+    std::uint32_t dosBase = 0, output = 0, ioErr = 0, rc = 0, runError = 0;
+    // What exec had free when the loader last failed (RunEvent::Memory).
+    FreeMemory freeMemory;
     machine.guestApi().setRunHandler([&](const GuestApi::RunMessage& m) {
         switch (m.event) {
+        case GuestApi::RunEvent::Memory:
+            freeMemory = {m.a, m.b};
+            break;
         case GuestApi::RunEvent::Started:
             dosBase = m.a;
             output = m.b;
@@ -375,6 +381,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             break;
         case GuestApi::RunEvent::Exited:
             rc = m.a;
+            runError = m.b;
             report.returnedAt = machine.emulatedSeconds();
             if (o.onReturn) o.onReturn();
             if (o.then.empty()) {
@@ -467,11 +474,22 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
                          machine.cpu().registers().pc, machine.emulatedSeconds());
             return finish(run_status::EmulatorError);
         }
+        if (phase == Phase::LoadFailed && ioErr == kNoFreeStore) {
+            std::fprintf(stderr, "copperline: %s\ncopperline: %s\n",
+                         noMemoryToLoad(name, freeMemory, loadBytes(hunks), hunks.sections.size()).c_str(),
+                         kMoreMemoryHint);
+            return finish(run_status::NoMemory);
+        }
         if (phase == Phase::LoadFailed) {
             std::fprintf(stderr,
                          "copperline: AmigaDOS could not load %s (LoadSeg failed, IoErr %u)\n",
                          name.c_str(), ioErr);
             return finish(run_status::NeverLoaded);
+        }
+        if (const int sig = terminationSignal()) {
+            std::fprintf(stderr, "copperline: stopped by signal %d after %.2f emulated s\n", sig,
+                         machine.emulatedSeconds());
+            return finish(128 + sig);
         }
         if (phase == Phase::Booting && machine.emulatedSeconds() >= o.loadTimeout) {
             std::fprintf(stderr, "copperline: %s was not loaded within %.0f emulated seconds\n",
@@ -514,6 +532,13 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         // The frame the program returned in, complete, so that a capture records it.
         machine.runFrame();
         o.onEnd();
+    }
+    if (rc == 0xFFFFFFFFu && runError == kNoFreeStore) {
+        // RunCommand could not start PROG: no memory for its stack.
+        std::fprintf(stderr, "copperline: %s\ncopperline: %s\n", noMemoryToRun(name, freeMemory).c_str(),
+                     kMoreMemoryHint);
+        finish(run_status::NoMemory);
+        return report;
     }
     finish(int(rc & 0xFF));
     if (o.verbose) {
@@ -618,26 +643,31 @@ int applyFloppyOptions(const QCommandLineParser& parser, Machine& machine, Media
 }
 
 int finishFloppies(Machine& machine, const MediaSession& session) {
-    machine.floppy().flushAll();
     for (unsigned n = 0; n < 4; ++n) {
-        const FloppyDrive& d = machine.floppy().drive(n);
-        if (session.paths[n].empty() || !d.hasDisk() || !d.modified()) continue;
-        if (!session.writeback[n]) {
-            std::fprintf(stderr,
-                         "copperline: DF%u: the guest wrote to the disk; %s is unchanged "
-                         "(--floppy%u-writeback "
-                         "keeps the changes)\n",
-                         n, session.paths[n].c_str(), n);
-            continue;
-        }
         try {
-            saveAdf(session.paths[n], d.disk());
+            const std::string said = writeBackFloppy(machine, n, {session.paths[n], session.writeback[n]});
+            if (!said.empty() && !session.writeback[n]) std::fprintf(stderr, "copperline: %s\n", said.c_str());
         } catch (const MediaError& e) {
             std::fprintf(stderr, "copperline: DF%u: %s\n", n, e.what());
             return run_status::EmulatorError;
         }
     }
     return 0;
+}
+
+std::function<AdfImage(const Emulator::Options::RunDisk&)> runDiskBuilder() {
+#ifndef COPPERLINE_HAVE_RUNNER
+    return {};
+#else
+    return [](const Emulator::Options::RunDisk& request) {
+        RunOptions o;
+        o.program = request.program;
+        o.args = request.args;
+        o.files = request.files;
+        HunkFile hunks;
+        return makeRunDisk(o, hunks, nullptr);
+    };
+#endif
 }
 
 int stageControlledRun(const QCommandLineParser& parser, Machine& machine, const MediaSession& session) {

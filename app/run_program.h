@@ -15,6 +15,9 @@
 // handle to the host's stdout, and an exception hook turns a bus or address error, an
 // illegal instruction and the like into a report and an exit instead of a hung guru.
 
+#include "app/control/emulator.h"
+#include "emu/media/adf.h"
+
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -32,6 +35,7 @@ struct HeadlessOptions;
 // Exit statuses of --run besides the program's own return code (modulo 256). They are
 // outside the AmigaDOS convention (0, 5, 10, 20); README.md lists them.
 namespace run_status {
+inline constexpr int NoMemory = 122; // PROG could not be loaded or started: not enough memory
 inline constexpr int Crashed = 123; // the CPU took a bus/address error, illegal, ... while PROG ran
 inline constexpr int Timeout = 124; // PROG did not return within --timeout emulated seconds
 inline constexpr int EmulatorError = 125; // the machine halted, or a file could not be written
@@ -104,6 +108,10 @@ struct MediaSession {
 // emulator then stops at the program's first instruction (Emulator::Options::runProgram).
 // Returns 0, or the exit status with the message printed.
 int stageControlledRun(const QCommandLineParser& parser, Machine& machine, const MediaSession& session);
+
+// run.program's disk (Emulator::Options::buildRunDisk): the disk --run builds, for a
+// program, its argument line and more files. Empty in a build without the loader.
+std::function<AdfImage(const Emulator::Options::RunDisk&)> runDiskBuilder();
 
 // Command-line glue (Qt): adds --run, --run-args, --timeout, --load-timeout,
 // --run-verbose, --run-then, --run-file, --floppy0..3 and --floppy0..3-writeback.

@@ -78,7 +78,7 @@ void GuestApi::command(unsigned reg, std::uint32_t value, std::uint64_t cck, std
     const std::uint32_t p = value & 0xFFFFFF;
     if (reg != RegRun) return;
     const std::uint32_t event = readLong(p);
-    if (event < 1 || event > 6) return;
+    if (event < 1 || event > 7) return;
     RunMessage m{RunEvent(event), readLong(p + 4), readLong(p + 8), readLong(p + 12), cck};
     run_.push_back(m);
     if (runHandler_) runHandler_(m);

@@ -65,6 +65,7 @@ public:
         Exited = 4,
         ThenLoaded = 5, // a: the seglist, b: the line (0, 1, ...)
         Finished = 6,
+        Memory = 7, // a: AvailMem(MEMF_ANY), b: AvailMem(MEMF_LARGEST), before a failure
     };
     struct RunMessage {
         RunEvent event = RunEvent::Started;

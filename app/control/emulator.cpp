@@ -1,6 +1,9 @@
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
 #include "emu/hex.h"
+#include "emu/media/adf.h"
+#include "emu/media/file_bytes.h"
+#include "emu/media/hunk.h"
 #include "profiler/amigaos/amigaos.h"
 #include "profiler/amigaos/memory_view.h"
 #include "profiler/capture/screenshot.h"
@@ -79,19 +82,13 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerRecordCommands(*this);
     registerInputCommands(*this);
     registerSymbolCommands(*this);
-    if (!options.runProgram.empty()) {
-        run.name = std::filesystem::path(options.runProgram).filename().string();
-        try {
-            run.info = DebugInfo::load(options.runProgram);
-        } catch (const std::exception& e) {
-            run.infoError = e.what(); // it still runs; symbols.resolve says why it cannot name it
-        }
-        run.warping = options.paced;
-        this->options.paced = false;
-        machine->guestApi().setRunHandler([this](const GuestApi::RunMessage& message) {
-            if (message.event == GuestApi::RunEvent::Loaded) runProgramLoaded(message.a);
-        });
-    }
+    registerMediaCommands(*this);
+    registerRunCommands(*this);
+    floppies = options.floppies;
+    sessionPaced = options.paced;
+    machine->guestApi().setRunHandler([this](const GuestApi::RunMessage& message) { runMessage(message); });
+    if (!options.runProgram.empty()) armRun(options.runProgram, true);
+    updatePacing();
     publish();
 }
 
@@ -219,6 +216,9 @@ void Emulator::Impl::threadMain() {
     for (auto& r : left)
         if (r.done) r.done(gone);
     abandonStopWaiters();
+    // However the session ends (quit, the window closed, a signal), the disks the guest
+    // changed go back to their files where the user asked.
+    releaseDisks();
 }
 
 void Emulator::Impl::abandonStopWaiters() {
@@ -296,10 +296,12 @@ void Emulator::Impl::runSlice() {
             run.entry = 0;
             if (run.warping) {
                 run.warping = false;
-                options.paced = true;
+                updatePacing();
             }
-            stopRun("loadseg", runProgramJson());
-            return;
+            if (run.stopAtEntry) {
+                stopRun("loadseg", runProgramJson());
+                return;
+            }
         }
         if (target.kind == Target::Kind::Pc && pc == target.pc && !skipBreakOnce) {
             stopRun(target.reason);
@@ -308,6 +310,17 @@ void Emulator::Impl::runSlice() {
         skipBreakOnce = false;
         currentPc = pc;
         m.stepInstruction();
+        if (run.failed) {
+            nlohmann::json detail = std::move(*run.failed);
+            run.failed.reset();
+            run.entry = 0;
+            if (run.warping) {
+                run.warping = false;
+                updatePacing();
+            }
+            stopRun("run_failed", std::move(detail));
+            return;
+        }
         if (watchHit) {
             const WatchHit w = *watchHit;
             watchHit.reset();
@@ -365,7 +378,7 @@ void Emulator::Impl::runSlice() {
             // A --run program that never loads: the warp gives up after a minute.
             if (run.warping && machine->emulatedSeconds() > kRunWarpSeconds) {
                 run.warping = false;
-                options.paced = true;
+                updatePacing();
             }
             if (options.paced) pace();
             // Hand the time to the command queue at least once a frame.
@@ -455,6 +468,78 @@ void Emulator::Impl::pace() {
 }
 
 // ---- --run under --control ---------------------------------------------------------------------
+
+void Emulator::Impl::armRun(const std::string& program, bool stopAtEntry) {
+    run = RunProgram{};
+    run.name = std::filesystem::path(program).filename().string();
+    try {
+        run.info = DebugInfo::load(program);
+    } catch (const std::exception& e) {
+        run.infoError = e.what(); // it still runs; symbols.resolve says why it cannot name it
+    }
+    try {
+        const HunkFile hunks = readHunkFile(readFileBytes(program, adf::kImageBytes), program);
+        run.loadBytes = loadBytes(hunks);
+        run.hunks = hunks.sections.size();
+    } catch (const std::exception&) {
+        // run.program refused it already; --run's staging did too.
+    }
+    run.stopAtEntry = stopAtEntry;
+    run.warping = sessionPaced;
+    updatePacing();
+}
+
+void Emulator::Impl::updatePacing() {
+    const bool paced = sessionPaced && !warpManual && !run.warping;
+    // Pacing starts afresh from now: the warped time is not to be caught up with.
+    if (paced != options.paced) paceValid = false;
+    options.paced = paced;
+}
+
+std::string Emulator::Impl::releaseDisk(unsigned n) {
+    const std::string said = writeBackFloppy(*machine, n, floppies[n]);
+    if (!said.empty()) std::fprintf(stderr, "copperline: %s\n", said.c_str());
+    return said;
+}
+
+void Emulator::Impl::releaseDisks() {
+    for (unsigned n = 0; n < 4; ++n) {
+        try {
+            releaseDisk(n);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "copperline: DF%u: %s\n", n, e.what());
+        }
+    }
+}
+
+void Emulator::Impl::runMessage(const GuestApi::RunMessage& m) {
+    if (run.name.empty()) return; // no run armed: not our loader's program
+    using E = GuestApi::RunEvent;
+    switch (m.event) {
+    case E::Loaded: runProgramLoaded(m.a); break;
+    case E::Memory: run.freeMemory = {m.a, m.b}; break;
+    case E::LoadFailed:
+        if (m.b != 0) break; // a --run-then line
+        run.failed = {{"name", run.name},
+                      {"io_err", m.a},
+                      {"message", m.a == kNoFreeStore
+                                      ? noMemoryToLoad(run.name, run.freeMemory, run.loadBytes, run.hunks)
+                                      : "AmigaDOS could not load " + run.name + " (LoadSeg failed, IoErr " +
+                                            std::to_string(m.a) + ")"}};
+        if (m.a == kNoFreeStore) (*run.failed)["hint"] = kMoreMemoryHint;
+        break;
+    case E::Exited:
+        if (m.a == 0xFFFFFFFFu && m.b == kNoFreeStore && run.entry)
+            run.failed = {{"name", run.name}, {"io_err", m.b}, {"message", noMemoryToRun(run.name, run.freeMemory)},
+                          {"hint", kMoreMemoryHint}};
+        break;
+    default: break;
+    }
+    if (run.failed && run.freeMemory) {
+        (*run.failed)["free"] = run.freeMemory->first;
+        (*run.failed)["largest"] = run.freeMemory->second;
+    }
+}
 
 void Emulator::Impl::runProgramLoaded(std::uint32_t segList) {
     // LoadSeg's segment list: each hunk's first byte follows its link longword; RunCommand

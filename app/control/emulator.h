@@ -10,16 +10,20 @@
 // widgets that include it (the CPU core's C++20 concepts are beyond moc).
 
 #include "app/control/command_bus.h"
+#include "app/control/floppy_files.h"
 #include "app/control/snapshot.h"
 
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace copperline {
 
 class Machine;
+struct AdfImage;
 
 class Emulator {
 public:
@@ -36,6 +40,19 @@ public:
         // and its debug information names its addresses (symbols.resolve). A paced session
         // runs unpaced until then (the boot at full speed).
         std::string runProgram;
+        // The file behind each drive's disk (--floppyN, --floppyN-writeback). A disk the
+        // guest changed goes back to its file, when asked, as it leaves the drive
+        // (media.floppy.eject, another disk, run.program) and when the emulator stops.
+        std::array<FloppyFile, 4> floppies;
+        // run.program: builds the disk that runs a program (the copperline binary's
+        // run_program.cpp gives it; it throws MediaError naming what is wrong). Without
+        // one, run.program is refused as unsupported.
+        struct RunDisk {
+            std::string program;            // host path of the hunk executable
+            std::string args;               // its argument line
+            std::vector<std::string> files; // more files for the disk's root (--run-file)
+        };
+        std::function<AdfImage(const RunDisk&)> buildRunDisk;
     };
 
     // Reply to one submitted command; called on the emulator thread.

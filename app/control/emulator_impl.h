@@ -5,6 +5,7 @@
 // the listener list and the published snapshot belongs to the emulator thread alone.
 
 #include "app/control/emulator.h"
+#include "app/control/run_report.h"
 #include "emu/machine.h"
 #include "profiler/capture/frame_capture.h"
 #include "profiler/coverage/coverage_sidecar.h"
@@ -117,7 +118,19 @@ struct Emulator::Impl : CpuAccessObserver {
         std::uint32_t entry = 0, segList = 0;
         std::vector<AmigaOsSegment> segments;
         bool warping = false; // unpaced until the first load
+        bool stopAtEntry = true; // run.program {"stop": false} runs on past the first instruction
+        FreeMemory freeMemory;   // what exec had free when the loader last reported it
+        std::uint64_t loadBytes = 0; // what LoadSeg allocates for it (run_report.h)
+        std::size_t hunks = 0;
+        // Set when the loader could not load or start the program: the run stops with
+        // reason run_failed and this detail, instead of waiting for a first instruction
+        // that never comes.
+        std::optional<nlohmann::json> failed;
     } run;
+    void runMessage(const GuestApi::RunMessage& message);
+    // Arms the loadseg stop for `program` (--run, run.program): its name, its debug
+    // information, and the warp until it loads.
+    void armRun(const std::string& program, bool stopAtEntry);
     void runProgramLoaded(std::uint32_t segList);
     nlohmann::json runProgramJson() const;
 
@@ -148,6 +161,20 @@ struct Emulator::Impl : CpuAccessObserver {
     bool debugResourcesChanged = false;
     std::uint64_t overlayGeneration = ~std::uint64_t(0);
     std::shared_ptr<const OverlayShapes> overlay;
+
+    // The file behind each drive's disk (media_commands.cpp).
+    std::array<FloppyFile, 4> floppies;
+    // Writes drive n's disk back to its file as it leaves (floppy_files.h); what there is
+    // to say goes to stderr and is returned. Throws MediaError when it cannot be written.
+    std::string releaseDisk(unsigned n);
+    // Every drive's, as the emulator stops.
+    void releaseDisks();
+
+    // Pacing: a paced session (the window) runs unpaced while warp is on (warp.set) and
+    // while a run program boots; options.paced is what the run loop obeys.
+    bool sessionPaced = false;
+    bool warpManual = false;
+    void updatePacing();
 
     // Pacing and speed.
     using Clock = std::chrono::steady_clock;
@@ -216,6 +243,10 @@ void registerRecordCommands(Emulator::Impl& impl);
 // input.key, input.mouse, input.joy (input_commands.cpp).
 void registerInputCommands(Emulator::Impl& impl);
 void registerSymbolCommands(Emulator::Impl& impl);
+// media.floppy.* (media_commands.cpp).
+void registerMediaCommands(Emulator::Impl& impl);
+// run.program, warp.get, warp.set (run_commands.cpp).
+void registerRunCommands(Emulator::Impl& impl);
 // "hunks" ({base, size}) and "relocation_bases" of a segment list, as segments.list gives them.
 void addSegmentsJson(nlohmann::json& out, const std::vector<AmigaOsSegment>& segments);
 

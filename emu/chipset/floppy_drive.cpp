@@ -101,6 +101,21 @@ void FloppyDrive::flush() {
     if (!std::equal(before.begin(), before.end(), track.begin())) modified_ = true;
 }
 
+AdfImage FloppyDrive::contents() const {
+    AdfImage copy = disk_;
+    if (mfmDirty_ && mfmTrack_ != 0xFFFF && hasDisk_) mfm::decodeTrack(mfm_, mfmTrack_, copy.track(mfmTrack_));
+    return copy;
+}
+
+bool FloppyDrive::changedByGuest() const {
+    if (!hasDisk_) return false;
+    if (modified_) return true;
+    if (!mfmDirty_ || mfmTrack_ == 0xFFFF) return false;
+    const AdfImage copy = contents();
+    const auto a = disk_.track(mfmTrack_), b = copy.track(mfmTrack_);
+    return !std::equal(a.begin(), a.end(), b.begin());
+}
+
 void FloppyDrive::serialize(Archive& ar) {
     ar(connected_, motor_, selected_, cylinder_, head_, idCount_, idBit_, changed_, hasDisk_,
        modified_);

@@ -58,6 +58,12 @@ public:
     void setModified(bool on) { modified_ = on; }
     // Decodes a track written since the head arrived on it back into the image.
     void flush();
+    // The image as the guest has left it, with a track written since the head arrived on
+    // it decoded into a copy: what flush() would make of it, without changing the drive
+    // (so that a look from outside leaves the machine's state as it was).
+    AdfImage contents() const;
+    // Whether the guest's writes changed the image (counting a track not yet flushed).
+    bool changedByGuest() const;
 
     // The control lines, with this drive's select line. Called when CIA-B's port B pins
     // change.

@@ -78,6 +78,51 @@ std::string readFileText(const QString& path) {
     return f.readAll().toStdString();
 }
 
+// A copperline serving --control NAME with `args`, and copperline-ctl calls to it.
+class Served {
+public:
+    explicit Served(const QString& tag, const QStringList& args)
+        : name_(QStringLiteral("run-%1-%2").arg(tag).arg(QCoreApplication::applicationPid())) {
+        QStringList env = QProcess::systemEnvironment();
+        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+        server_.setEnvironment(env);
+        server_.start(COPPERLINE_EXE, QStringList{"--factory", "--noaudio", "--control", name_} + args);
+    }
+    ~Served() {
+        if (server_.state() != QProcess::NotRunning) {
+            server_.kill();
+            server_.waitForFinished();
+        }
+    }
+    bool started() { return server_.waitForStarted(); }
+    Result call(const QString& method, const nlohmann::json& params = nullptr) {
+        QStringList args = {"--socket", name_, "--timeout", "120", method};
+        if (!params.is_null()) args << QString::fromStdString(params.dump());
+        for (int attempt = 0;; ++attempt) {
+            const Result r = run(COPPERLINE_CTL, args);
+            // The server may still be opening its socket.
+            if (r.status == 0 || attempt >= 50 || !r.err.contains("listening")) return r;
+            QTest::qWait(100);
+        }
+    }
+    nlohmann::json json(const QString& method, const nlohmann::json& params = nullptr) {
+        const Result r = call(method, params);
+        if (r.status != 0) return {{"failed", (r.out + r.err).toStdString()}};
+        return nlohmann::json::parse(r.out.toStdString());
+    }
+    QProcess& process() { return server_; }
+
+private:
+    QString name_;
+    QProcess server_;
+};
+
+// The bytes of block 1000 as bootblock_write leaves them: a copy of the boot block.
+bool block1000IsTheBootBlock(const std::vector<std::uint8_t>& disk) {
+    return disk.size() == adf::kImageBytes &&
+           std::equal(disk.begin(), disk.begin() + 512, disk.begin() + 1000 * 512);
+}
+
 } // namespace
 
 class TestRun : public QObject {
@@ -189,6 +234,141 @@ private slots:
         const Result shot = emulate({"--control", name + "-y", "--run", GUEST_HELLO, "--seconds", "5"});
         QCOMPARE(shot.status, 2);
         QVERIFY2(shot.err.contains("--seconds runs a headless session"), shot.err.constData());
+    }
+
+    void notEnoughMemoryIsReported() {
+        // A 200 KB program on an A500 with 512K chip and 512K slow RAM: LoadSeg fails with
+        // ERROR_NO_FREE_STORE, and the report says how much memory there was and was needed.
+        const Result r = emulate({"--run", GUEST_BIGALLOC, "--fast", "0", "--slow", "512K"});
+        QCOMPARE(r.status, 122);
+        const QRegularExpression said(
+            "not enough memory to load run_bigalloc: ([0-9,]+) bytes free \\(the largest block ([0-9,]+)\\), "
+            "([0-9,]+) bytes needed for its 3 hunk\\(s\\)");
+        const auto m = said.match(QString::fromUtf8(r.err));
+        QVERIFY2(m.hasMatch(), r.err.constData());
+        const auto number = [&](int i) { return m.captured(i).remove(',').toLongLong(); };
+        QVERIFY(number(2) <= number(1));
+        QVERIFY(number(1) > 1000);
+        // What LoadSeg allocates: the hunks' sizes and 8 bytes each, more than the file.
+        QVERIFY(number(3) > QFileInfo(GUEST_BIGALLOC).size() - 4096);
+        QVERIFY(number(3) > number(2));
+        QVERIFY2(r.err.contains("--fast 8M"), r.err.constData());
+        QVERIFY(!r.err.contains("LoadSeg failed"));
+        // On that machine even hello, loaded, cannot be started: RunCommand finds no memory
+        // for its stack and says -1, which is reported as such, not as hello's return code.
+        const Result h = emulate({"--run", GUEST_HELLO, "--fast", "0", "--slow", "512K"});
+        QCOMPARE(h.status, 122);
+        QVERIFY2(h.err.contains("not enough memory to run hello: RunCommand found no free store (IoErr 103) "
+                                "for its 16,384-byte stack with "),
+                 h.err.constData());
+        QVERIFY(h.out.isEmpty());
+    }
+
+    void runProgramOverTheSocket() {
+        // run.program: a --control session with no --run opens hello as --run does and stops
+        // at its first instruction.
+        Served s("program", {"--fast", "8M", "--slow", "1.5M"});
+        QVERIFY(s.started());
+        const nlohmann::json warp = s.json("warp.get");
+        QCOMPARE(warp.value("source", std::string()), std::string("headless"));
+        QVERIFY(warp.value("on", false));
+        const nlohmann::json opened = s.json("run.program", {{"path", GUEST_HELLO}});
+        QVERIFY2(opened.value("drive", 9) == 0, opened.dump().c_str());
+        QVERIFY(opened.value("debug_info", false));
+        const nlohmann::json stop = s.json("continue");
+        QCOMPARE(stop.value("reason", std::string()), std::string("loadseg"));
+        QCOMPARE(stop["detail"].value("name", std::string()), std::string("hello"));
+        const std::uint32_t base =
+            std::uint32_t(std::stoul(stop["detail"]["hunks"][0]["base"].get<std::string>(), nullptr, 16));
+        QCOMPARE(stop.value("pc", 0u), base);
+        const nlohmann::json where = s.json("symbols.resolve", {{"addr", base}});
+        QCOMPARE(where.value("function", std::string()), std::string("_start"));
+        // The drive holds the run disk, which is no file of the user's.
+        const nlohmann::json drives = s.json("media.floppy.query");
+        QVERIFY(drives["drives"][0].value("disk", false));
+        QVERIFY(drives["drives"][0]["path"].is_null());
+        // Bad input: no such program, an unknown parameter.
+        const Result missing = s.call("run.program", {{"path", "/nonexistent/prog"}});
+        QVERIFY(missing.status != 0);
+        QVERIFY2((missing.out + missing.err).contains("/nonexistent/prog"), (missing.out + missing.err).constData());
+        const Result typo = s.call("run.program", {{"pth", GUEST_HELLO}});
+        QVERIFY2((typo.out + typo.err).contains("pth"), (typo.out + typo.err).constData());
+        s.call("quit");
+        QVERIFY(s.process().waitForFinished(30000));
+
+        // On the A500's own 512K + 512K, hello cannot be started: the client's continue ends
+        // with reason run_failed and the reason, never waits for a first instruction.
+        Served small("small", {});
+        QVERIFY(small.started());
+        QVERIFY(small.json("run.program", {{"path", GUEST_HELLO}}).contains("program"));
+        const nlohmann::json failed = small.json("continue");
+        QCOMPARE(failed.value("reason", std::string()), std::string("run_failed"));
+        QVERIFY2(failed["detail"].value("message", std::string()).starts_with("not enough memory to run hello"),
+                 failed.dump().c_str());
+        QVERIFY(failed["detail"].value("largest", 0u) > 0);
+        small.call("quit");
+        QVERIFY(small.process().waitForFinished(30000));
+    }
+
+    void writebackUnderControlOnQuitEjectAndSignal() {
+        // --floppy0-writeback under --control: the guest's write reaches the file when the
+        // session quits, when the disk is ejected, and when the process gets SIGTERM.
+        QTemporaryDir tmp;
+        for (const char* end : {"quit", "eject", "sigterm"}) {
+            const std::string adf = bootDisk(tmp, (std::string(end) + ".adf").c_str(), BOOTBLOCK_WRITE);
+            QVERIFY(!block1000IsTheBootBlock(readFileBytes(adf)));
+            const bool eject = std::string(end) == "eject";
+            // For eject the disk goes in over the socket; the others come from the command line.
+            Served s(end, eject ? QStringList{}
+                                : QStringList{"--floppy0", QString::fromStdString(adf), "--floppy0-writeback"});
+            QVERIFY(s.started());
+            if (eject) {
+                const nlohmann::json in = s.json("media.floppy.insert", {{"drive", 0}, {"path", adf}, {"writeback", true}});
+                QVERIFY2(in.value("writeback", false), in.dump().c_str());
+                QVERIFY(s.json("machine.reset", {{"kind", "cold"}}).contains("reset"));
+            }
+            const nlohmann::json ran = s.json("step_frame", {{"n", 1500}});
+            QVERIFY2(ran.contains("reason"), ran.dump().c_str());
+            const nlohmann::json q = s.json("media.floppy.query");
+            QVERIFY2(q["drives"][0].value("modified", false), q.dump().c_str());
+            QCOMPARE(q["drives"][0].value("path", std::string()), adf);
+            // Nothing is written while the disk is in the drive.
+            QVERIFY(!block1000IsTheBootBlock(readFileBytes(adf)));
+            if (eject) {
+                const nlohmann::json out = s.json("media.floppy.eject", {{"drive", 0}});
+                QVERIFY2(out.value("ejected", std::string()) == adf, out.dump().c_str());
+                QVERIFY(block1000IsTheBootBlock(readFileBytes(adf)));
+                QVERIFY(!s.json("media.floppy.query")["drives"][0].value("disk", true));
+                s.call("quit");
+            } else if (std::string(end) == "quit") {
+                s.call("quit");
+            } else {
+                s.process().terminate(); // SIGTERM
+            }
+            QVERIFY(s.process().waitForFinished(30000));
+            QVERIFY2(block1000IsTheBootBlock(readFileBytes(adf)), end);
+            if (std::string(end) == "sigterm") QCOMPARE(s.process().exitCode(), 128 + 15);
+        }
+        // Without write-back the file stays as it was, and the session says so as it ends.
+        const std::string plain = bootDisk(tmp, "plain.adf", BOOTBLOCK_WRITE);
+        const std::vector<std::uint8_t> before = readFileBytes(plain);
+        Served s("plain", {"--floppy0", QString::fromStdString(plain)});
+        QVERIFY(s.started());
+        s.json("step_frame", {{"n", 1500}});
+        s.call("quit");
+        QVERIFY(s.process().waitForFinished(30000));
+        QCOMPARE(readFileBytes(plain), before);
+        QVERIFY(QString::fromUtf8(s.process().readAllStandardError()).contains("is unchanged"));
+        // A file that is not an ADF is refused by name and the drive keeps what it had.
+        Served t("bad", {});
+        QVERIFY(t.started());
+        const Result bad = t.call("media.floppy.insert", {{"drive", 0}, {"path", GUEST_HELLO}});
+        QVERIFY(bad.status != 0);
+        QVERIFY2((bad.out + bad.err).contains("ADF"), (bad.out + bad.err).constData());
+        QVERIFY(!t.json("media.floppy.query")["drives"][0].value("disk", true));
+        QVERIFY(t.call("media.floppy.insert", {{"drive", 4}, {"path", plain}}).status != 0);
+        t.call("quit");
+        QVERIFY(t.process().waitForFinished(30000));
     }
 
     void helloPrintsAndReturnsFive() {

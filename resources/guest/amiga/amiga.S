@@ -73,6 +73,16 @@ FreeMem:
     movea.l (%sp)+,%a6
     rts
 
+/* unsigned long AvailMem(unsigned long requirements)  d1 */
+    .globl  AvailMem
+AvailMem:
+    move.l  %a6,-(%sp)
+    movea.l SysBase,%a6
+    move.l  8(%sp),%d1
+    jsr     -216(%a6)
+    movea.l (%sp)+,%a6
+    rts
+
 /* BPTR Output(void) */
     .globl  Output
 Output:

@@ -30,6 +30,11 @@ static void send(unsigned long event, unsigned long a, unsigned long b) {
     cl_run_event(&e);
 }
 
+/* What exec has free, for the emulator's "not enough memory" report. */
+static void sendMemory(void) {
+    send(CL_RUN_MEMORY, AvailMem(0), AvailMem(0x20000 /* MEMF_LARGEST */));
+}
+
 /* The program name at the start of [p, end): a word, or a quoted string. Returns where
  * its arguments start (after one space). */
 static const char* parseName(const char* p, const char* end, char* out, unsigned size) {
@@ -89,6 +94,7 @@ static void runThen(void) {
         args = parseName(start, stop, command, 256);
         seg = LoadSeg(command);
         if (!seg) {
+            sendMemory();
             send(CL_RUN_LOAD_FAILED, (unsigned long)IoErr(), (unsigned long)line + 1);
         } else {
             send(CL_RUN_THEN_LOADED, (unsigned long)seg, (unsigned long)line);
@@ -111,12 +117,17 @@ int main(void) {
     readThen();
     seg = LoadSeg(name);
     if (!seg) {
-        send(CL_RUN_LOAD_FAILED, (unsigned long)IoErr(), 0);
+        const long error = IoErr();
+        sendMemory();
+        send(CL_RUN_LOAD_FAILED, (unsigned long)error, 0);
         return 20;
     }
     send(CL_RUN_LOADED, (unsigned long)seg, 0);
     rc = RunCommand(seg, STACK_BYTES, p, end - p);
-    send(CL_RUN_EXITED, (unsigned long)rc, 0);
+    /* RunCommand gives -1 when it could not start the program (no memory for its stack);
+     * b carries IoErr() then. */
+    if (rc == -1) sendMemory();
+    send(CL_RUN_EXITED, (unsigned long)rc, rc == -1 ? (unsigned long)IoErr() : 0);
     UnLoadSeg(seg);
     runThen();
     send(CL_RUN_FINISHED, 0, 0);

@@ -29,6 +29,7 @@ void* FindTask(const char* name);
 void* InitResident(const void* resident, BPTR segList);
 void* AllocMem(unsigned long size, unsigned long flags); /* MEMF_ANY 0, MEMF_CLEAR 0x10000 */
 void FreeMem(void* memory, unsigned long size);
+unsigned long AvailMem(unsigned long requirements); /* MEMF_ANY 0, MEMF_LARGEST 0x20000 */
 
 /* dos.library */
 BPTR Output(void);

@@ -53,6 +53,9 @@
 #define CL_RUN_EXITED      4 /* a = the program's return code */
 #define CL_RUN_THEN_LOADED 5 /* a = a then-command's segment list, b = its line (0, 1, ...) */
 #define CL_RUN_FINISHED    6 /* the then-commands are done (sent after every run) */
+#define CL_RUN_MEMORY      7 /* a = AvailMem(MEMF_ANY), b = AvailMem(MEMF_LARGEST): sent just
+                                before a LOAD_FAILED, and before an EXITED whose RunCommand
+                                failed (-1) */
 
 #ifdef __ASSEMBLER__
 
