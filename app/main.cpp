@@ -124,6 +124,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption extOpt(
         "ext-rom", "Extension ROM at $E00000 (default: AROS's, with the default ROM).", "FILE");
     const QCommandLineOption ntscOpt("ntsc", "An NTSC machine (default PAL).");
+    const QCommandLineOption chipOpt(
+        "chip",
+        "Chip RAM: 512K (the default, an A500's Agnus 8371), 1M or 2M (these fit the ECS Agnus "
+        "8372, which addresses 1 or 2 MB for the CPU and every DMA channel).",
+        "SIZE");
     const QCommandLineOption slowOpt(
         "slow",
         "Slow RAM at $C00000: 0, 512K, 1M or 1.5M (default 512K; 1.5M with --run, so that a "
@@ -177,7 +182,7 @@ int main(int argc, char** argv) {
         "MIB");
     const QCommandLineOption forceOpt(
         "force", "Write over files that exist (the --screenshot-after FILE.png).");
-    parser.addOptions({romOpt, extOpt, ntscOpt, slowOpt, fastOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
+    parser.addOptions({romOpt, extOpt, ntscOpt, chipOpt, slowOpt, fastOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
                        shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt});
     copperline::addRunOptions(parser);
@@ -247,6 +252,24 @@ int main(int argc, char** argv) {
         if (parser.isSet("run")) {
             config.slowRamBytes = 1536u << 10;
             config.fastRamBytes = 8u << 20;
+        }
+        if (parser.isSet(chipOpt)) {
+            const QString v = parser.value(chipOpt).toUpper();
+            static const std::pair<const char*, std::uint32_t> sizes[] = {
+                {"512K", 512u << 10}, {"1M", 1u << 20}, {"1024K", 1u << 20}, {"2M", 2u << 20}, {"2048K", 2u << 20}};
+            bool found = false;
+            for (const auto& [name, bytes] : sizes)
+                if (v == name) {
+                    config.chipRamBytes = bytes;
+                    found = true;
+                }
+            if (!found) {
+                std::fprintf(stderr,
+                             "copperline: --chip wants 512K, 1M or 2M (more than 512K means an ECS Agnus), "
+                             "not '%s'\n",
+                             qPrintable(parser.value(chipOpt)));
+                return copperline::exit_status::Usage;
+            }
         }
         if (parser.isSet(slowOpt)) {
             const QString v = parser.value(slowOpt).toUpper();

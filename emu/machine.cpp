@@ -22,14 +22,9 @@ Machine::Machine(const Config& config)
     : config_(config), chip_(config.chipRamBytes), slow_(config.slowRamBytes, 0), fast_(config.fastRamBytes, 0),
       floppy_(paula_), blitter_(chip_),
       agnus_(chip_, denise_, paula_, blitter_, copper_), bus_{this}, cpu_(bus_) {
-    agnus_.configure({config.ntsc});
-    // NTSC fields have 263 lines at most, and long lines of 228 colour clocks.
-    if (config.ntsc) denise_.setGeometry(263, 228);
     paula_.attachFloppy(&floppy_);
     guestApi_.setMemoryReader([this](std::uint32_t a) { return spyByte(a); });
     guestApi_.setMemoryWriter([this](std::uint32_t a, std::uint8_t v) { pokeByte(a, v); });
-    guestApi_.setRam(config.chipRamBytes, config.slowRamBytes);
-    floppy_.configure(config.ntsc);
     floppy_.drive(0).setConnected(true);
     agnus_.setListener(this);
     agnus_.setFrameStats(&frameStats_[0]);
@@ -37,10 +32,36 @@ Machine::Machine(const Config& config)
     std::fill(std::begin(map_), std::end(map_), Region::Unmapped);
     for (unsigned p = 0x00; p <= 0x1F; ++p) map_[p] = Region::Chip;
     for (unsigned p = 0xA0; p <= 0xBF; ++p) map_[p] = Region::Cia;
-    for (unsigned p = 0; p < (config.slowRamBytes >> 16); ++p) map_[0xC0 + p] = Region::Slow;
     for (unsigned p = 0xD8; p <= 0xDF; ++p) map_[p] = Region::Custom;
     for (unsigned p = 0xF8; p <= 0xFF; ++p) map_[p] = Region::Rom;
+    applyConfig();
+}
+
+bool Machine::sameConfig(const Config& a, const Config& b) {
+    return a.ntsc == b.ntsc && a.chipRamBytes == b.chipRamBytes && a.slowRamBytes == b.slowRamBytes &&
+           a.fastRamBytes == b.fastRamBytes && a.uaelib == b.uaelib;
+}
+
+void Machine::applyConfig() {
+    const Config& c = config_;
+    // More than 512K of chip RAM needs the ECS Agnus, which drives more address lines.
+    agnus_.configure({c.ntsc, c.chipRamBytes > (512u << 10)});
+    // NTSC fields have 263 lines at most, and long lines of 228 colour clocks.
+    denise_.setGeometry(c.ntsc ? 263 : Denise::kPalLines, c.ntsc ? 228 : Denise::kPalLineCck);
+    guestApi_.setRam(c.chipRamBytes, c.slowRamBytes);
+    floppy_.configure(c.ntsc);
+    for (unsigned p = 0xC0; p < 0xD8; ++p) map_[p] = Region::Unmapped;
+    for (unsigned p = 0; p < (c.slowRamBytes >> 16); ++p) map_[0xC0 + p] = Region::Slow;
     remapExpansion();
+}
+
+void Machine::reconfigure(const Config& config) {
+    config_ = config;
+    chip_.resize(config.chipRamBytes);
+    slow_.assign(config.slowRamBytes, 0);
+    fast_.assign(config.fastRamBytes, 0);
+    zorro_ = ZorroBoard{};
+    applyConfig();
 }
 
 Machine::Machine() : Machine(Config{}) {}
@@ -878,7 +899,9 @@ std::vector<std::uint8_t> Machine::saveState() {
     std::uint64_t rh = romHash_, eh = extRomHash_;
     std::uint64_t bodyBytes = 0; // sealed below
     std::uint32_t checksum = 0;
-    ar(magic, version, ntsc, chipBytes, slowBytes, rh, eh, bodyBytes, checksum);
+    std::uint32_t fastBytes = config_.fastRamBytes;
+    std::uint8_t flags = config_.uaelib ? state_file::kFlagUaelib : 0;
+    ar(magic, version, ntsc, chipBytes, slowBytes, rh, eh, bodyBytes, checksum, fastBytes, flags);
     serialize(ar);
     savePicture(ar);
     std::vector<std::uint8_t> bytes = ar.takeBytes();
@@ -890,17 +913,20 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
     // The envelope first: after it the configuration and the body can be trusted to be
     // what was saved.
     const state_file::Header h = state_file::read(bytes);
-    if (h.ntsc != config_.ntsc || h.chipRamBytes != config_.chipRamBytes ||
-        h.slowRamBytes != config_.slowRamBytes)
-        throw StateError("the state was saved on a differently configured machine (" +
-                         std::string(h.ntsc ? "NTSC" : "PAL") + ", " +
-                         std::to_string(h.chipRamBytes / 1024) + "K chip, " +
-                         std::to_string(h.slowRamBytes / 1024) + "K slow RAM)");
     if (h.romHash != romHash_ || h.extRomHash != extRomHash_)
         throw StateError("the state was saved with a different ROM");
+    Config saved = config_;
+    saved.ntsc = h.ntsc;
+    saved.chipRamBytes = h.chipRamBytes;
+    saved.slowRamBytes = h.slowRamBytes;
+    saved.fastRamBytes = h.fastRamBytes;
+    saved.uaelib = h.uaelib;
+    const Config was = config_;
     // Load into the machine with a copy to go back to, so that a file that passes its
-    // checksum and still cannot be read changes nothing.
+    // checksum and still cannot be read changes nothing, its configuration included.
     const std::vector<std::uint8_t> before = saveSnapshot();
+    const bool reconfigured = !sameConfig(saved, config_);
+    if (reconfigured) reconfigure(saved);
     Archive ar = Archive::loader(bytes.subspan(state_file::kHeaderBytes));
     Picture picture;
     try {
@@ -908,6 +934,7 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
         picture = readPicture(ar);
         if (ar.remaining() != 0) throw StateError("state file has trailing data");
     } catch (...) {
+        if (reconfigured) reconfigure(was);
         Archive undo = Archive::loader(before);
         serialize(undo);
         throw;

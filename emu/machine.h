@@ -305,7 +305,15 @@ public:
     // refuses a damaged file, or one from another configuration or ROM, with a StateError
     // that says which, and then has changed nothing.
     std::vector<std::uint8_t> saveState();
+    // Takes on the state's configuration (memory sizes, PAL/NTSC, uaelib) where it differs
+    // from this machine's; a state that cannot be loaded leaves the machine as it was,
+    // configuration included. The ROMs must be those it was saved with.
     void loadState(std::span<const std::uint8_t> bytes);
+    // Another configuration for this same machine (its ROMs, drives, disks and observers
+    // kept; memory cleared): what loadState does before reading a state of another
+    // configuration. The chips' state is then whatever the caller loads next.
+    void reconfigure(const Config& config);
+    static bool sameConfig(const Config& a, const Config& b);
     // The record's snapshots (emu/record/record.h): the machine alone, for this machine
     // only. No envelope and no picture, since the record takes one every frame; the
     // bytes must come from saveSnapshot of a machine configured as this one.
@@ -332,6 +340,8 @@ private:
     void resetLine();
     // The fast RAM board's AutoConfig area and where it answers (zorro_).
     void remapExpansion();
+    // Applies config_ to the chips, the guest API and the memory map (construction, reconfigure).
+    void applyConfig();
     std::uint16_t autoconfigWord(std::uint32_t a) const;
     void autoconfigWrite(std::uint32_t a, std::uint8_t v);
     void syncTo(MasterClock t);

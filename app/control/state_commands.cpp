@@ -62,6 +62,21 @@ std::uint64_t le(const std::vector<std::uint8_t>& b, std::size_t at, unsigned n)
     return v;
 }
 
+std::string configText(const state_file::Header& h) {
+    std::string s = std::string(h.ntsc ? "NTSC" : "PAL") + ", " + std::to_string(h.chipRamBytes / 1024) + "K chip, " +
+                    std::to_string(h.slowRamBytes / 1024) + "K slow";
+    if (h.fastRamBytes) s += ", " + std::to_string(h.fastRamBytes / 1024) + "K fast";
+    return s + " RAM";
+}
+
+json configJson(const Machine::Config& c) {
+    return {{"ntsc", c.ntsc},
+            {"chip_ram", c.chipRamBytes},
+            {"slow_ram", c.slowRamBytes},
+            {"fast_ram", c.fastRamBytes},
+            {"uaelib", c.uaelib}};
+}
+
 } // namespace
 
 void registerStateCommands(Emulator::Impl& e) {
@@ -83,16 +98,31 @@ void registerStateCommands(Emulator::Impl& e) {
                             {"frame", e.machine->frame()},
                             {"hash", p::hex64(e.machine->stateHash())}};
             });
-    bus.add("state.load", "Loads the machine from {path}; the machine must be paused.", {"path"},
-            [&e](const json& p) {
+    bus.add("state.load",
+            "Loads the machine from {path}, taking on the configuration it was saved with; the "
+            "machine must be paused.",
+            {"path"}, [&e](const json& p) {
                 const std::string path = p::string(p, "path");
                 requirePaused(e, "state.load", false);
                 const auto bytes = readFile(path, kMaxStateBytes);
+                const Machine::Config before = e.machine->config();
                 try {
+                    const state_file::Header h = state_file::read(bytes);
+                    const bool other = h.ntsc != before.ntsc || h.chipRamBytes != before.chipRamBytes ||
+                                       h.slowRamBytes != before.slowRamBytes ||
+                                       h.fastRamBytes != before.fastRamBytes || h.uaelib != before.uaelib;
+                    // A capture's files are laid out for one machine.
+                    if (other && e.capture && e.capture->status().active())
+                        fail(errc::InvalidState, path + " was saved on another configuration (" +
+                                                     configText(h) +
+                                                     "); stop the capture (profile.stop) before loading it");
                     e.machine->loadState(bytes);
+                } catch (const CommandError&) {
+                    throw;
                 } catch (const std::exception& ex) {
                     fail(errc::CommandFailed, path + ": " + ex.what());
                 }
+                const bool reconfigured = !Machine::sameConfig(before, e.machine->config());
                 e.record->restart();
                 e.timelineMoved();
                 // What the window, the Frame Analyzer and capture.screenshot show is the
@@ -101,7 +131,9 @@ void registerStateCommands(Emulator::Impl& e) {
                 e.refreshFrameViews();
                 return json{{"path", path},
                             {"frame", e.machine->frame()},
-                            {"hash", p::hex64(e.machine->stateHash())}};
+                            {"hash", p::hex64(e.machine->stateHash())},
+                            {"configuration", configJson(e.machine->config())},
+                            {"reconfigured", reconfigured}};
             });
     bus.add("state.info",
             "Describes the state file {path}: its configuration, whether it is intact and "
@@ -120,7 +152,9 @@ void registerStateCommands(Emulator::Impl& e) {
                             {"chip_ram", le(bytes, 9, 4)},
                             {"slow_ram", le(bytes, 13, 4)}};
                 try {
-                    state_file::read(bytes);
+                    const state_file::Header h = state_file::read(bytes);
+                    out["fast_ram"] = h.fastRamBytes;
+                    out["uaelib"] = h.uaelib;
                     out["intact"] = true;
                 } catch (const StateError& ex) {
                     // Damaged, truncated or of another version: what the header says is
@@ -129,11 +163,15 @@ void registerStateCommands(Emulator::Impl& e) {
                     out["problem"] = ex.what();
                 }
                 const Machine& m = *e.machine;
+                const bool sameRoms = le(bytes, 17, 8) == m.romHash() && le(bytes, 25, 8) == m.extRomHash();
+                // Loadable: intact and saved with these ROMs (state.load takes on its
+                // configuration). Compatible: this very configuration too, nothing to change.
+                out["loadable"] = out["intact"].get<bool>() && sameRoms;
                 out["compatible"] =
-                    out["intact"].get<bool>() && (bytes[8] != 0) == m.config().ntsc &&
+                    out["loadable"].get<bool>() && (bytes[8] != 0) == m.config().ntsc &&
                     le(bytes, 9, 4) == m.config().chipRamBytes &&
-                    le(bytes, 13, 4) == m.config().slowRamBytes &&
-                    le(bytes, 17, 8) == m.romHash() && le(bytes, 25, 8) == m.extRomHash();
+                    le(bytes, 13, 4) == m.config().slowRamBytes && out.value("fast_ram", 0u) == m.config().fastRamBytes &&
+                    out.value("uaelib", false) == m.config().uaelib;
                 return out;
             });
 }

@@ -10,6 +10,7 @@
 #include "app/control/command_bus.h"
 #include "app/ctl/commands.h"
 #include "emu/machine.h"
+#include "emu/state/state_file.h"
 #include "emu/media/file_bytes.h"
 #include "emu/media/rom.h"
 #include "profiler/capture/capture_reader.h"
@@ -24,14 +25,6 @@ namespace copperline::ctl {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-namespace {
-
-std::uint32_t le32(const std::vector<std::uint8_t>& b, std::size_t at) {
-    return std::uint32_t(b[at]) | std::uint32_t(b[at + 1]) << 8 | std::uint32_t(b[at + 2]) << 16 |
-           std::uint32_t(b[at + 3]) << 24;
-}
-
-} // namespace
 
 int profileOffline(int argc, char** argv) {
     std::string state, out, format = "native", romPath, extPath;
@@ -77,16 +70,20 @@ int profileOffline(int argc, char** argv) {
         throw MediaError(out + ": --force does not empty a folder; give a new or empty one");
 
     const std::vector<std::uint8_t> bytes = readFileBytes(state, 64u << 20);
-    // The header says how the machine was configured (emu/machine.cpp, saveState).
-    if (bytes.size() < 17 || std::string(bytes.begin(), bytes.begin() + 4) != "CLST")
-        throw MediaError(state + ": not a Copperline state file");
+    // The header says how the machine was configured (emu/state/state_file.h): the machine
+    // is built so, rather than built otherwise and reconfigured by loadState.
+    state_file::Header header;
+    try {
+        header = state_file::read(bytes);
+    } catch (const std::exception& e) {
+        throw MediaError(state + ": " + e.what());
+    }
     Machine::Config config;
-    config.ntsc = bytes[8] != 0;
-    config.chipRamBytes = le32(bytes, 9);
-    config.slowRamBytes = le32(bytes, 13);
-    if (config.chipRamBytes == 0 || config.chipRamBytes > (2u << 20) || config.slowRamBytes > (1536u << 10))
-        throw MediaError(state + ": a corrupt header (chip RAM " + std::to_string(config.chipRamBytes) +
-                         ", slow RAM " + std::to_string(config.slowRamBytes) + " bytes)");
+    config.ntsc = header.ntsc;
+    config.chipRamBytes = header.chipRamBytes;
+    config.slowRamBytes = header.slowRamBytes;
+    config.fastRamBytes = header.fastRamBytes;
+    config.uaelib = header.uaelib;
     Machine machine(config);
     const RomImage rom = loadRom(romPath.empty() ? defaultRomPath() : romPath);
     machine.setRom(rom);

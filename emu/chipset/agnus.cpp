@@ -767,8 +767,9 @@ std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
     case reg::DMACONR:
         return std::uint16_t(dmacon_ | (blitter_.busy() ? dmacon::BBUSY : 0) | (blitter_.zero() ? dmacon::BZERO : 0));
     case reg::VPOSR:
-        // LOF, the Agnus id (0 for the 8371 PAL, $10 for NTSC: vAmiga), V8.
-        return std::uint16_t((lof_ ? 0x8000 : 0) | (config_.ntsc ? 0x1000 : 0) |
+        // LOF, the Agnus id (0 for the 8371 PAL, $10 for NTSC; the ECS 8372 $20 and $30:
+        // vAmiga), V8.
+        return std::uint16_t((lof_ ? 0x8000 : 0) | (config_.ntsc ? 0x1000 : 0) | (config_.ecs ? 0x2000 : 0) |
                              ((readBeam().first >> 8) & 1));
     case reg::VHPOSR: {
         const auto [v, h] = readBeam();

@@ -63,6 +63,8 @@ public:
 
     struct Config {
         bool ntsc = false;
+        // The ECS Agnus (8372) that more than 512K of chip RAM needs: its id in VPOSR.
+        bool ecs = false;
     };
 
     Agnus(ChipRam& chip, Denise& denise, Paula& paula, Blitter& blitter, Copper& copper);

@@ -16,17 +16,22 @@ constexpr std::uint8_t kStartupClocks = 2;
 // ticks of the 7 MHz clock; WinUAE blitter.cpp, "line draw takes 4 cycles").
 constexpr std::uint8_t kLineClocks = 4;
 
-constexpr std::uint32_t pointerHigh(std::uint32_t ptr, std::uint16_t v) {
-    return ((ptr & 0xFFFF) | std::uint32_t(v) << 16) & Blitter::kPointerMask;
+constexpr std::uint32_t pointerHigh(std::uint32_t ptr, std::uint16_t v, std::uint32_t mask) {
+    return ((ptr & 0xFFFF) | std::uint32_t(v) << 16) & mask;
 }
-constexpr std::uint32_t pointerLow(std::uint32_t ptr, std::uint16_t v) {
-    return ((ptr & 0xFFFF0000u) | v) & Blitter::kPointerMask;
-}
-constexpr std::uint32_t addSigned(std::uint32_t ptr, std::int32_t delta) {
-    return std::uint32_t(std::int32_t(ptr) + delta) & Blitter::kPointerMask;
+constexpr std::uint32_t pointerLow(std::uint32_t ptr, std::uint16_t v, std::uint32_t mask) {
+    return ((ptr & 0xFFFF0000u) | v) & mask;
 }
 
 } // namespace
+
+std::uint32_t Blitter::pointerMask() const {
+    return ram_.mask() & ~1u;
+}
+
+std::uint32_t Blitter::addSigned(std::uint32_t ptr, std::int32_t delta) const {
+    return std::uint32_t(std::int32_t(ptr) + delta) & pointerMask();
+}
 
 Blitter::Blitter(ChipRam& ram) : ram_(ram) {
     reset();
@@ -67,14 +72,14 @@ void Blitter::poke(std::uint16_t r, std::uint16_t v) {
     case reg::BLTCON1: con1_ = v; break;
     case reg::BLTAFWM: afwm_ = v; break;
     case reg::BLTALWM: alwm_ = v; break;
-    case reg::BLTAPTH: apt_ = pointerHigh(apt_, v); break;
-    case reg::BLTAPTL: apt_ = pointerLow(apt_, v); break;
-    case reg::BLTBPTH: bpt_ = pointerHigh(bpt_, v); break;
-    case reg::BLTBPTL: bpt_ = pointerLow(bpt_, v); break;
-    case reg::BLTCPTH: cpt_ = pointerHigh(cpt_, v); break;
-    case reg::BLTCPTL: cpt_ = pointerLow(cpt_, v); break;
-    case reg::BLTDPTH: dpt_ = pointerHigh(dpt_, v); break;
-    case reg::BLTDPTL: dpt_ = pointerLow(dpt_, v); break;
+    case reg::BLTAPTH: apt_ = pointerHigh(apt_, v, pointerMask()); break;
+    case reg::BLTAPTL: apt_ = pointerLow(apt_, v, pointerMask()); break;
+    case reg::BLTBPTH: bpt_ = pointerHigh(bpt_, v, pointerMask()); break;
+    case reg::BLTBPTL: bpt_ = pointerLow(bpt_, v, pointerMask()); break;
+    case reg::BLTCPTH: cpt_ = pointerHigh(cpt_, v, pointerMask()); break;
+    case reg::BLTCPTL: cpt_ = pointerLow(cpt_, v, pointerMask()); break;
+    case reg::BLTDPTH: dpt_ = pointerHigh(dpt_, v, pointerMask()); break;
+    case reg::BLTDPTL: dpt_ = pointerLow(dpt_, v, pointerMask()); break;
     case reg::BLTSIZE:
         // Height in bits 15-6 and width in words in bits 5-0; zero means the maximum
         // (1024 rows, 64 words) (HRM appendix A, BLTSIZE).

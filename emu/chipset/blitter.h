@@ -33,8 +33,9 @@ public:
         Sing = 0x0002, Aul = 0x0004, Sul = 0x0008, Sud = 0x0010, Sign = 0x0040,  // BLTCON1, line
     };
     // clang-format on
-    // Pointers hold 19 bits on the 8371 (HRM: BLTxPTH carries address bits 18-16).
-    static constexpr std::uint32_t kPointerMask = 0x7FFFE;
+    // The pointers are as wide as Agnus's chip RAM addresses: 19 bits on the A500's 8371
+    // (512K), 20 or 21 on an ECS 8372 with 1M or 2M.
+    std::uint32_t pointerMask() const;
 
     explicit Blitter(ChipRam& ram);
     // The RESET line: registers and sequencer. The blit count survives it.
@@ -113,6 +114,8 @@ public:
     void serialize(Archive& ar);
 
 private:
+    // A pointer moved by a modulo or a word, wrapped to the pointer width.
+    std::uint32_t addSigned(std::uint32_t ptr, std::int32_t delta) const;
     enum class Phase : std::uint8_t { Idle, Startup, Area, Line };
     // What one clock of the sequence does.
     enum class Slot : std::uint8_t {

@@ -1,7 +1,8 @@
 #pragma once
 
 // Chip RAM as the DMA channels see it: word accesses at even addresses, the address
-// wrapped to the fitted size (512 KiB on an A500: Agnus 8371 drives 19 address lines).
+// wrapped to the fitted size (512 KiB on an A500: Agnus 8371 drives 19 address lines; an
+// ECS Agnus 8372 drives 20 for 1 MiB, 21 for 2 MiB).
 
 #include <cstdint>
 #include <vector>
@@ -15,6 +16,12 @@ public:
     explicit ChipRam(std::uint32_t bytes = 512 * 1024) : bytes_(bytes), mask_(bytes - 1), ram_(bytes, 0) {}
 
     std::uint32_t size() const { return bytes_; }
+    // Another fitted size (a power of two), all of it zero (Machine::reconfigure).
+    void resize(std::uint32_t bytes) {
+        bytes_ = bytes;
+        mask_ = bytes - 1;
+        ram_.assign(bytes, 0);
+    }
     std::uint32_t mask() const { return mask_; }
 
     std::uint16_t readWord(std::uint32_t addr) const {

@@ -38,7 +38,7 @@ std::string hex32(std::uint32_t v) {
 
 std::uint32_t checksum(std::span<const std::uint8_t> file) {
     std::uint32_t c = crc(0, file.first(kChecksumAt));
-    return crc(c, file.subspan(kHeaderBytes));
+    return crc(c, file.subspan(kChecksumAt + 4));
 }
 
 void seal(std::vector<std::uint8_t>& file) {
@@ -64,6 +64,8 @@ Header read(std::span<const std::uint8_t> file) {
     h.slowRamBytes = std::uint32_t(le(file, 13, 4));
     h.romHash = le(file, 17, 8);
     h.extRomHash = le(file, 25, 8);
+    h.fastRamBytes = std::uint32_t(le(file, kFastAt, 4));
+    h.uaelib = (file[kFastAt + 4] & kFlagUaelib) != 0;
     h.bodyBytes = le(file, kLengthAt, 8);
     h.checksum = std::uint32_t(le(file, kChecksumAt, 4));
     const std::uint64_t body = file.size() - kHeaderBytes;
@@ -78,6 +80,15 @@ Header read(std::span<const std::uint8_t> file) {
     if (const std::uint32_t c = checksum(file); c != h.checksum)
         throw StateError("the state file is damaged: its checksum does not match (CRC-32 " +
                          hex32(c) + ", the header says " + hex32(h.checksum) + ")");
+    // Intact, and still a configuration no machine has: refused before anything is built.
+    const auto pow2 = [](std::uint32_t v) { return v && !(v & (v - 1)); };
+    if ((h.chipRamBytes != (512u << 10) && h.chipRamBytes != (1u << 20) && h.chipRamBytes != (2u << 20)) ||
+        h.slowRamBytes > (1536u << 10) || (h.slowRamBytes & 0x7FFFF) ||
+        (h.fastRamBytes && (!pow2(h.fastRamBytes) || h.fastRamBytes < (64u << 10) || h.fastRamBytes > (8u << 20))) ||
+        (file[kFastAt + 4] & ~kFlagUaelib))
+        throw StateError("the state file names an impossible configuration (" + std::to_string(h.chipRamBytes) +
+                         " bytes of chip RAM, " + std::to_string(h.slowRamBytes) + " of slow, " +
+                         std::to_string(h.fastRamBytes) + " of fast)");
     return h;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-// The envelope of a state file (docs/chipset.md, "Determinism and state"). Since version 4,
+// The envelope of a state file (docs/chipset.md, "Determinism and state"). Since version 6,
 // all little-endian:
 //
 //    0  "CLST"
@@ -8,8 +8,9 @@
 //    8  u8 NTSC, u32 chip RAM bytes, u32 slow RAM bytes: the configuration
 //   17  u64 FNV-1a of the Kickstart ROM, u64 of the extension ROM
 //   33  u64 the body's length in bytes
-//   41  u32 CRC-32 (zlib's, ISO-HDLC) of bytes 0-40 and of the whole body
-//   45  the body: the machine (Machine::serialize), then its last picture
+//   41  u32 CRC-32 (zlib's, ISO-HDLC) of every other byte of the file: 0-40, then 45 on
+//   45  u32 fast RAM bytes, u8 flags (1: uaelib): the rest of the configuration
+//   50  the body: the machine (Machine::serialize), then its last picture
 //
 // The first 33 bytes sit where every earlier version had them, so a reader of the
 // configuration alone (state.info, `copperline-ctl profile`) reads any version. The
@@ -30,14 +31,19 @@ inline constexpr char kMagic[4] = {'C', 'L', 'S', 'T'};
 // 3: the game ports' buttons joined the state.
 // 4: the body's length and a CRC-32 in the header; the last picture after the machine.
 // 5: Zorro II fast RAM (its size, contents and AutoConfig state) after slow RAM in the body.
-inline constexpr std::uint32_t kVersion = 5;
+// 6: the whole configuration in the header (fast RAM and uaelib after the checksum), so
+//    that a machine can take on a state's configuration before it reads the body.
+inline constexpr std::uint32_t kVersion = 6;
 inline constexpr std::size_t kConfigBytes = 33; // magic to the extension ROM's hash
-inline constexpr std::size_t kHeaderBytes = 45;
+inline constexpr std::size_t kFastAt = 45;      // u32 fast RAM bytes, then u8 flags
+inline constexpr std::uint8_t kFlagUaelib = 1;
+inline constexpr std::size_t kHeaderBytes = 50;
 
 struct Header {
     std::uint32_t version = 0;
     bool ntsc = false;
-    std::uint32_t chipRamBytes = 0, slowRamBytes = 0;
+    std::uint32_t chipRamBytes = 0, slowRamBytes = 0, fastRamBytes = 0;
+    bool uaelib = false;
     std::uint64_t romHash = 0, extRomHash = 0;
     std::uint64_t bodyBytes = 0;
     std::uint32_t checksum = 0;

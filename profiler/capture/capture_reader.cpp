@@ -1,5 +1,7 @@
 #include "profiler/capture/capture_reader.h"
 
+#include <cstdio>
+
 #include "profiler/capture/frame_capture.h"
 
 #include <bit>
@@ -111,6 +113,26 @@ MemoryReplayer::MemoryReplayer(const std::string& dir) : files_(readCapture(dir)
         if (!files_.frames[i].contains("slots"))
             throw CaptureError(dir + ": frame record " + std::to_string(i) +
                                " has no slot file; replaying memory needs \"slots\": true");
+    if (const fs::path fast = fs::path(dir) / "fast-ram.bin"; fs::exists(fast, ec)) {
+        fast_ = readAll(fast);
+        try {
+            const json& f = files_.summary.at("fast_ram");
+            fastBase_ = f.at("base").get<std::uint32_t>();
+            if (f.at("bytes").get<std::uint64_t>() != fast_.size())
+                throw CaptureError(fast.string() + ": " + std::to_string(fast_.size()) +
+                                   " bytes, profile.json's fast_ram says " + f.at("bytes").dump());
+        } catch (const json::exception& e) {
+            throw CaptureError(dir + "/profile.json: fast_ram: " + e.what());
+        }
+        const std::uint64_t end = std::uint64_t(fastBase_) + fast_.size();
+        const bool placed = (fastBase_ >= 0x200000 && end <= 0xA00000) || (fastBase_ >= 0xE90000 && end <= 0xF00000);
+        if (fast_.empty() || (fast_.size() & (fast_.size() - 1)) || !placed) {
+            char where[16];
+            std::snprintf(where, sizeof where, "$%06X", unsigned(fastBase_));
+            throw CaptureError(fast.string() + ": " + std::to_string(fast_.size()) + " bytes at " + where +
+                               " is not a Zorro II fast RAM board");
+        }
+    }
     const json& last = files_.frames[replayable_ - 1];
     lastCck_ =
         last.at("first_cck").get<std::uint64_t>() + last.at("length_cck").get<std::uint64_t>() - 1;

@@ -44,12 +44,18 @@ public:
     std::uint64_t lastCck() const { return lastCck_; }
     const std::vector<std::uint8_t>& chip() const { return chip_; }
     const std::vector<std::uint8_t>& slow() const { return slow_; }
+    // Zorro II fast RAM as it was when the capture started (fast-ram.bin; empty without
+    // one) and where its board sat. It is not replayed: the CPU reaches it off the chip
+    // bus, so no slot record holds its writes.
+    const std::vector<std::uint8_t>& fastAtStart() const { return fast_; }
+    std::uint32_t fastBase() const { return fastBase_; }
     std::uint64_t writesApplied() const { return writes_; }
 
 private:
     void apply(const SlotRecord& r);
     CaptureFiles files_;
-    std::vector<std::uint8_t> chip_, slow_;
+    std::vector<std::uint8_t> chip_, slow_, fast_;
+    std::uint32_t fastBase_ = 0;
     std::uint64_t baseline_ = 0; // the colour clock the baseline was taken at
     std::uint64_t position_ = 0; // replayed up to here (exclusive)
     std::uint64_t lastCck_ = 0;  // the end of the replayable span

@@ -261,6 +261,12 @@ FrameCapture::FrameCapture(Machine& machine, CaptureOptions options, Context con
             writeFile("chip-ram.bin", machine_.chipRam().data(), machine_.chipRam().size());
             const auto slow = machine_.slowRam();
             writeFile("slow-ram.bin", slow.data(), slow.size());
+            // Zorro II fast RAM, where the ROM configured a board: its bytes at the start only
+            // (its accesses are not chip-bus slots, so no slot record replays them).
+            if (const auto fast = machine_.fastRam(); !fast.empty() && machine_.fastRamBase()) {
+                writeFile("fast-ram.bin", fast.data(), fast.size());
+                fastBase_ = machine_.fastRamBase();
+            }
         }
     } catch (...) {
         ::close(jsonl_);
@@ -682,8 +688,11 @@ void FrameCapture::writeSummary() {
     if (!status_.error.empty()) s["error"] = status_.error;
     s["files"] =
         json{{"jsonl", "profile.jsonl"},
-             {"memory", options_.memory ? json{"chip-ram.bin", "slow-ram.bin"} : json::array()},
+             {"memory", !options_.memory ? json::array()
+                        : fastBase_          ? json{"chip-ram.bin", "slow-ram.bin", "fast-ram.bin"}
+                                             : json{"chip-ram.bin", "slow-ram.bin"}},
              {"slots", options_.recordSlots ? "slots-SSSSSS-frame-MMMMMM.bin" : json(nullptr)}};
+    if (fastBase_) s["fast_ram"] = {{"base", fastBase_}, {"bytes", machine_.fastRam().size()}};
     if (context_.summaryExtras) context_.summaryExtras(s);
     for (FrameSidecar* sc : context_.sidecars) sc->addSummary(s);
     const std::string text = s.dump(2) + "\n";

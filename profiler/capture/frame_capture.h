@@ -147,6 +147,7 @@ private:
     nlohmann::json finalResult_;
     TimelinePoint started_, ended_;
     std::uint64_t startCck_ = 0;            // colour clock the capture started (or triggered)
+    std::uint32_t fastBase_ = 0;            // where fast-ram.bin's board was (0: none written)
     std::uint64_t instructionsAtFrame_ = 0; // retired instructions at the last frame boundary
     std::uint64_t irqCck2_ = 0;             // interrupt-entry CPU cycles over recorded frames
     std::uint64_t repositions_ = 0;

@@ -4,6 +4,7 @@
 // refused.
 
 #include "app/control/emulator.h"
+#include "app/control/params.h"
 #include "emu/machine.h"
 #include "profiler/capture/png.h"
 
@@ -219,7 +220,50 @@ private slots:
         const auto fine = e->call("state.info", {{"path", good}}).result;
         QCOMPARE(fine.value("intact", false), true);
         QCOMPARE(fine.value("compatible", false), true);
-        QCOMPARE(fine.value("version", 0), 5);
+        QCOMPARE(fine.value("version", 0), 6);
+    }
+
+    // state.load takes on the configuration the state was saved with (here 1M chip with the
+    // ECS Agnus, 1M slow, 2M fast RAM), and says so; state.info tells the two apart. During
+    // a capture, whose files are laid out for one machine, such a load is refused.
+    void stateLoadTakesOnTheStatesConfiguration() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("big.state").toStdString();
+        Machine::Config c;
+        c.chipRamBytes = 1u << 20;
+        c.slowRamBytes = 1u << 20;
+        c.fastRamBytes = 2u << 20;
+        auto big = std::make_unique<Machine>(c);
+        big->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        big->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        big->powerOn();
+        for (int i = 0; i < 200; ++i) big->runFrame();
+        const auto bytes = big->saveState();
+        std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+
+        auto e = aros();
+        QVERIFY(e->call("step_frame", {{"n", 5}}).ok);
+        const auto info = e->call("state.info", {{"path", path}}).result;
+        QCOMPARE(info.value("loadable", false), true);
+        QCOMPARE(info.value("compatible", true), false);
+        QCOMPARE(info.value("fast_ram", 0u), 2u << 20);
+        // Refused while a capture records.
+        const std::string capture = dir.filePath("cap").toStdString();
+        QVERIFY(e->call("profile.start", {{"path", capture}, {"frames", 50}}).ok);
+        const auto refused = e->call("state.load", {{"path", path}});
+        QCOMPARE(refused.errorCode, errc::InvalidState);
+        QVERIFY2(refused.errorMessage.find("2048K fast") != std::string::npos, refused.errorMessage.c_str());
+        QVERIFY(e->call("profile.stop").ok);
+        const auto loaded = e->call("state.load", {{"path", path}});
+        QVERIFY2(loaded.ok, loaded.errorMessage.c_str());
+        QCOMPARE(loaded.result.value("reconfigured", false), true);
+        QCOMPARE(loaded.result["configuration"].value("chip_ram", 0u), 1u << 20);
+        QCOMPARE(loaded.result["configuration"].value("fast_ram", 0u), 2u << 20);
+        QCOMPARE(loaded.result.value("hash", std::string()), params::hex64(big->stateHash()));
+        // And it runs on as the machine that saved it.
+        QVERIFY(e->call("step_frame", {{"n", 20}}).ok);
+        for (int i = 0; i < 20; ++i) big->runFrame();
+        QCOMPARE(e->call("state.hash").result.value("hash", std::string()), params::hex64(big->stateHash()));
     }
 
     void serialOutputIsAnEvent() {

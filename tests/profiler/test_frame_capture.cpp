@@ -7,6 +7,7 @@
 #ifndef Q_MOC_RUN
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
+#include "emu/media/rom.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/capture/frame_capture.h"
 #endif
@@ -324,6 +325,48 @@ private slots:
         QVERIFY(fs::exists(full + "/keep"));
         QCOMPARE(std::distance(fs::directory_iterator(full), fs::directory_iterator()),
                  std::ptrdiff_t(1));
+    }
+
+    // A machine with Zorro II fast RAM: "memory": true writes fast-ram.bin beside chip and
+    // slow RAM, profile.json says where the board sat, and the replayer reads it back as
+    // the fast RAM at the capture's start.
+    void memorySnapshotsHoldFastRam() {
+        QTemporaryDir tmp;
+        Machine::Config c;
+        c.fastRamBytes = 1u << 20;
+        auto m = std::make_unique<Machine>(c);
+        m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        m->powerOn();
+        for (int i = 0; i < 600 && !m->fastRamBase(); ++i) m->runFrame(); // the ROM configures it
+        QCOMPARE(m->fastRamBase(), 0x200000u);
+        m->pokeByte(0x2ABCDE, 0x77);
+        const std::vector<std::uint8_t> atStart(m->fastRam().begin(), m->fastRam().end());
+        const std::string dir = tmp.filePath("fast").toStdString();
+        CaptureOptions o = options(dir, 3);
+        o.memory = true;
+        o.recordSlots = true;
+        {
+            FrameCapture capture(*m, o, context());
+            while (capture.status().active()) m->runFrame();
+            capture.finish();
+        }
+        QCOMPARE(readFileBytes(dir + "/fast-ram.bin"), atStart);
+        const json summary = json::parse(std::ifstream(dir + "/profile.json"));
+        QCOMPARE(summary["fast_ram"].value("base", 0u), 0x200000u);
+        QCOMPARE(summary["files"]["memory"].size(), std::size_t(3));
+        MemoryReplayer replay(dir);
+        QCOMPARE(replay.fastBase(), 0x200000u);
+        QCOMPARE(replay.fastAtStart(), atStart);
+        QCOMPARE(replay.fastAtStart()[0xABCDE], std::uint8_t(0x77));
+        // A fast-ram.bin that does not match profile.json is refused by name.
+        writeFileBytes(dir + "/fast-ram.bin", std::vector<std::uint8_t>(4096));
+        try {
+            MemoryReplayer bad(dir);
+            QFAIL("a short fast-ram.bin was accepted");
+        } catch (const CaptureError& e) {
+            QVERIFY2(std::string(e.what()).find("fast-ram.bin") != std::string::npos, e.what());
+        }
     }
 
     void repositionWritesItsMarker() {
