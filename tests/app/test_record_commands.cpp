@@ -7,10 +7,12 @@
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
 #include "emu/media/rom.h"
+#include "profiler/capture/png.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 #include <fstream>
+#include <map>
 #include <future>
 #include <mutex>
 
@@ -228,6 +230,51 @@ private slots:
         QCOMPARE(lines[3].value("frame", 0ull), lines[1].value("frame", 1ull));
         QCOMPARE(lines[3]["cpu"].dump(), lines[1]["cpu"].dump());
         QCOMPARE(lines[3].value("retired_instructions", 0ull), lines[1].value("retired_instructions", 1ull));
+    }
+
+    // Standing somewhere else in the record, every view follows at once: the published
+    // picture and owner grid are those of the frame before the one the machine stands in,
+    // as they were when the machine first ran there, and capture.screenshot writes that
+    // picture, never the one of the frame the seek came from.
+    void picturesFollowASeek() {
+        // AROS's pointer, moved a little every frame, changes the picture from frame to frame.
+        auto m = std::make_unique<Machine>();
+        m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        m->powerOn();
+        Emulator::Options o;
+        o.pictures = true;
+        auto e = std::make_unique<Emulator>(std::move(m), o);
+        e->start();
+        QVERIFY(e->call("step_frame", {{"n", 1000}}).ok);
+        std::map<std::uint64_t, std::vector<std::uint32_t>> seen;
+        std::map<std::uint64_t, std::vector<std::uint8_t>> owners;
+        for (int i = 0; i < 30; ++i) {
+            QVERIFY(e->call("input.mouse", {{"dx", 4}, {"dy", 2}}).ok);
+            QVERIFY(e->call("step_frame", {{"n", 1}}).ok);
+            const auto s = e->snapshot();
+            QVERIFY(s->picture && s->grid);
+            seen[s->pictureFrame] = s->picture->pixels;
+            owners[s->grid->frame] = s->grid->owners;
+        }
+        int changes = 0;
+        for (std::uint64_t f = 1002; f < 1029; ++f) changes += seen.at(f) != seen.at(f + 1);
+        QVERIFY2(changes > 10, qPrintable(QString("%1 picture changes").arg(changes)));
+        QTemporaryDir dir;
+        for (const std::uint64_t frame : {1011ull, 1025ull, 1005ull}) {
+            const auto r = e->call("timeline.seek", {{"frame", frame}});
+            QVERIFY2(r.ok, r.errorMessage.c_str());
+            const auto s = e->snapshot();
+            QCOMPARE(s->pictureFrame, frame - 1);
+            QVERIFY(s->picture->pixels == seen.at(frame - 1));
+            QCOMPARE(s->grid->frame, frame - 1);
+            QVERIFY(s->grid->owners == owners.at(frame - 1));
+            const std::string path = dir.filePath(QString("seek-%1.png").arg(frame)).toStdString();
+            const auto shot = e->call("capture.screenshot", {{"path", path}});
+            QVERIFY2(shot.ok, shot.errorMessage.c_str());
+            QCOMPARE(shot.result.value("frame", 0ull), frame - 1);
+            QVERIFY(readPng(path).pixels == seen.at(frame - 1));
+        }
     }
 
     void badInputChangesNothing() {
