@@ -4,7 +4,9 @@
 # starts from its seed corpus (made at build time) and keeps what it learns in
 # build/fuzz/corpus/TARGET; a crash is saved in build/fuzz/artifacts/TARGET and ends the run
 # with a failure. Prints the executions reached and the rate per target (docs/testing.md).
-# Targets: hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer (default all).
+# Targets: hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer sampler_fuzzer
+# coverage_fuzzer
+# (default all).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -17,7 +19,7 @@ case "$seconds" in
     ;;
 esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer sampler_fuzzer coverage_fuzzer)
 
 scripts/setup.sh --fuzz
 cmake --preset fuzz

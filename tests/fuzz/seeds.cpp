@@ -6,7 +6,9 @@
 //   OUT/adf_fuzzer/*.blocks             OFS disks from the root block on (adf_fuzzer.cpp)
 //   OUT/json_rpc_fuzzer/*.txt           protocol lines, good and bad
 //   OUT/sampler_fuzzer/*                a sampler.bin and a frame of precise samples
+//   OUT/coverage_fuzzer/*               coverage.bin with ranges, and one with a sparse map
 
+#include "profiler/coverage/coverage_file.h"
 #include "profiler/sampling/sampler.h"
 #include "profiler/sampling/system_samples.h"
 #include "emu/machine.h"
@@ -139,6 +141,19 @@ int main(int argc, char** argv) {
                                       samples_format::kContextKnown | 0x2300u | 3u << samples_format::kContextLevelShift})
             le(precise, w);
         write(out / "sampler_fuzzer/precise.frame", precise);
+
+        // coverage_fuzzer: two ranges (an odd size among them); a sparse map.
+        CoverageData ranges;
+        ranges.ranges.push_back({0x200000, 9, {3, 0, 1, 0, 7}});
+        ranges.ranges.push_back({0xF80000, 6, {1, 2, 2}});
+        ranges.outside = 40;
+        ranges.total = 11 + 5 + 40;
+        write(out / "coverage_fuzzer/ranges.bin", coverageBinBytes(ranges));
+        CoverageData sparse;
+        sparse.sparse = {{0xC00010, 5}, {0xC00012, 1}, {0xF81234, 9}};
+        sparse.outside = 2;
+        sparse.total = 17;
+        write(out / "coverage_fuzzer/sparse.bin", coverageBinBytes(sparse));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-fuzzseeds: %s\n", e.what());
         return 1;

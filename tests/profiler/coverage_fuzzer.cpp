@@ -1,0 +1,50 @@
+// libFuzzer target for coverage.bin's reader (docs/testing.md, docs/formats/coverage-bin.md):
+// parseCoverageBin either returns coverage that is whole and consistent, or throws its
+// MediaError; it never crashes, reads out of bounds or hands back ranges that overlap,
+// counters that disagree with their sizes, or counts that cannot add up.
+
+#include "emu/media/byte_reader.h"
+#include "profiler/coverage/coverage_file.h"
+
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+
+using namespace copperline;
+
+namespace {
+
+[[noreturn]] void fail(const char* what) {
+    std::fprintf(stderr, "coverage_fuzzer: %s\n", what);
+    std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return 0; }
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    CoverageData c;
+    try {
+        c = parseCoverageBin({data, size}, "fuzz");
+    } catch (const MediaError&) {
+        return 0;
+    }
+    std::uint64_t lastEnd = 0;
+    for (const CoverageData::Range& r : c.ranges) {
+        if (r.counters.size() != coverageWords(r.size)) fail("a range whose counters disagree with its size");
+        if (std::uint64_t(r.base) + r.size > 0x1000000) fail("a range past the 24-bit address space");
+        if (r.base < lastEnd) fail("ranges out of order or overlapping");
+        lastEnd = std::uint64_t(r.base) + r.size;
+    }
+    for (std::size_t i = 0; i < c.sparse.size(); ++i) {
+        if (c.sparse[i].first & 1) fail("a sparse entry at an odd address");
+        if (i && c.sparse[i].first <= c.sparse[i - 1].first) fail("sparse entries out of order");
+    }
+    if (!c.saturatedCounters() && c.instructionsInRanges() + c.instructionsInSparse() + c.outside != c.total)
+        fail("counts that do not add up to the total");
+    // What was read writes back to the same bytes.
+    const std::vector<std::uint8_t> again = coverageBinBytes(c);
+    if (again.size() != size || !std::equal(again.begin(), again.end(), data)) fail("a round trip that differs");
+    return 0;
+}
