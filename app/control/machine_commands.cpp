@@ -7,15 +7,22 @@
 #include "app/version.h"
 #include "emu/chipset/custom_regs.h"
 #include "emu/cpu/disasm/disasm.h"
+#include "emu/hex.h"
 #include "profiler/capture/overlay.h"
 #include "profiler/capture/screenshot.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <memory>
+#include <optional>
 
 namespace copperline {
+
+// What an address is, as symbols.resolve says it (symbol_commands.cpp).
+std::function<nlohmann::json(std::uint32_t)> symbolResolver(const Emulator::Impl& e);
 
 namespace {
 
@@ -26,6 +33,118 @@ constexpr int kProtocolVersion = 1;
 constexpr std::uint64_t kMaxReadBytes = 1u << 20;     // mem.read: 1 MiB per call
 constexpr std::uint64_t kMaxSteps = 1'000'000;
 constexpr std::uint64_t kMaxFrames = 1'000'000;
+// step_over and step_out give up after this many instructions (the Rust Copperline's
+// bound), or when the CPU waits in STOP this many frames after they began.
+constexpr std::uint64_t kMaxStepOverInstructions = 5'000'000;
+constexpr std::uint64_t kMaxStepOverFrames = 1500; // 30 PAL seconds
+
+// step_over and step_out are a bounded step resume (Target::Steps, reason "budget") that
+// this observer ends early: once the routine has returned it leaves the resume one step
+// to go, which is the step it is watching, and names the stop "step". It is attached for
+// the one resume and detached at its stop, whatever ended it (a breakpoint, a pause).
+class ReturnWatch final : public m68k::Observer {
+public:
+    explicit ReturnWatch(Emulator::Impl& e) : e_(e) {}
+
+    // step_over: the call at the pc returns to `next` with the stack pointer of the mode
+    // it was made in back at `sp` (or above it, when the callee popped more).
+    void armOver(std::uint32_t next, std::uint32_t sp, bool supervisor) {
+        arm(Mode::Over, next, sp, supervisor);
+    }
+    // step_out: the first RTS, RTR or RTE, in the mode the routine runs in, that pops its
+    // return address from `sp` or above: the current routine's return, not a callee's.
+    void armOut(std::uint32_t sp, bool supervisor) { arm(Mode::Out, 0, sp, supervisor); }
+
+    void disarm() {
+        if (!armed_) return;
+        armed_ = false;
+        e_.machine->detachCpuObserver(this);
+    }
+
+    void beforeInstruction(const m68k::InstructionInfo& i, const m68k::Registers& r) override {
+        if (!armed_ || mode_ != Mode::Out || bool(r.sr & 0x2000) != supervisor_) return;
+        std::uint32_t popsFrom = 0;
+        switch (i.opcode) {
+        case 0x4E75: popsFrom = r.a[7]; break;     // RTS: the pc at (sp)
+        case 0x4E77:                               // RTR: the ccr, then the pc
+        case 0x4E73: popsFrom = r.a[7] + 2; break; // RTE: the sr, then the pc
+        default: return;
+        }
+        if (popsFrom >= sp_) finish();
+    }
+
+    void instructionRetired(const m68k::RetireInfo&) override {
+        if (!armed_ || mode_ != Mode::Over) return;
+        const auto& cpu = e_.machine->cpu();
+        if (cpu.instructionAddress() != next_) return;
+        const auto r = cpu.registers();
+        const bool supervisor = r.sr & 0x2000;
+        if (supervisor != supervisor_ || r.a[7] < sp_) return; // a deeper call came back here
+        finish();
+    }
+
+private:
+    enum class Mode { Over, Out };
+
+    void arm(Mode mode, std::uint32_t next, std::uint32_t sp, bool supervisor) {
+        mode_ = mode;
+        next_ = next;
+        sp_ = sp;
+        supervisor_ = supervisor;
+        armed_ = true;
+        e_.machine->attachCpuObserver(this, m68k::kHookBefore | m68k::kHookRetire);
+    }
+
+    // The step under way is the resume's last.
+    void finish() {
+        if (e_.target.kind != Emulator::Impl::Target::Kind::Steps) return;
+        e_.target.count = 1;
+        e_.target.reason = "step";
+    }
+
+    Emulator::Impl& e_;
+    bool armed_ = false;
+    Mode mode_ = Mode::Over;
+    std::uint32_t next_ = 0, sp_ = 0;
+    bool supervisor_ = false;
+};
+
+// The instructions step_over runs as one: BSR, JSR, TRAP #n and the line A and line F
+// words, whose handlers (an emulator's, a debugger's) return past them.
+bool isCall(const DisasmResult& d, std::uint16_t opcode) {
+    if (d.flow == Flow::Call) return true;
+    if (d.flow != Flow::Trap) return false;
+    return (opcode & 0xFFF0) == 0x4E40 || (opcode & 0xF000) == 0xA000 ||
+           (opcode & 0xF000) == 0xF000;
+}
+
+// How far past a jump-table function's first instruction the disassembly still names it.
+// The ROM's functions are known by their entries alone; code further on is more likely
+// the ROM's own internals between them than the function (exec's are well under this).
+constexpr std::uint32_t kRomFunctionReach = 0x1000;
+
+// A symbol as the disassembly shows it: "exec.library/AllocMem" in ROM, the function's
+// name in the --run program; nothing where the resolver knows no function. `offset` is
+// from the function's start.
+struct Named {
+    std::string name;
+    std::uint32_t offset = 0;
+};
+std::optional<Named> symbolName(const json& resolved) {
+    if (!resolved["module"].is_string() || !resolved.contains("function")) return std::nullopt;
+    Named n;
+    if (resolved.contains("lvo")) {
+        n.name =
+            resolved["module"].get<std::string>() + "/" + resolved["function"].get<std::string>();
+        n.offset = resolved.value("offset", 0u);
+        if (n.offset >= kRomFunctionReach) return std::nullopt;
+    } else {
+        if (!resolved.contains("function_offset")) return std::nullopt;
+        n.name = resolved["function"].get<std::string>();
+        n.offset = resolved["function_offset"].get<std::uint32_t>();
+    }
+    return n;
+}
 
 json regsJson(const CpuRegisters& r) {
     static constexpr const char* dn[8] = {"d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"};
@@ -137,6 +256,60 @@ void registerMachineCommands(Emulator::Impl& e) {
                 t.frame = e.machine->frame() + 2;
                 t.reason = "step";
                 e.resume(t);
+                return json();
+            });
+    // step_over and step_out share one observer; the stop ends its watch.
+    auto watch = std::make_shared<ReturnWatch>(e);
+    {
+        std::lock_guard lock(e.listenerMutex);
+        e.listeners.emplace(e.nextListener++, [watch](const std::string& method, const json&) {
+            if (method == "event.stopped") watch->disarm();
+        });
+    }
+    // The bounded resume both run, reason "budget" unless the watch ends it first.
+    const auto boundedStep = [&e]() {
+        Emulator::Impl::Target t;
+        t.kind = Emulator::Impl::Target::Kind::Steps;
+        t.count = kMaxStepOverInstructions;
+        t.frame = e.machine->frame() + kMaxStepOverFrames;
+        t.reason = "budget";
+        return t;
+    };
+    bus.add("step_over",
+            "Steps one instruction, a call (BSR, JSR, TRAP, line A/F) as one: runs until the "
+            "instruction after it at the same stack depth (at most 5e6 instructions); replies "
+            "with the stop event.",
+            [&e, watch, boundedStep](const json&) {
+                requirePaused(e, "step_over");
+                auto& cpu = e.machine->cpu();
+                const std::uint32_t pc = cpu.instructionAddress();
+                const Machine& m = *e.machine;
+                const DisasmResult d =
+                    disassemble(pc, [&m](std::uint32_t a) { return m.spyWord(a & 0xFFFFFF); });
+                Emulator::Impl::Target t;
+                if (cpu.stopped() || !isCall(d, m.spyWord(pc))) {
+                    // Anything else is one step, as `step` takes it.
+                    t.kind = Emulator::Impl::Target::Kind::Steps;
+                    t.count = 1;
+                    t.frame = e.machine->frame() + 2;
+                    t.reason = "step";
+                } else {
+                    const auto r = cpu.registers();
+                    t = boundedStep();
+                    watch->armOver((pc + d.length) & 0xFFFFFF, r.a[7], r.sr & 0x2000);
+                }
+                e.resume(t);
+                return json();
+            });
+    bus.add("step_out",
+            "Runs until the current routine returns: the RTS, RTR or RTE that pops a return "
+            "address at or above the stack pointer (at most 5e6 instructions); replies with the "
+            "stop event.",
+            [&e, watch, boundedStep](const json&) {
+                requirePaused(e, "step_out");
+                const auto r = e.machine->cpu().registers();
+                watch->armOut(r.a[7], r.sr & 0x2000);
+                e.resume(boundedStep());
                 return json();
             });
     bus.add("step_frame",
@@ -335,6 +508,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 const Machine& m = *e.machine;
                 const auto lines = disassembleRange(
                     addr, count, [&m](std::uint32_t a) { return m.spyWord(a & 0xFFFFFF); });
+                const auto resolve = symbolResolver(e);
                 json out = json::array();
                 for (const auto& l : lines) {
                     std::vector<std::uint8_t> raw;
@@ -345,7 +519,16 @@ void registerMachineCommands(Emulator::Impl& e) {
                                  {"length", l.length},
                                  {"bytes", p::toHex(raw.data(), raw.size())},
                                  {"valid", l.valid}};
-                    if (l.hasTarget) line["target"] = l.target;
+                    if (const auto n = symbolName(resolve(l.address))) {
+                        line["symbol"] = n->name;
+                        line["symbol_offset"] = n->offset;
+                    }
+                    if (l.hasTarget) {
+                        line["target"] = l.target;
+                        if (const auto n = symbolName(resolve(l.target)))
+                            line["target_symbol"] =
+                                n->offset ? n->name + "+" + hex(n->offset) : n->name;
+                    }
                     out.push_back(std::move(line));
                 }
                 return json{{"instructions", out}};

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <mutex>
+#include <vector>
 
 using namespace copperline;
 using nlohmann::json;
@@ -102,6 +103,117 @@ private slots:
         QCOMPARE(e.call("debug.idle", {{"frames", 0}}).errorCode, errc::InvalidParams);
         QCOMPARE(e.call("debug.idle", {{"frames", 65}}).errorCode, errc::InvalidParams);
         QCOMPARE(e.call("debug.idle", {{"frames", "many"}}).errorCode, errc::InvalidParams);
+        e.stop();
+    }
+
+    // step_over and step_out on a program of known calls: a BSR into a routine that calls
+    // a leaf, a TRAP, a recursive routine whose call site is reached again deeper down,
+    // and a loop that never returns.
+    void stepsOverAndOutOfCalls() {
+        constexpr std::uint32_t B = 0x1000, kStack = 0x60000;
+        // clang-format off
+        const std::vector<std::uint8_t> code = {
+            0x61, 0x00, 0x00, 0x0A, // B+00  bsr.w  sub
+            0x4E, 0x71,             // B+04  nop
+            0x4E, 0x40,             // B+06  trap   #0
+            0x4E, 0x71,             // B+08  nop
+            0x60, 0xFE,             // B+0A  bra.s  .        (no caller: step_out's bound)
+            0x52, 0x81,             // B+0C  sub:  addq.l #1,d1
+            0x61, 0x00, 0x00, 0x06, // B+0E        bsr.w  leaf
+            0x52, 0x81,             // B+12        addq.l #1,d1
+            0x4E, 0x75,             // B+14        rts
+            0x52, 0x82,             // B+16  leaf: addq.l #1,d2
+            0x4E, 0x75,             // B+18        rts
+            0x53, 0x80,             // B+1A  rec:  subq.l #1,d0
+            0x67, 0x06,             // B+1C        beq.s  done
+            0x61, 0x00, 0xFF, 0xFA, // B+1E        bsr.w  rec
+            0x52, 0x83,             // B+22        addq.l #1,d3
+            0x4E, 0x75,             // B+24  done: rts
+            0x52, 0x84,             // B+26  trap0: addq.l #1,d4
+            0x4E, 0x73,             // B+28         rte
+        };
+        // clang-format on
+        auto m = std::make_unique<Machine>();
+        m->bootBareMetal(code, B, kStack);
+        Emulator e(std::move(m), {});
+        e.start();
+        QVERIFY(e.call("mem.write", {{"addr", 0x80}, {"data", "00001026"}}).ok); // TRAP #0
+        const auto reg = [&](const char* name) {
+            return e.call("regs.get").result[name].get<std::uint32_t>();
+        };
+        const auto set = [&](const char* name, std::uint32_t v) {
+            QVERIFY(e.call("regs.set", {{"reg", name}, {"value", v}}).ok);
+        };
+        set("sr", 0x2700); // no interrupt comes between the steps
+        QCOMPARE(reg("pc"), B);
+
+        // Over the BSR: sub and its leaf run, the stop is at the NOP after the call.
+        auto stop = e.call("step_over");
+        QVERIFY2(stop.ok, stop.errorMessage.c_str());
+        QCOMPARE(stop.result["reason"], "step");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 4);
+        QCOMPARE(stop.result["instructions"].get<std::uint64_t>(), 7u);
+        QCOMPARE(reg("d1"), 2u);
+        QCOMPARE(reg("d2"), 1u);
+        QCOMPARE(reg("a7"), kStack);
+        // Not a call: one step. Over the TRAP: its handler runs and returns.
+        stop = e.call("step_over");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 6);
+        QCOMPARE(stop.result["instructions"].get<std::uint64_t>(), 8u);
+        stop = e.call("step_over");
+        QCOMPARE(stop.result["reason"], "step");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 8);
+        QCOMPARE(reg("d4"), 1u);
+
+        // Into sub and its leaf, then out of each: the stop follows the call that returns.
+        set("pc", B);
+        QCOMPARE(e.call("step", {{"n", 3}}).result["pc"].get<std::uint32_t>(), B + 0x16);
+        QCOMPARE(reg("a7"), kStack - 8);
+        stop = e.call("step_out");
+        QCOMPARE(stop.result["reason"], "step");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 0x12);
+        QCOMPARE(reg("a7"), kStack - 4);
+        stop = e.call("step_out");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 4);
+        QCOMPARE(reg("a7"), kStack);
+
+        // A breakpoint on the way stops there.
+        set("pc", B);
+        QVERIFY(e.call("break.add", {{"kind", "pc"}, {"addr", B + 0x16}}).ok);
+        stop = e.call("step_over");
+        QCOMPARE(stop.result["reason"], "breakpoint");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 0x16);
+        QVERIFY(e.call("break.clear").ok);
+        // The stop detached the watch: a plain step from here is one instruction.
+        QCOMPARE(e.call("step").result["pc"].get<std::uint32_t>(), B + 0x18);
+
+        // A recursive routine comes back to the instruction after its own call site three
+        // levels deep; step_over stops there only at the depth it started from.
+        set("pc", B + 0x1E);
+        set("a7", kStack);
+        set("d0", 3);
+        set("d3", 0);
+        stop = e.call("step_over");
+        QCOMPARE(stop.result["reason"], "step");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 0x22);
+        QCOMPARE(reg("d3"), 2u); // the two deeper returns ran on
+        QCOMPARE(reg("a7"), kStack);
+
+        // With no routine to return from, step_out ends at its bound, and says so.
+        set("pc", B + 0x0A);
+        const auto before = e.call("status").result["instructions"].get<std::uint64_t>();
+        stop = e.call("step_out");
+        QVERIFY(stop.ok);
+        QCOMPARE(stop.result["reason"], "budget");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 0x0A);
+        QCOMPARE(stop.result["instructions"].get<std::uint64_t>() - before, 5'000'000u);
+
+        // Both want a paused machine and take no parameters.
+        QCOMPARE(e.call("step_over", {{"n", 2}}).errorCode, errc::InvalidParams);
+        QVERIFY(e.call("continue", {{"wait", false}}).ok);
+        QCOMPARE(e.call("step_over").errorCode, errc::InvalidState);
+        QCOMPARE(e.call("step_out").errorCode, errc::InvalidState);
+        QVERIFY(e.call("pause").ok);
         e.stop();
     }
 };

@@ -92,6 +92,28 @@ private slots:
         QCOMPARE(d["instructions"][0].value("addr", 0u), emu.ok("regs.get").value("pc", 1u));
     }
 
+    // Under --run the program's own functions name its lines and its calls' targets.
+    void disassemblyNamesTheRunProgramsFunctions() {
+        const QString hello =
+            QFileInfo(COPPERLINE_EXE).dir().filePath("../resources/guest/amiga/hello");
+        if (!QFileInfo::exists(hello)) QSKIP("the guest programs are not built");
+        ControlEmulator run;
+        QVERIFY(run.start(uniqueName("test-control-run"), {"--run", hello}));
+        const json stop = run.ok("continue");
+        QCOMPARE(stop.value("reason", ""), std::string("loadseg"));
+        const json lines = run.ok("disasm", {{"count", 16}})["instructions"];
+        QCOMPARE(lines[0].value("symbol", ""), std::string("_start"));
+        QCOMPARE(lines[0].value("symbol_offset", 99u), 0u);
+        bool callsMain = false;
+        for (const json& l : lines) {
+            QCOMPARE(l.value("symbol", ""), std::string("_start"));
+            callsMain |=
+                l.value("text", "").starts_with("jsr") && l.value("target_symbol", "") == "main";
+        }
+        QVERIFY2(callsMain, lines.dump().c_str());
+        QVERIFY(run.quit());
+    }
+
     void stopsAtBreakpointsAndSavesAndLoadsState() {
         const QString state = emu.path("frame60.clstate");
         const json saved = emu.ok("state.save", {{"path", state.toStdString()}});
@@ -219,6 +241,49 @@ private slots:
         QCOMPARE(stop.value("reason", ""), std::string("pause"));
     }
 
+    // For a person copperline-ctl prints addresses and registers in hex (--hex, the default
+    // on a terminal); for a script (--raw, the default into a pipe) the protocol's numbers.
+    void ctlPrintsAddressesInHexOnRequest() {
+        const json raw = emu.ok("regs.get");
+        QVERIFY(raw["pc"].is_number_unsigned());
+        QProcess p;
+        p.start(COPPERLINE_CTL_EXE, {"--info", emu.infoFile(), "--hex", "regs.get"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        const json hex = json::parse(p.readAllStandardOutput().constData(), nullptr, false);
+        char want[16];
+        std::snprintf(want, sizeof want, "$%08X", raw.value("pc", 0u));
+        QCOMPARE(hex.value("pc", ""), std::string(want));
+        std::snprintf(want, sizeof want, "$%08X", raw.value("d3", 0u));
+        QCOMPARE(hex.value("d3", ""), std::string(want));
+        std::snprintf(want, sizeof want, "$%08X", raw.value("a7", 0u));
+        QCOMPARE(hex.value("a7", ""), std::string(want));
+        std::snprintf(want, sizeof want, "$%04X", raw.value("sr", 0u));
+        QCOMPARE(hex.value("sr", ""), std::string(want));
+        // Counts stay numbers; nested addresses are hex too.
+        p.start(COPPERLINE_CTL_EXE,
+                {"--info", emu.infoFile(), "--hex", "disasm", R"({"count": 2})"});
+        QVERIFY(p.waitForFinished(30000));
+        const json lines = json::parse(p.readAllStandardOutput().constData(), nullptr, false);
+        QVERIFY2(lines["instructions"][0].value("addr", "").starts_with("$00"),
+                 lines.dump().c_str());
+        QVERIFY(lines["instructions"][0]["length"].is_number());
+        p.start(COPPERLINE_CTL_EXE, {"--info", emu.infoFile(), "--raw", "status"});
+        QVERIFY(p.waitForFinished(30000));
+        QVERIFY(
+            json::parse(p.readAllStandardOutput().constData(), nullptr, false)["pc"].is_number());
+        // The REPL too.
+        QProcess repl;
+        repl.start(COPPERLINE_CTL_EXE, {"--info", emu.infoFile(), "--hex", "--repl"});
+        QVERIFY(repl.waitForStarted());
+        repl.write("regs.get\n");
+        repl.closeWriteChannel();
+        QVERIFY(repl.waitForFinished(30000));
+        const json line =
+            json::parse(repl.readAllStandardOutput().trimmed().constData(), nullptr, false);
+        QCOMPARE(line["result"].value("pc", ""), hex.value("pc", ""));
+    }
+
     void unknownMethodsFail() {
         const auto r = emu.ctl("no.such.method");
         QCOMPARE(r.exitCode, 1);
@@ -337,6 +402,30 @@ private slots:
         QVERIFY2(err.contains("no Copperline is listening on copperline-test-nobody-here") &&
                      err.contains("copperline --control copperline-test-nobody-here"),
                  qPrintable(err));
+    }
+
+    // The disassembly names what it shows: a jump-table entry's target (exec's AllocMem,
+    // LVO -198, through ExecBase at 4) and the function's first line.
+    void disassemblyNamesRomFunctions() {
+        emu.ok("step_frame", {{"n", 300}}); // exec is up and its jump table made
+        const json base = emu.ok("mem.read", {{"addr", 4}, {"len", 4}});
+        const std::uint32_t execBase =
+            std::uint32_t(std::stoul(base.value("data", "0"), nullptr, 16));
+        QVERIFY(execBase > 0);
+        const json entry =
+            emu.ok("disasm", {{"addr", execBase - 198}, {"count", 1}})["instructions"][0];
+        QVERIFY2(entry.value("text", "").starts_with("jmp"), entry.dump().c_str());
+        QCOMPARE(entry.value("target_symbol", ""), std::string("exec.library/AllocMem"));
+        QVERIFY(!entry.contains("symbol")); // the jump table itself is no function
+        const std::uint32_t allocMem = entry.value("target", 0u);
+        const json body = emu.ok("disasm", {{"addr", allocMem}, {"count", 3}})["instructions"];
+        QCOMPARE(body[0].value("symbol", ""), std::string("exec.library/AllocMem"));
+        QCOMPARE(body[0].value("symbol_offset", 99u), 0u);
+        QCOMPARE(body[1].value("symbol", ""), std::string("exec.library/AllocMem"));
+        QCOMPARE(body[1].value("symbol_offset", 0u), body[1].value("addr", 0u) - allocMem);
+        // Chip RAM holds no function.
+        QVERIFY(!emu.ok("disasm", {{"addr", 0x7F000}, {"count", 1}})["instructions"][0].contains(
+            "symbol"));
     }
 
     void cleanupTestCase() { QVERIFY(emu.quit()); }
