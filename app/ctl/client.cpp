@@ -30,6 +30,9 @@ struct ClientOptions {
     std::string socketPath;
     std::string target; // what the user named: the socket NAME or the --info FILE
     bool repl = false;
+    // Addresses and registers as "$00FC0F2A" strings (for a person) or the protocol's
+    // numbers (for a script): --hex, --raw, or by default hex only on a terminal.
+    bool hex = false;
     double timeout = 0; // seconds; 0 waits as long as the call takes (a continue may take long)
     std::string method;
     json params = json::object();
@@ -37,6 +40,7 @@ struct ClientOptions {
 
 ClientOptions parse(int argc, char** argv) {
     ClientOptions o;
+    o.hex = ::isatty(STDOUT_FILENO);
     std::string info, name;
     int i = 0;
     for (; i < argc; ++i) {
@@ -51,6 +55,10 @@ ClientOptions parse(int argc, char** argv) {
             name = value("--socket");
         else if (a == "--repl")
             o.repl = true;
+        else if (a == "--hex")
+            o.hex = true;
+        else if (a == "--raw")
+            o.hex = false;
         else if (a == "--timeout") {
             const std::string t = value("--timeout");
             char* end = nullptr;
@@ -125,6 +133,53 @@ void absolutePaths(const std::string& method, json& params) {
     if (!ec) *it = path.lexically_normal().string();
 }
 
+// The fields a person reads as addresses or register contents, whatever method gave them.
+// The protocol keeps them numbers; only what copperline-ctl prints changes.
+int hexDigitsOf(const std::string& key) {
+    static const char* const addresses[] = {"pc",     "addr", "address",  "instruction_pc",
+                                            "target", "usp",  "ssp",      "seglist",
+                                            "base",   "task", "start_pc", "entry"};
+    if (std::find_if(std::begin(addresses), std::end(addresses),
+                     [&](const char* k) { return key == k; }) != std::end(addresses))
+        return 8;
+    if (key.size() == 2 && (key[0] == 'a' || key[0] == 'd') && key[1] >= '0' && key[1] <= '7')
+        return 8;
+    if (key == "sr") return 4;
+    return 0;
+}
+
+json withHex(const json& j) {
+    if (j.is_array()) {
+        json out = json::array();
+        for (const json& e : j)
+            out.push_back(withHex(e));
+        return out;
+    }
+    if (!j.is_object()) return j;
+    json out = json::object();
+    for (const auto& [key, value] : j.items()) {
+        const int digits = hexDigitsOf(key);
+        if (digits && value.is_number_unsigned() && value.get<std::uint64_t>() <= 0xFFFFFFFFu) {
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "$%0*llX", digits,
+                          static_cast<unsigned long long>(value.get<std::uint64_t>()));
+            out[key] = buf;
+        } else {
+            out[key] = withHex(value);
+        }
+    }
+    return out;
+}
+
+// A reply or notification as it prints: hex for a person, the line as it came for a
+// script.
+std::string printable(std::string_view line, bool hex) {
+    if (!hex) return std::string(line);
+    const json msg = json::parse(line, nullptr, false);
+    if (msg.is_discarded()) return std::string(line);
+    return rpc::dump(withHex(msg));
+}
+
 int oneCall(const ClientOptions& o) {
     QLocalSocket socket;
     if (!connectTo(socket, o)) return kExitUnreachable;
@@ -167,7 +222,8 @@ int oneCall(const ClientOptions& o) {
                     std::fprintf(stderr, "%s\n", rpc::dump(msg["error"], 2).c_str());
                     rc = kExitRpcError;
                 } else {
-                    std::printf("%s\n", rpc::dump(msg.value("result", json()), 2).c_str());
+                    const json result = msg.value("result", json());
+                    std::printf("%s\n", rpc::dump(o.hex ? withHex(result) : result, 2).c_str());
                     rc = 0;
                 }
             },
@@ -204,7 +260,7 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
         out.feed(
             std::string_view(bytes.constData(), std::size_t(bytes.size())),
             [&](std::string_view text) {
-                std::printf("%.*s\n", int(text.size()), text.data());
+                std::printf("%s\n", printable(text, o.hex).c_str());
                 std::fflush(stdout);
                 const json msg = json::parse(text, nullptr, false);
                 if (!msg.is_discarded() && msg.is_object() && msg.contains("id") &&
@@ -270,7 +326,8 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
 
 bool isClientOption(const char* arg) {
     return !std::strcmp(arg, "--info") || !std::strcmp(arg, "--socket") ||
-           !std::strcmp(arg, "--repl") || !std::strcmp(arg, "--timeout");
+           !std::strcmp(arg, "--repl") || !std::strcmp(arg, "--timeout") ||
+           !std::strcmp(arg, "--hex") || !std::strcmp(arg, "--raw");
 }
 
 int controlClient(int argc, char** argv) {

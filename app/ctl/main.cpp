@@ -69,10 +69,12 @@ void usage(FILE* out) {
         "  --version                 print the version\n"
         "\n"
         "The running emulator (copperline --control NAME; docs/control-protocol.md):\n"
-        "  [--info FILE | --socket NAME] [--timeout SECONDS] METHOD [JSON]\n"
+        "  [--info FILE | --socket NAME] [--timeout SECONDS] [--hex | --raw] METHOD [JSON]\n"
         "                            one call; prints the result, exits 1 on an error\n"
-        "  [--info FILE | --socket NAME] --repl\n"
-        "                            METHOD [JSON] lines; replies and notifications as they come\n",
+        "  [--info FILE | --socket NAME] [--hex | --raw] --repl\n"
+        "                            METHOD [JSON] lines; replies and notifications as they come\n"
+        "  --hex prints addresses and registers as \"$00FC0F2A\" (the default on a terminal),\n"
+        "  --raw as the protocol's numbers (the default into a pipe or a file)\n",
         out);
 }
 
