@@ -16,8 +16,11 @@ namespace {
 // a second at most, so the pane shows roughly where the CPU is without loading the queue.
 constexpr std::int64_t kRunningRefreshMs = 250;
 
+QString hex(std::uint32_t v, int digits) {
+    return QStringLiteral("%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
+}
 QString hex8(std::uint32_t v) {
-    return QStringLiteral("%1").arg(v, 8, 16, QLatin1Char('0')).toUpper();
+    return hex(v, 8);
 }
 
 QString srFlags(std::uint16_t sr) {
@@ -76,10 +79,7 @@ void CpuPane::setSnapshot(const Snapshot& s) {
         text += QStringLiteral("D%1 %2   A%1 %3\n")
                     .arg(i)
                     .arg(hex8(r.d[std::size_t(i)]), hex8(r.a[std::size_t(i)]));
-    text += QStringLiteral("PC %1   SR %2  %3\n")
-                .arg(hex8(r.pc))
-                .arg(r.sr, 4, 16, QLatin1Char('0'))
-                .arg(srFlags(r.sr));
+    text += QStringLiteral("PC %1   SR %2  %3\n").arg(hex8(r.pc), hex(r.sr, 4), srFlags(r.sr));
     text += QStringLiteral("USP %1  SSP %2\n").arg(hex8(r.usp), hex8(r.ssp));
     text += s.running ? tr("running") : s.halted ? tr("halted (double bus fault)") : tr("paused");
     if (text != regs_->toPlainText()) regs_->setPlainText(text);
@@ -123,16 +123,33 @@ void CpuPane::requestDisassembly(std::uint32_t from) {
                   return;
               }
               QString text;
+              bool first = true;
               for (const auto& line : result.value("instructions", nlohmann::json::array())) {
                   const std::uint32_t a = line.value("addr", 0u);
+                  // A label where a routine starts (and the routine the listing starts in).
+                  if (line.contains("symbol")) {
+                      const QString name =
+                          QString::fromStdString(line.value("symbol", std::string()));
+                      const std::uint32_t offset = line.value("symbol_offset", 0u);
+                      if (offset == 0)
+                          text += name + QStringLiteral(":\n");
+                      else if (first)
+                          text += QStringLiteral("%1+$%2:\n").arg(name, hex(offset, 1));
+                  }
+                  first = false;
                   const QString mark = pinned && a == from ? QStringLiteral("* ")
                                        : a == pc           ? QStringLiteral("> ")
                                                            : QStringLiteral("  ");
-                  text += QStringLiteral("%1%2  %3  %4\n")
-                              .arg(mark)
-                              .arg(a, 6, 16, QLatin1Char('0'))
-                              .arg(QString::fromStdString(line.value("bytes", std::string())), -20)
-                              .arg(QString::fromStdString(line.value("text", std::string())));
+                  QString row =
+                      QStringLiteral("%1$%2  %3  %4")
+                          .arg(mark, hex(a, 6))
+                          .arg(QString::fromStdString(line.value("bytes", std::string())), -20)
+                          .arg(QString::fromStdString(line.value("text", std::string())));
+                  // Where a call or branch goes, by name.
+                  if (line.contains("target_symbol"))
+                      row += QStringLiteral("  ; ") +
+                             QString::fromStdString(line.value("target_symbol", std::string()));
+                  text += row + QLatin1Char('\n');
               }
               disasm_->setPlainText(text);
               // A pinned listing is not the pc's: the next snapshot may ask again.

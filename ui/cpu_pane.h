@@ -1,7 +1,9 @@
 #pragma once
 
 // The registers and disassembly dock: the 68000's registers from the latest snapshot, and
-// the instructions from the pc on, asked of the emulator with the `disasm` command.
+// the instructions from the pc on, asked of the emulator with the `disasm` command, in hex,
+// with a label line where a routine starts and the name of a call's or branch's target
+// (the --run program's debug information, the ROM's jump tables).
 
 #include "app/control/snapshot.h"
 

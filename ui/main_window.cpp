@@ -13,9 +13,12 @@
 #include <QCloseEvent>
 #include <QDesktopServices>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -31,6 +34,16 @@ namespace {
 // The panes follow the emulator at the display's own rate, PAL's 50 Hz.
 constexpr int kRefreshMs = 20;
 constexpr int kSettingsVersion = 1;
+// The size the window prefers: the display at about twice the picture's size beside the
+// Frame Analyzer's grid at two pixels per colour clock, the registers below.
+constexpr QSize kPreferredSize(1440, 900);
+// What the window manager's frame and title bar take around the window, which Qt knows
+// only once the window is shown.
+constexpr QSize kFrameAllowance(16, 48);
+
+QString hexDigits(std::uint64_t v, int digits) {
+    return QStringLiteral("%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
+}
 
 } // namespace
 
@@ -55,25 +68,28 @@ MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
 
     frameLabel_ = new QLabel(this);
     beamLabel_ = new QLabel(this);
+    pcLabel_ = new QLabel(this);
     speedLabel_ = new QLabel(this);
     backLabel_ = new QLabel(this);
-    for (QLabel* l : {frameLabel_, beamLabel_, speedLabel_, backLabel_}) {
+    for (QLabel* l : {frameLabel_, beamLabel_, pcLabel_, speedLabel_, backLabel_}) {
         l->setMinimumWidth(
             fontMetrics().horizontalAdvance(QStringLiteral("speed 00.00x real time")));
         statusBar()->addPermanentWidget(l);
     }
 
-    resize(1440, 900);
-    // The analyzer's grid at two pixels per colour clock, one per line, with its strip.
-    resizeDocks({findChild<QDockWidget*>(QStringLiteral("analyzerDock"))}, {560}, Qt::Horizontal);
-    resizeDocks({findChild<QDockWidget*>(QStringLiteral("cpuDock"))}, {230}, Qt::Vertical);
-    if (!factory) {
-        QSettings settings;
-        if (settings.value("window/version").toInt() == kSettingsVersion) {
-            restoreGeometry(settings.value("window/geometry").toByteArray());
-            restoreState(settings.value("window/state").toByteArray(), kSettingsVersion);
-        }
-    }
+    dialogs_.openPath = [this](const QString& title, const QString& filter) {
+        return QFileDialog::getOpenFileName(this, title, QString(), filter);
+    };
+    // The overwrite question is ours (confirmOverwrite), so that it can be replaced too.
+    dialogs_.savePath = [this](const QString& title, const QString& filter) {
+        return QFileDialog::getSaveFileName(this, title, QString(), filter, nullptr,
+                                            QFileDialog::DontConfirmOverwrite);
+    };
+    dialogs_.confirmOverwrite = [this](const QString& path) {
+        return QMessageBox::question(this, tr("Replace the file?"),
+                                     tr("%1 exists. Write over it?").arg(path)) == QMessageBox::Yes;
+    };
+    placeOnScreen(factory);
 
     timer_ = new QTimer(this);
     timer_->setTimerType(Qt::PreciseTimer);
@@ -91,6 +107,42 @@ MainWindow::~MainWindow() {
     relay_->detach();
 }
 
+QSize MainWindow::fittedSize(const QSize& available) {
+    return kPreferredSize.boundedTo(available - kFrameAllowance);
+}
+
+void MainWindow::placeOnScreen(bool factory) {
+    // The screen the window opens on: the one it belongs to (the primary screen, unless
+    // the platform says otherwise).
+    const QRect room = screen() ? screen()->availableGeometry() : QRect(QPoint(), kPreferredSize);
+    const QSize size = fittedSize(room.size()).expandedTo(minimumSizeHint());
+    const auto fitted = [&] {
+        resize(size);
+        move(room.left() + std::max(0, (room.width() - size.width() - kFrameAllowance.width()) / 2),
+             room.top() +
+                 std::max(0, (room.height() - size.height() - kFrameAllowance.height()) / 2));
+    };
+    fitted();
+    // The analyzer's grid at two pixels per colour clock, one per line, with its strip, and
+    // the registers below the display, in proportion on a smaller screen.
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("analyzerDock"))},
+                {std::min(560, size.width() * 2 / 5)}, Qt::Horizontal);
+    resizeDocks({findChild<QDockWidget*>(QStringLiteral("cpuDock"))},
+                {std::min(230, size.height() / 4)}, Qt::Vertical);
+    if (factory) return;
+    QSettings settings;
+    if (settings.value("window/version").toInt() != kSettingsVersion) return;
+    restoreState(settings.value("window/state").toByteArray(), kSettingsVersion);
+    // A saved size from a larger screen (or one Qt would have to cut down to place) is
+    // not restored: the window opens at the size that fits this one.
+    const QSize saved = settings.value("window/size").toSize();
+    const QSize fits = room.size() - kFrameAllowance;
+    if (!saved.isValid() || saved.width() > fits.width() || saved.height() > fits.height()) return;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    const QRect placed = normalGeometry().isValid() ? normalGeometry() : geometry();
+    if (placed.size() != saved || !room.intersects(placed)) fitted();
+}
+
 void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* machine = menuBar()->addMenu(tr("&Machine"));
@@ -102,6 +154,12 @@ void MainWindow::buildActions() {
     overlay->setCheckable(true);
     overlay->setChecked(true);
     connect(overlay, &QAction::toggled, display_, &DisplayWidget::setOverlayVisible);
+    // The visible area by default, as a monitor frames it; the whole raster on request.
+    auto* raster = view->addAction(tr("&Whole raster"));
+    raster->setObjectName(QStringLiteral("wholeRasterAction"));
+    raster->setCheckable(true);
+    raster->setChecked(false);
+    connect(raster, &QAction::toggled, display_, [this](bool on) { display_->setWholeRaster(on); });
     view->addSeparator();
     auto* capture = menuBar()->addMenu(tr("&Capture"));
     capture->setObjectName(QStringLiteral("captureMenu"));
@@ -128,6 +186,11 @@ void MainWindow::buildActions() {
     add("step", tr("&Step"), QStyle::SP_ArrowRight, Qt::Key_F7, [this] {
         command("step", {{"n", 1}});
     });
+    // A call (BSR, JSR, TRAP, line A/F) as one step, and the rest of the routine.
+    add("step_over", tr("Step &over"), QStyle::SP_ArrowDown, Qt::Key_F10,
+        [this] { command("step_over"); });
+    add("step_out", tr("Step o&ut"), QStyle::SP_ArrowUp, QKeySequence(Qt::SHIFT | Qt::Key_F11),
+        [this] { command("step_out"); });
     add("frame", tr("&Frame step"), QStyle::SP_MediaSkipForward, Qt::Key_F8, [this] {
         command("step_frame", {{"n", 1}});
     });
@@ -142,8 +205,148 @@ void MainWindow::buildActions() {
     });
     machine->addAction(warm);
 
+    buildFileMenu(file);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     help->addAction(tr("&About Copperline"), this, &MainWindow::showAbout);
+}
+
+// ---- the File menu ---------------------------------------------------------------------------
+
+void MainWindow::buildFileMenu(QMenu* file) {
+    file->setObjectName(QStringLiteral("fileMenu"));
+    const auto add = [&](QMenu* menu, const QString& name, const QString& text,
+                         const QKeySequence& key, std::function<void()> what) {
+        auto* a = menu->addAction(text);
+        a->setObjectName(name);
+        if (!key.isEmpty()) a->setShortcut(key);
+        connect(a, &QAction::triggered, this, std::move(what));
+        return a;
+    };
+    add(file, QStringLiteral("openProgramAction"), tr("&Open program..."), QKeySequence::Open,
+        [this] { openProgram(false); });
+    add(file, QStringLiteral("debugProgramAction"), tr("Open program to &debug..."),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), [this] { openProgram(true); });
+    file->addSeparator();
+    auto* drives = file->addMenu(tr("Dis&k drives"));
+    drives->setObjectName(QStringLiteral("drivesMenu"));
+    for (int n = 0; n < 4; ++n) {
+        add(drives, QStringLiteral("insertDisk%1").arg(n), tr("&Insert disk in DF%1...").arg(n), {},
+            [this, n] { insertDisk(n); });
+        eject_[n] = add(drives, QStringLiteral("ejectDisk%1").arg(n), tr("&Eject DF%1").arg(n), {},
+                        [this, n] {
+                            command("media.floppy.eject", {{"drive", n}});
+                        });
+    }
+    drives->addSeparator();
+    writeback_ = drives->addAction(tr("&Write the guest's changes back to inserted disks"));
+    writeback_->setObjectName(QStringLiteral("writebackAction"));
+    writeback_->setCheckable(true);
+    // The drives' state is asked for as the menu opens.
+    connect(drives, &QMenu::aboutToShow, this, &MainWindow::updateDriveActions);
+    file->addSeparator();
+    add(file, QStringLiteral("saveStateAction"), tr("&Save state..."),
+        QKeySequence(Qt::CTRL | Qt::Key_S), [this] {
+            writeChosenFile("state.save", tr("Save the machine's state"), tr("States (*.clstate)"));
+        });
+    add(file, QStringLiteral("loadStateAction"), tr("&Load state..."),
+        QKeySequence(Qt::CTRL | Qt::Key_L), [this] { loadMachineState(); });
+    add(file, QStringLiteral("screenshotAction"), tr("Screens&hot..."),
+        QKeySequence(Qt::CTRL | Qt::Key_P), [this] {
+            writeChosenFile("capture.screenshot", tr("Save a screenshot"),
+                            tr("PNG pictures (*.png)"));
+        });
+    file->addSeparator();
+    // Warp: unpaced while on. It also turns on by itself while an opened program boots,
+    // so the action follows warp.get rather than only its own clicks.
+    warp_ = file->addAction(tr("&Warp"));
+    warp_->setObjectName(QStringLiteral("warpAction"));
+    warp_->setCheckable(true);
+    warp_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
+    connect(warp_, &QAction::triggered, this, [this](bool on) {
+        command("warp.set", {{"on", on}}, [this](bool ok, const nlohmann::json& w) {
+            if (ok) warp_->setChecked(w.value("on", false));
+        });
+    });
+}
+
+void MainWindow::openProgram(bool stopAtEntry) {
+    const QString path =
+        dialogs_.openPath(stopAtEntry ? tr("Open a program to debug") : tr("Open a program"),
+                          tr("AmigaOS programs (*)"));
+    if (path.isEmpty()) return;
+    // As --run does: a run disk, a power cycle and a warp until the program loads; the
+    // machine runs there (and, to debug, stops at the program's first instruction).
+    command("run.program",
+            {{"path", QFileInfo(path).absoluteFilePath().toStdString()}, {"stop", stopAtEntry}},
+            [this](bool ok, const nlohmann::json&) {
+                if (!ok) return;
+                command("continue", {{"wait", false}});
+                pollWarp();
+            });
+}
+
+void MainWindow::insertDisk(int drive) {
+    const QString path = dialogs_.openPath(tr("Insert a disk in DF%1").arg(drive),
+                                           tr("Amiga disk images (*.adf);;All files (*)"));
+    if (path.isEmpty()) return;
+    command("media.floppy.insert", {{"drive", drive},
+                                    {"path", QFileInfo(path).absoluteFilePath().toStdString()},
+                                    {"writeback", writeback_->isChecked()}});
+}
+
+void MainWindow::updateDriveActions() {
+    command("media.floppy.query", {}, [this](bool ok, const nlohmann::json& q) {
+        if (!ok) return;
+        for (const auto& d : q.value("drives", nlohmann::json::array())) {
+            const int n = d.value("drive", -1);
+            if (n < 0 || n > 3) continue;
+            const bool disk = d.value("disk", !d["path"].is_null());
+            eject_[n]->setEnabled(disk);
+            eject_[n]->setText(
+                disk && d["path"].is_string()
+                    ? tr("&Eject DF%1 (%2)")
+                          .arg(n)
+                          .arg(QFileInfo(QString::fromStdString(d["path"].get<std::string>()))
+                                   .fileName())
+                    : tr("&Eject DF%1").arg(n));
+        }
+    });
+}
+
+void MainWindow::writeChosenFile(const std::string& method, const QString& title,
+                                 const QString& filter) {
+    QString path = dialogs_.savePath(title, filter);
+    if (path.isEmpty()) return;
+    path = QFileInfo(path).absoluteFilePath();
+    // Nothing is written over without the user's say (the commands refuse it otherwise).
+    const bool exists = QFileInfo::exists(path);
+    if (exists && !dialogs_.confirmOverwrite(path)) return;
+    command(method, {{"path", path.toStdString()}, {"overwrite", exists}},
+            [this](bool ok, const nlohmann::json& r) {
+                if (ok)
+                    statusBar()->showMessage(
+                        tr("wrote %1").arg(QString::fromStdString(r.value("path", std::string()))),
+                        5000);
+            });
+}
+
+void MainWindow::loadMachineState() {
+    const QString path =
+        dialogs_.openPath(tr("Load a state"), tr("States (*.clstate);;All files (*)"));
+    if (path.isEmpty()) return;
+    // A state loads into a paused machine; the pause goes first.
+    command("pause");
+    command("state.load", {{"path", QFileInfo(path).absoluteFilePath().toStdString()}});
+}
+
+void MainWindow::pollWarp() {
+    if (warpAsked_) return;
+    warpAsked_ = true;
+    command("warp.get", {}, [this](bool ok, const nlohmann::json& w) {
+        warpAsked_ = false;
+        if (ok) warp_->setChecked(w.value("on", false));
+    });
 }
 
 void MainWindow::buildDocks() {
@@ -258,7 +461,9 @@ void MainWindow::refresh() {
     if (analyzer_->isVisible() || !analyzer_->grid()) analyzer_->setGrid(s->grid);
     cpu_->setSnapshot(*s);
     frameLabel_->setText(tr("frame %1").arg(s->frame));
-    beamLabel_->setText(tr("beam %1,%2").arg(s->vpos).arg(s->hpos));
+    // Lines and clocks in hex, as the hardware manuals and the Frame Analyzer give them.
+    beamLabel_->setText(tr("beam $%1,$%2").arg(hexDigits(s->vpos, 3), hexDigits(s->hpos, 2)));
+    pcLabel_->setText(tr("pc $%1").arg(hexDigits(s->regs.pc, 8)));
     speedLabel_->setText(s->running ? tr("speed %1x real time").arg(s->speed, 0, 'f', 2)
                                     : tr("paused"));
     pollTimeline();
@@ -315,6 +520,7 @@ void MainWindow::pollTimeline() {
     // Five times a second is enough for a strip and a label.
     if (timelineAsked_ || (timelinePolled_.isValid() && timelinePolled_.elapsed() < 200)) return;
     timelinePolled_.start();
+    pollWarp();
     timelineAsked_ = true;
     command("timeline.status", {}, [this](bool ok, const nlohmann::json& s) {
         timelineAsked_ = false;
@@ -342,7 +548,8 @@ void MainWindow::seekTo(std::uint64_t cck) {
 
 QString MainWindow::statusText() const {
     return frameLabel_->text() + QStringLiteral("  ") + beamLabel_->text() + QStringLiteral("  ") +
-           speedLabel_->text() + QStringLiteral("  ") + backLabel_->text();
+           pcLabel_->text() + QStringLiteral("  ") + speedLabel_->text() + QStringLiteral("  ") +
+           backLabel_->text();
 }
 
 void MainWindow::showError(const nlohmann::json& error) {
@@ -354,6 +561,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings settings;
     settings.setValue("window/version", kSettingsVersion);
     settings.setValue("window/geometry", saveGeometry());
+    // The size alone too, to tell whether the geometry fits the screen of the next start.
+    settings.setValue("window/size",
+                      (isMaximized() || isFullScreen() ? normalGeometry() : geometry()).size());
     settings.setValue("window/state", saveState(kSettingsVersion));
     QMainWindow::closeEvent(event);
 }

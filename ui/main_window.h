@@ -14,6 +14,7 @@
 #include <optional>
 
 class QLabel;
+class QMenu;
 class QTimer;
 
 namespace copperline {
@@ -48,10 +49,29 @@ public:
     CoveragePane* coveragePane() const { return coverage_; }
     CpuPane* cpuPane() const { return cpu_; }
     TimelineStrip* timeline() const { return timeline_; }
-    // The toolbar's actions by name: "run", "pause", "step", "frame", "reset", and the
-    // record's "back_step", "back_frame", "back_run", "now".
+    // The toolbar's actions by name: "run", "pause", "step", "step_over", "step_out",
+    // "frame", "reset", and the record's "back_step", "back_frame", "back_run", "now".
+    // The menus' actions have object names too: "openProgramAction",
+    // "debugProgramAction", "insertDisk0".."insertDisk3", "ejectDisk0".."ejectDisk3",
+    // "writebackAction", "saveStateAction", "loadStateAction", "screenshotAction",
+    // "warpAction" (File), "wholeRasterAction", "debugOverlayAction" (View).
     QAction* action(const QString& name) const;
     QString statusText() const;
+
+    // How the File menu asks for files. The defaults are Qt's file dialogs and a question
+    // box; a test replaces them to drive the menu offscreen. openPath and savePath return
+    // the chosen file, or an empty string when the user cancelled; confirmOverwrite says
+    // whether an existing file may be written over.
+    struct FileDialogs {
+        std::function<QString(const QString& title, const QString& filter)> openPath;
+        std::function<QString(const QString& title, const QString& filter)> savePath;
+        std::function<bool(const QString& path)> confirmOverwrite;
+    };
+    FileDialogs& fileDialogs() { return dialogs_; }
+
+    // The size the window opens at on a screen with this much room (its available
+    // geometry): the preferred 1440 x 900, made smaller to fit, frame included.
+    static QSize fittedSize(const QSize& available);
 
 signals:
     // A command this window sent has been answered (after any reply handler ran).
@@ -62,6 +82,18 @@ protected:
 
 private:
     void buildActions();
+    // The File menu: open a program, the disk drives, states, a screenshot, warp.
+    void buildFileMenu(QMenu* file);
+    void openProgram(bool stopAtEntry);
+    void insertDisk(int drive);
+    void loadMachineState();
+    // state.save or capture.screenshot to the file the user chose, written over only
+    // when it exists and the user says so.
+    void writeChosenFile(const std::string& method, const QString& title, const QString& filter);
+    void updateDriveActions();
+    void pollWarp();
+    // Opens at the fitted size on the screen, or at the saved geometry where it fits.
+    void placeOnScreen(bool factory);
     void buildDocks();
     void buildCaptureDock();
     void showAbout();
@@ -83,6 +115,12 @@ private:
     QLabel* beamLabel_ = nullptr;
     QLabel* speedLabel_ = nullptr;
     QLabel* backLabel_ = nullptr;
+    QLabel* pcLabel_ = nullptr;
+    FileDialogs dialogs_;
+    QAction* warp_ = nullptr;
+    QAction* writeback_ = nullptr;
+    QAction* eject_[4] = {};
+    bool warpAsked_ = false; // a warp.get is on its way
     TimelineStrip* timeline_ = nullptr;
     bool timelineAsked_ = false;           // a timeline.status is on its way
     bool seeking_ = false;                 // a scrub's timeline.seek is on its way

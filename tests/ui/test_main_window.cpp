@@ -7,7 +7,9 @@
 #include "app/control/control_server.h"
 #include "app/control/emulator.h"
 #include "emu/machine.h"
+#include "emu/media/adf.h"
 #include "profiler/capture/overlay.h"
+#include "profiler/capture/png.h"
 #include "profiler/capture/screenshot.h"
 #include "ui/cpu_pane.h"
 #include "ui/display_widget.h"
@@ -16,14 +18,19 @@
 #include "ui/timeline_strip.h"
 
 #include <QDockWidget>
+#include <QFile>
 #include <QLocalSocket>
+#include <QMenu>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
 #include <cstring>
+#include <mutex>
 #include <set>
 
 using namespace copperline;
@@ -103,8 +110,18 @@ private slots:
         QVERIFY(menus.contains("&File"));
         QVERIFY(menus.contains("&Machine"));
         QVERIFY(menus.contains("&Help"));
-        for (const char* name : {"run", "pause", "step", "frame", "reset"})
+        for (const char* name : {"run", "pause", "step", "step_over", "step_out", "frame", "reset"})
             QVERIFY(w.action(name));
+        QCOMPARE(w.action("step_over")->shortcut(), QKeySequence(Qt::Key_F10));
+        QCOMPARE(w.action("step_out")->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F11));
+        auto* bar = w.findChild<QToolBar*>("runToolBar");
+        QVERIFY(bar->actions().contains(w.action("step_over")));
+        QVERIFY(bar->actions().contains(w.action("step_out")));
+        for (const char* name : {"openProgramAction", "debugProgramAction", "insertDisk0",
+                                 "ejectDisk3", "writebackAction", "saveStateAction",
+                                 "loadStateAction", "screenshotAction", "warpAction"})
+            QVERIFY2(w.action(name), name);
+        QVERIFY(w.action("warpAction")->isCheckable());
         QVERIFY(w.findChild<QToolBar*>("runToolBar"));
         QVERIFY(w.analyzer()->isVisible());
         QVERIFY(w.cpuPane()->isVisible());
@@ -117,6 +134,7 @@ private slots:
         picture->width = 908;
         picture->height = 626;
         picture->pixels.assign(std::size_t(908) * 626, 0xFF000000u);
+        d.setWholeRaster(true); // the overlay's origin in the whole picture
         d.setPicture(picture);
         auto shapes = std::make_shared<OverlayShapes>();
         OverlayShape box;
@@ -148,12 +166,13 @@ private slots:
         QSettings().clear();
         Emulator emu(aros(), windowOptions());
         emu.start();
+        const QSize mine(940, 700); // fits the test's 1024 x 768 screen
         {
             MainWindow w(emu, false);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             w.findChild<QDockWidget*>("analyzerDock")->hide();
-            w.resize(1300, 860);
+            w.resize(mine);
             w.close(); // saves the layout
         }
         {
@@ -161,14 +180,66 @@ private slots:
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             QVERIFY(!w.findChild<QDockWidget*>("analyzerDock")->isVisible());
-            QCOMPARE(w.size(), QSize(1300, 860));
+            QCOMPARE(w.size(), mine);
         }
         {
             MainWindow w(emu, true);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             QVERIFY(w.findChild<QDockWidget*>("analyzerDock")->isVisible());
-            QVERIFY(w.size() != QSize(1300, 860));
+            QVERIFY(w.size() != mine);
+        }
+        QSettings().clear();
+    }
+
+    // The window fits the screen it opens on (the test runs on a 1024 x 768 one): the
+    // display, the Frame Analyzer, the registers and the status bar are all on it. A saved
+    // size that does not fit this screen is not restored.
+    void fitsTheScreen() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QCOMPARE(MainWindow::fittedSize(QSize(2560, 1440)), QSize(1440, 900));
+        QCOMPARE(MainWindow::fittedSize(QSize(1024, 768)), QSize(1008, 720));
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        const auto onScreen = [](MainWindow& w) {
+            const QRect room = w.screen()->availableGeometry();
+            QVERIFY2(room.contains(w.frameGeometry()),
+                     qPrintable(QStringLiteral("%1,%2 %3x%4 on %5x%6")
+                                    .arg(w.frameGeometry().x())
+                                    .arg(w.frameGeometry().y())
+                                    .arg(w.frameGeometry().width())
+                                    .arg(w.frameGeometry().height())
+                                    .arg(room.width())
+                                    .arg(room.height())));
+            for (QWidget* part :
+                 {static_cast<QWidget*>(w.display()), static_cast<QWidget*>(w.analyzer()),
+                  static_cast<QWidget*>(w.cpuPane()), static_cast<QWidget*>(w.statusBar())}) {
+                QVERIFY(part->isVisible());
+                const QRect global(part->mapToGlobal(QPoint(0, 0)), part->size());
+                QVERIFY2(room.contains(global), part->metaObject()->className());
+            }
+        };
+        QCOMPARE(QGuiApplication::primaryScreen()->size(), QSize(1024, 768));
+        {
+            MainWindow w(emu, true);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            onScreen(w);
+            // As large as fits, not a small window in a corner.
+            QVERIFY(w.width() >= 900 && w.height() >= 650);
+            // The Frame Analyzer's dock takes its share, not the whole width.
+            QVERIFY(w.analyzer()->width() < w.width() / 2);
+            QVERIFY(w.display()->width() > 300);
+            w.resize(1300, 860); // as a larger screen would have had it
+            w.close();
+        }
+        {
+            MainWindow w(emu, false);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            onScreen(w);
+            QCOMPARE(w.size(), MainWindow::fittedSize(w.screen()->availableGeometry().size()));
         }
         QSettings().clear();
     }
@@ -190,6 +261,23 @@ private slots:
             ref->runFrame();
         const Image shot = composeDisplay(*ref);
 
+        // By default the visible area: that part of the picture (black past its right edge).
+        {
+            const QImage& visible = w.display()->image();
+            const QRect area = w.display()->shownArea();
+            QCOMPARE(visible.size(), area.size());
+            QVERIFY(area.width() < int(shot.width));
+            long differ = 0;
+            for (int y = 0; y < area.height(); ++y)
+                for (int x = 0; x < area.width(); ++x) {
+                    const unsigned sx = unsigned(area.left() + x), sy = unsigned(area.top() + y);
+                    const std::uint32_t want = sx < shot.width ? shot.at(sx, sy) : 0xFF000000u;
+                    differ += (visible.pixel(x, y) & 0xFFFFFF) != (want & 0xFFFFFF);
+                }
+            QCOMPARE(differ, 0L);
+        }
+        // The whole raster (View > Whole raster) is the headless screenshot's picture.
+        w.action("wholeRasterAction")->trigger();
         const QImage& shown = w.display()->image();
         QCOMPARE(unsigned(shown.width()), shot.width);
         QCOMPARE(unsigned(shown.height()), shot.height);
@@ -268,7 +356,15 @@ private slots:
         // The status bar and the registers pane follow the snapshot.
         QVERIFY(w.statusText().contains(QStringLiteral("frame %1").arg(kFrames)));
         QVERIFY(w.cpuPane()->registersText().contains("PC "));
-        QTRY_VERIFY(w.cpuPane()->disassemblyText().startsWith("> "));
+        // The listing from the pc, marked, in hex; a label names the ROM routine it is in.
+        QTRY_VERIFY(w.cpuPane()->disassemblyText().contains(
+            QStringLiteral("> $%1")
+                .arg(emu.snapshot()->regs.pc, 6, 16, QLatin1Char('0'))
+                .toUpper()));
+        QVERIFY(w.statusText().contains(
+            QStringLiteral("pc $") +
+            QStringLiteral("%1").arg(emu.snapshot()->regs.pc, 8, 16, QLatin1Char('0')).toUpper()));
+        QVERIFY(w.statusText().contains(QStringLiteral("beam $")));
     }
 
     void toolbarAndSocketAgree() {
@@ -297,6 +393,8 @@ private slots:
             json params;
         };
         const Case cases[] = {{"step", "step", {{"n", 1}}},
+                              {"step_over", "step_over", json::object()},
+                              {"step_out", "step_out", json::object()},
                               {"frame", "step_frame", {{"n", 1}}},
                               {"reset", "machine.reset", {{"kind", "cold"}}}};
         int id = 1;
@@ -327,6 +425,211 @@ private slots:
         QVERIFY(!emu.snapshot()->running);
         const json status = socketCall(socket, id++, "status", json::object());
         QCOMPARE(status["result"].value("state", ""), std::string("paused"));
+    }
+
+    void viewMenuShowsTheWholeRaster() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        QVERIFY(emu.call("step_frame", {{"n", 60}}).ok);
+        w.refresh();
+        auto* raster = w.action("wholeRasterAction");
+        QVERIFY(raster && raster->isCheckable() && !raster->isChecked());
+        QVERIFY(!w.display()->wholeRaster());
+        const int visible = w.display()->image().width();
+        raster->trigger();
+        QVERIFY(w.display()->wholeRaster());
+        QCOMPARE(w.display()->image().width(), 908); // the blanks too
+        QVERIFY(visible < 908);
+        raster->trigger();
+        QVERIFY(!w.display()->wholeRaster());
+    }
+
+    // File > Screenshot and Save/Load state through the (replaced) file dialogs: a file
+    // that exists is written over only when the user says so.
+    void fileMenuSavesStatesAndScreenshots() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        QTemporaryDir dir;
+        QStringList toOpen, toSave, asked;
+        bool allow = false;
+        auto& dialogs = w.fileDialogs();
+        dialogs.openPath = [&](const QString&, const QString&) {
+            return toOpen.isEmpty() ? QString() : toOpen.takeFirst();
+        };
+        dialogs.savePath = [&](const QString&, const QString&) {
+            return toSave.isEmpty() ? QString() : toSave.takeFirst();
+        };
+        dialogs.confirmOverwrite = [&](const QString& path) {
+            asked << path;
+            return allow;
+        };
+        QVERIFY(emu.call("step_frame", {{"n", 60}}).ok);
+        QSignalSpy replies(&w, &MainWindow::replied);
+
+        const QString shot = dir.filePath("shot.png");
+        toSave << shot;
+        w.action("screenshotAction")->trigger();
+        QTRY_VERIFY(answered(replies, "capture.screenshot") != 0);
+        QCOMPARE(answered(replies, "capture.screenshot"), 1);
+        QCOMPARE(readPng(shot.toStdString()).width, 908u);
+        QVERIFY(asked.isEmpty());
+
+        // Over the user's own file: asked first, and left alone on a no.
+        const QString mine = dir.filePath("mine.png");
+        {
+            QFile f(mine);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("a user's file");
+        }
+        replies.clear();
+        toSave << mine;
+        w.action("screenshotAction")->trigger();
+        QCOMPARE(asked, QStringList{mine});
+        QTest::qWait(300);
+        QCOMPARE(answered(replies, "capture.screenshot"), 0);
+        {
+            QFile f(mine);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QCOMPARE(f.readAll(), QByteArray("a user's file"));
+        }
+        allow = true;
+        toSave << mine;
+        w.action("screenshotAction")->trigger();
+        QTRY_VERIFY(answered(replies, "capture.screenshot") != 0);
+        QCOMPARE(answered(replies, "capture.screenshot"), 1);
+        QCOMPARE(readPng(mine.toStdString()).width, 908u);
+        // A cancelled dialog does nothing.
+        replies.clear();
+        w.action("screenshotAction")->trigger();
+        w.action("saveStateAction")->trigger();
+        w.action("loadStateAction")->trigger();
+        QTest::qWait(300);
+        QCOMPARE(replies.count(), 0);
+
+        // A state saved, the machine run on, and the state loaded while it runs (the
+        // window pauses it first): the machine is the saved one again.
+        const QString state = dir.filePath("s.clstate");
+        toSave << state;
+        w.action("saveStateAction")->trigger();
+        QTRY_VERIFY(answered(replies, "state.save") != 0);
+        QCOMPARE(answered(replies, "state.save"), 1);
+        const json hash = emu.call("state.hash").result["hash"];
+        QVERIFY(emu.call("state.info", {{"path", state.toStdString()}})
+                    .result.value("compatible", false));
+        QVERIFY(emu.call("continue", {{"wait", false}}).ok);
+        QTRY_VERIFY(emu.snapshot()->frame > 64);
+        toOpen << state;
+        w.action("loadStateAction")->trigger();
+        QTRY_VERIFY(answered(replies, "state.load") != 0);
+        QCOMPARE(answered(replies, "state.load"), 1);
+        QVERIFY(!emu.snapshot()->running);
+        QCOMPARE(emu.call("state.hash").result["hash"], hash);
+    }
+
+    // File > Disk drives: a disk in each drive from the dialog, ejected again.
+    void fileMenuInsertsAndEjectsDisks() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        QTemporaryDir dir;
+        const QString adf = dir.filePath("blank.adf");
+        {
+            QFile f(adf);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray(901120, '\0'));
+        }
+        QStringList toOpen;
+        w.fileDialogs().openPath = [&](const QString&, const QString&) {
+            return toOpen.isEmpty() ? QString() : toOpen.takeFirst();
+        };
+        QSignalSpy replies(&w, &MainWindow::replied);
+        w.action("writebackAction")->setChecked(true);
+        toOpen << adf;
+        w.action("insertDisk1")->trigger();
+        QTRY_VERIFY(answered(replies, "media.floppy.insert") != 0);
+        QCOMPARE(answered(replies, "media.floppy.insert"), 1);
+        const json drives = emu.call("media.floppy.query").result["drives"];
+        QCOMPARE(drives[1]["path"], adf.toStdString());
+        QCOMPARE(drives[1]["writeback"], true);
+        QVERIFY(drives[0]["path"].is_null());
+
+        // As the menu opens it asks which drives hold a disk.
+        auto* menu = w.findChild<QMenu*>("drivesMenu");
+        QVERIFY(menu);
+        emit menu->aboutToShow();
+        QTRY_VERIFY(answered(replies, "media.floppy.query") != 0);
+        QVERIFY(w.action("ejectDisk1")->isEnabled());
+        QVERIFY(w.action("ejectDisk1")->text().contains("blank.adf"));
+        QVERIFY(!w.action("ejectDisk0")->isEnabled());
+        QVERIFY(!w.action("ejectDisk2")->isEnabled());
+        w.action("ejectDisk1")->trigger();
+        QTRY_VERIFY(answered(replies, "media.floppy.eject") != 0);
+        QCOMPARE(answered(replies, "media.floppy.eject"), 1);
+        QVERIFY(emu.call("media.floppy.query").result["drives"][1]["path"].is_null());
+    }
+
+    // File > Warp follows warp.get and sets it; File > Open program runs one as --run does
+    // (the run disk is built for the chosen program, the machine warps while it boots).
+    void warpAndOpenProgram() {
+        Emulator::Options o = windowOptions();
+        o.paced = true; // a window's session, which warp unpaces
+        std::mutex mutex;
+        std::vector<std::string> programs;
+        o.buildRunDisk = [&](const Emulator::Options::RunDisk& r) {
+            std::lock_guard lock(mutex);
+            programs.push_back(r.program);
+            return adfFromBytes(std::vector<std::uint8_t>(adf::kImageBytes, 0), "a run disk");
+        };
+        Emulator emu(aros(), o);
+        emu.start();
+        MainWindow w(emu, true);
+        auto* warp = w.action("warpAction");
+        QCOMPARE(emu.call("warp.get").result.value("on", true), false);
+        QVERIFY(!warp->isChecked());
+        QSignalSpy replies(&w, &MainWindow::replied);
+        warp->trigger();
+        QTRY_VERIFY(answered(replies, "warp.set") != 0);
+        QCOMPARE(answered(replies, "warp.set"), 1);
+        QCOMPARE(emu.call("warp.get").result.value("on", false), true);
+        QCOMPARE(emu.call("warp.get").result.value("source", ""), std::string("manual"));
+        QVERIFY(warp->isChecked());
+        replies.clear();
+        warp->trigger();
+        QTRY_VERIFY(answered(replies, "warp.set") != 0);
+        QCOMPARE(emu.call("warp.get").result.value("on", true), false);
+        QVERIFY(!warp->isChecked());
+        // Set by another client while the machine runs: the action follows.
+        QVERIFY(emu.call("continue", {{"wait", false}}).ok);
+        QVERIFY(emu.call("warp.set", {{"on", true}}).ok);
+        QTRY_VERIFY(warp->isChecked());
+        QVERIFY(emu.call("warp.set", {{"on", false}}).ok);
+        QTRY_VERIFY(!warp->isChecked());
+        QVERIFY(emu.call("pause").ok);
+
+        QTemporaryDir dir;
+        const QString program = dir.filePath("prog");
+        QStringList toOpen{program};
+        w.fileDialogs().openPath = [&](const QString&, const QString&) {
+            return toOpen.isEmpty() ? QString() : toOpen.takeFirst();
+        };
+        replies.clear();
+        w.action("openProgramAction")->trigger();
+        QTRY_VERIFY(answered(replies, "run.program") != 0);
+        QCOMPARE(answered(replies, "run.program"), 1);
+        {
+            std::lock_guard lock(mutex);
+            QCOMPARE(programs, std::vector<std::string>{program.toStdString()});
+        }
+        // It runs, warping until the program loads (which a blank disk never does).
+        QTRY_VERIFY(answered(replies, "continue") != 0);
+        QTRY_VERIFY(emu.snapshot()->running);
+        const json launch = emu.call("warp.get").result;
+        QCOMPARE(launch.value("source", ""), std::string("launch"));
+        QVERIFY(launch.value("on", false));
+        QTRY_VERIFY(warp->isChecked());
+        QVERIFY(emu.call("pause").ok);
     }
 
     void theRecordFromTheWindow() {
@@ -377,5 +680,25 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+// The tests run on a 1024 x 768 screen, the smallest the window is made for: an offscreen
+// platform (ctest's) is given one through its configuration file.
+int main(int argc, char** argv) {
+    QTemporaryDir config;
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen" && config.isValid()) {
+        QFile f(config.filePath("screens.json"));
+        if (f.open(QIODevice::WriteOnly)) {
+            f.write(R"({"synchronousWindowSystemEvents": false, "windowFrameMargins": true,
+                        "screens": [{"name": "Small", "x": 0, "y": 0, "width": 1024,
+                                     "height": 768, "logicalDpi": 96, "logicalBaseDpi": 96,
+                                     "dpr": 1}]})");
+            f.close();
+            qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + f.fileName().toLocal8Bit());
+        }
+    }
+    QApplication app(argc, argv);
+    app.setAttribute(Qt::AA_Use96Dpi, true);
+    TestMainWindow tests;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&tests, argc, argv);
+}
 #include "test_main_window.moc"
