@@ -84,6 +84,7 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerSymbolCommands(*this);
     registerMediaCommands(*this);
     registerRunCommands(*this);
+    registerStripCommands(*this);
     floppies = options.floppies;
     sessionPaced = options.paced;
     machine->guestApi().setRunHandler([this](const GuestApi::RunMessage& message) { runMessage(message); });
@@ -279,6 +280,8 @@ void Emulator::Impl::runSlice() {
     Machine& m = *machine;
     auto& cpu = m.cpu();
     Record& rec = *record;
+    // Run on from an earlier moment: the cuts made after it are of another timeline.
+    strip.runFrom(m.now());
     while (running) {
         if (pending.load(std::memory_order_relaxed)) return;
         if (m.now() >= rec.nextDue()) rec.applyDue();
@@ -309,6 +312,8 @@ void Emulator::Impl::runSlice() {
         }
         skipBreakOnce = false;
         currentPc = pc;
+        if (strip.wants(pc)) [[unlikely]]
+            stripBoundary(pc);
         m.stepInstruction();
         if (run.failed) {
             nlohmann::json detail = std::move(*run.failed);
@@ -487,6 +492,21 @@ void Emulator::Impl::armRun(const std::string& program, bool stopAtEntry) {
     run.stopAtEntry = stopAtEntry;
     run.warping = sessionPaced;
     updatePacing();
+}
+
+void Emulator::Impl::stripBoundary(std::uint32_t pc) {
+    Machine& m = *machine;
+    const m68k::Registers r = m.cpu().registers();
+    strip::StripCutter::Boundary b;
+    b.pc = pc;
+    b.stopped = m.cpu().stopped();
+    b.supervisor = r.sr & 0x2000;
+    b.usp = b.supervisor ? r.usp : r.a[7];
+    b.ssp = b.supervisor ? r.a[7] : r.ssp;
+    b.interruptPending = m.paula().ipl() > ((r.sr >> 8) & 7u);
+    const RecordPoint p = record->here();
+    b.at = {p.cycle, p.instructions, p.cck, p.frame};
+    strip.boundary(b);
 }
 
 void Emulator::Impl::updatePacing() {

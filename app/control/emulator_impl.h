@@ -13,6 +13,7 @@
 #include "profiler/amigaos/amigaos.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/sampling/system_sampler.h"
+#include "profiler/strip/strip_cutter.h"
 #include "emu/record/record.h"
 
 #include <atomic>
@@ -162,6 +163,11 @@ struct Emulator::Impl : CpuAccessObserver {
     std::uint64_t overlayGeneration = ~std::uint64_t(0);
     std::shared_ptr<const OverlayShapes> overlay;
 
+    // The profile strip's cuts (strip_commands.cpp): told of the boundaries at its start and
+    // end, and of every boundary while a call is open, by the run loop.
+    strip::StripCutter strip;
+    void stripBoundary(std::uint32_t pc);
+
     // The file behind each drive's disk (media_commands.cpp).
     std::array<FloppyFile, 4> floppies;
     // Writes drive n's disk back to its file as it leaves (floppy_files.h); what there is
@@ -247,6 +253,13 @@ void registerSymbolCommands(Emulator::Impl& impl);
 void registerMediaCommands(Emulator::Impl& impl);
 // run.program, warp.get, warp.set (run_commands.cpp).
 void registerRunCommands(Emulator::Impl& impl);
+// The machine stands where the record put it: the views follow, the capture hears of a
+// backward move from `fromCycle`, and the stop (reason) is announced as any other; returns
+// the position with the reason (record_commands.cpp).
+nlohmann::json arrived(Emulator::Impl& e, const char* reason, std::uint64_t fromCycle,
+                       nlohmann::json detail = nullptr);
+// strip.* (strip_commands.cpp).
+void registerStripCommands(Emulator::Impl& impl);
 // "hunks" ({base, size}) and "relocation_bases" of a segment list, as segments.list gives them.
 void addSegmentsJson(nlohmann::json& out, const std::vector<AmigaOsSegment>& segments);
 

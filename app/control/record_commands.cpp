@@ -30,20 +30,6 @@ json pointJson(const Machine& m, const RecordPoint& t) {
             {"seconds", secondsAt(m, t.cycle)}};
 }
 
-// The machine stands where the record put it: the views follow, the capture hears of a
-// backward move, and the stop is announced like any other.
-json arrived(Emulator::Impl& e, const char* reason, std::uint64_t fromCycle,
-             json detail = nullptr) {
-    if (e.machine->now() < fromCycle) e.timelineMoved();
-    e.frameCommitted = false;
-    e.refreshFrameViews();
-    e.stopRun(reason, detail);
-    json s = e.position();
-    s["reason"] = reason;
-    if (!detail.is_null()) s["detail"] = std::move(detail);
-    return s;
-}
-
 // Puts the machine back where a search through the record started.
 void returnTo(Emulator::Impl& e, std::uint64_t cycle) {
     e.record->seek(Record::Key::Cycle, cycle);
@@ -166,6 +152,19 @@ std::uint64_t count(const json& params, const char* what) {
 }
 
 } // namespace
+
+// The machine stands where the record put it: the views follow, the capture hears of a
+// backward move, and the stop is announced like any other.
+json arrived(Emulator::Impl& e, const char* reason, std::uint64_t fromCycle, json detail) {
+    if (e.machine->now() < fromCycle) e.timelineMoved();
+    e.frameCommitted = false;
+    e.refreshFrameViews();
+    e.stopRun(reason, detail);
+    json s = e.position();
+    s["reason"] = reason;
+    if (!detail.is_null()) s["detail"] = std::move(detail);
+    return s;
+}
 
 void registerRecordCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;

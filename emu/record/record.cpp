@@ -354,6 +354,19 @@ void Record::replayUntil(const std::function<bool()>& until) {
     }
 }
 
+void Record::replayTo(Key key, std::uint64_t value, ReplayVisitor& visitor) {
+    note();
+    MutedReplay quiet(m_, replaying_);
+    visitor.beginStretch();
+    for (;;) {
+        visitor.boundary(m_);
+        if (keyOf(here(), key) >= value || m_.now() >= newest_.cycle) return;
+        visitor.beforeStep(m_);
+        m_.stepInstruction();
+        applyAt(m_.now());
+    }
+}
+
 bool Record::seek(Key key, std::uint64_t value) {
     note();
     if (snapshots_.empty()) return false;

@@ -114,6 +114,12 @@ public:
     // holds fewer. Leaves the machine somewhere in the past: seek afterwards.
     std::optional<std::uint64_t> findBack(std::uint64_t before, std::uint64_t n,
                                           ReplayVisitor& visitor);
+    // Runs the machine on from where it stands, as a replay (its observers muted, the
+    // logged inputs applied), up to the first boundary whose `key` reaches `value` (at most
+    // the newest point), telling `visitor` of every boundary on the way and of each step
+    // before it runs: for an observer of its own that watches a stretch the record holds
+    // (the profile strip's call tree). The machine is left where it stopped: seek back.
+    void replayTo(Key key, std::uint64_t value, ReplayVisitor& visitor);
     // Whether a replay is running (sinks of output the machine already gave stay quiet).
     bool replaying() const { return replaying_; }
 

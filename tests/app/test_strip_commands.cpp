@@ -1,0 +1,261 @@
+// The profile strip's commands through Emulator::call on a bare-metal main loop of known
+// shape (tests/guest/strip/strip_loop.s): pass, call and until cuts, strip.select standing
+// the machine on a bar's first instruction, the replayed call tree (calls, Self, Total,
+// the interrupt under the frame), the machine and the record unchanged by a replay, and
+// bad input.
+
+#include "app/control/emulator.h"
+#include "emu/machine.h"
+#include "emu/media/file_bytes.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QtTest>
+#include <algorithm>
+#include <map>
+
+using namespace copperline;
+using nlohmann::json;
+
+namespace {
+
+std::map<std::string, std::uint32_t> symbols() {
+    QProcess nm;
+    nm.start(M68K_NM, {"--defined-only", STRIP_LOOP_ELF});
+    nm.waitForFinished();
+    std::map<std::string, std::uint32_t> out;
+    for (const QByteArray& line : nm.readAllStandardOutput().split('\n')) {
+        const auto f = line.simplified().split(' ');
+        if (f.size() == 3) out[f[2].toStdString()] = f[0].toUInt(nullptr, 16);
+    }
+    return out;
+}
+
+std::unique_ptr<Emulator> loop() {
+    auto m = std::make_unique<Machine>();
+    m->bootBareMetal(readFileBytes(STRIP_LOOP_BIN));
+    auto e = std::make_unique<Emulator>(std::move(m), Emulator::Options{});
+    e->start();
+    return e;
+}
+
+json call(Emulator& e, const std::string& method, const json& params = json::object()) {
+    const CommandResult r = e.call(method, params);
+    if (!r.ok) qWarning("%s: %s", method.c_str(), r.errorMessage.c_str());
+    return r.ok ? r.result : json{{"error", r.errorCode}, {"message", r.errorMessage}};
+}
+
+const json* child(const json& node, std::uint32_t at) {
+    for (const json& c : node["children"])
+        if (c.value("at", 0u) == at) return &c;
+    return nullptr;
+}
+
+void checkSums(const json& n) {
+    std::uint64_t sum = n.value("self_cck", 0ull);
+    for (const json& c : n["children"]) {
+        checkSums(c);
+        sum += c.value("total_cck", 0ull);
+    }
+    QCOMPARE(n.value("total_cck", 0ull), sum);
+}
+
+} // namespace
+
+class TestStripCommands : public QObject {
+    Q_OBJECT
+private slots:
+    void passBarsLieEndToEndOneFrameEach() {
+        const auto sym = symbols();
+        auto e = loop();
+        QVERIFY(call(*e, "step_frame", {{"n", 5}}).contains("frame"));
+        const json set = call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "pass"}});
+        QCOMPARE(set.value("mode", std::string()), std::string("pass"));
+        QVERIFY(call(*e, "step_frame", {{"n", 40}}).contains("frame"));
+        const json b = call(*e, "strip.bars");
+        const json& bars = b["bars"];
+        // One pass a frame: about 39 ended, each spanning one vertical blank.
+        QVERIFY2(bars.size() >= 38 && bars.size() <= 40, b.dump().c_str());
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < bars.size(); ++i) {
+            QCOMPARE(bars[i].value("frames_spanned", 0ull), 1ull);
+            sum += bars[i].value("length_cck", 0ull);
+            if (i) {
+                // End to end: each begins where the one before ended.
+                QCOMPARE(bars[i].value("position", 0ull), bars[i - 1].value("end_position", 1ull));
+                QCOMPARE(bars[i].value("frame", 0ull), bars[i - 1].value("frame", 0ull) + 1);
+            }
+        }
+        // The lengths add up to the time from the first cut to the last.
+        const std::uint64_t first = bars.front().value("cck", 0ull);
+        const std::uint64_t lastEnd = bars.back().value("cck", 0ull) + bars.back().value("length_cck", 0ull);
+        QCOMPARE(sum, lastEnd - first);
+        // A pass keeps step with the frame: 313 lines of 227 colour clocks, give or take
+        // where the interrupt lands in an instruction.
+        for (const json& bar : bars) QVERIFY(std::llabs(std::int64_t(bar.value("length_cck", 0ull)) - 313 * 227) < 40);
+        QVERIFY(!b["open"].is_null());
+    }
+
+    void callBarsHaveTheirExactLengthAndRecursionIsInTheOuter() {
+        const auto sym = symbols();
+        auto e = loop();
+        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        call(*e, "strip.set", {{"start", sym.at("thrice")}, {"mode", "call"}});
+        QVERIFY(call(*e, "step_frame", {{"n", 10}}).contains("frame"));
+        json bars = call(*e, "strip.bars")["bars"];
+        // Three calls a pass, every one the same length (no DMA to wait for): 41 DBRAs.
+        QVERIFY2(bars.size() >= 27 && bars.size() <= 30, bars.dump().c_str());
+        const std::uint64_t len = bars[0].value("length_cck", 0ull);
+        for (const json& bar : bars) QCOMPARE(bar.value("length_cck", 0ull), len);
+        QVERIFY(!bars[0].contains("frames_spanned"));
+        // moveq (2 CCK), 40 taken DBRAs (5 each), the last (7) and RTS (8), in colour clocks,
+        // and one more where the bus makes the CPU's first access wait for an even clock.
+        QVERIFY2(len >= 2 + 40 * 5 + 7 + 8 && len <= 2 + 40 * 5 + 7 + 8 + 1, qPrintable(QString::number(len)));
+
+
+        // recurse calls itself twice more: one bar a pass, holding all three.
+        call(*e, "strip.set", {{"start", sym.at("recurse")}, {"mode", "call"}});
+        QVERIFY(call(*e, "step_frame", {{"n", 10}}).contains("frame"));
+        bars = call(*e, "strip.bars")["bars"];
+        QVERIFY2(bars.size() >= 9 && bars.size() <= 10, bars.dump().c_str());
+        const json tree = call(*e, "strip.tree", {{"bar", bars[2].value("bar", 0)}});
+        checkSums(tree);
+        QCOMPARE(tree.value("total_cck", 0ull), bars[2].value("length_cck", 1ull));
+        const json* r1 = child(tree, sym.at("recurse"));
+        QVERIFY(r1);
+        const json* r2 = child(*r1, sym.at("recurse"));
+        QVERIFY(r2);
+        const json* r3 = child(*r2, sym.at("recurse"));
+        QVERIFY(r3);
+        QCOMPARE(r3->value("calls", 0u), 1u);
+        QVERIFY((*r3)["children"].empty());
+        // The call ends with its own RTS: nothing of the caller's is in it.
+        QCOMPARE(tree.value("self_cck", 1ull), 0ull);
+    }
+
+    void untilLeavesTheWaitOut() {
+        const auto sym = symbols();
+        auto e = loop();
+        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "until"}, {"end", sym.at("passend")}});
+        QVERIFY(call(*e, "step_frame", {{"n", 12}}).contains("frame"));
+        const json bars = call(*e, "strip.bars")["bars"];
+        QVERIFY(bars.size() >= 10);
+        for (std::size_t i = 1; i < bars.size(); ++i) {
+            // The stretch is the work alone, far shorter than the frame, and the wait
+            // between one stretch and the next is in none.
+            QVERIFY(bars[i].value("length_cck", 0ull) < 313 * 227 / 4);
+            QVERIFY(bars[i].value("position", 0ull) > bars[i - 1].value("end_position", 0ull));
+        }
+        // Without an end an until ends where the next begins, as a pass does.
+        call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "until"}, {"end", nullptr}});
+        QVERIFY(call(*e, "step_frame", {{"n", 5}}).contains("frame"));
+        const json again = call(*e, "strip.bars")["bars"];
+        QVERIFY(again.size() >= 3);
+        QCOMPARE(again[1].value("position", 0ull), again[0].value("end_position", 1ull));
+    }
+
+    void selectStandsOnTheBarsFirstInstructionAndTheTreeReplaysIt() {
+        const auto sym = symbols();
+        auto e = loop();
+        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        call(*e, "strip.set", {{"start", sym.at("pass")}});
+        QVERIFY(call(*e, "step_frame", {{"n", 30}}).contains("frame"));
+        const json bars = call(*e, "strip.bars")["bars"];
+        QVERIFY(bars.size() > 20);
+        const std::string hashBefore = call(*e, "state.hash").value("hash", std::string());
+        const json statusBefore = call(*e, "timeline.status");
+
+        // The tree of a pass: the loop's code at the root, with thrice three times, third
+        // once in every three passes, the recursion, jumper with tail under it, and the
+        // vertical blank's handler under the frame, not under what it interrupted.
+        std::uint32_t thirdCalls = 0;
+        for (int k = 0; k < 3; ++k) {
+            const json& bar = bars[std::size_t(10 + k)];
+            const json tree = call(*e, "strip.tree", {{"bar", bar.value("bar", 0)}});
+            QVERIFY2(tree.contains("children"), tree.dump().c_str());
+            checkSums(tree);
+            QCOMPARE(tree.value("total_cck", 0ull), bar.value("length_cck", 1ull));
+            const json* loopCode = child(tree, sym.at("pass"));
+            QVERIFY(loopCode);
+            QCOMPARE(loopCode->value("named", true), false);
+            const json* thrice = child(*loopCode, sym.at("thrice"));
+            QVERIFY(thrice);
+            QCOMPARE(thrice->value("calls", 0u), 3u);
+            // Three calls of the length the call cuts measure (the test before).
+            const std::uint64_t self = thrice->value("self_cck", 0ull);
+            QVERIFY2(self % 3 == 0 && self / 3 >= 217 && self / 3 <= 218, qPrintable(QString::number(self)));
+            if (const json* third = child(*loopCode, sym.at("third"))) thirdCalls += third->value("calls", 0u);
+            const json* jumper = child(*loopCode, sym.at("jumper"));
+            QVERIFY(jumper);
+            QCOMPARE(jumper->value("calls", 0u), 1u);
+            const json* vbl = child(tree, sym.at("vbl"));
+            QVERIFY2(vbl, tree.dump().c_str());
+            QCOMPARE(vbl->value("kind", std::string()), std::string("interrupt"));
+            QCOMPARE(vbl->value("calls", 0u), 1u);
+            QVERIFY(child(*vbl, sym.at("vblwork")));
+            QVERIFY(!child(*loopCode, sym.at("vbl")));
+            // The wait in STOP is the Self of the loop that stopped.
+            QVERIFY(loopCode->value("self_cck", 0ull) > 313 * 227 / 2);
+        }
+        QCOMPARE(thirdCalls, 1u);
+        // Replaying changed nothing: the machine and the record are as they were.
+        QCOMPARE(call(*e, "state.hash").value("hash", std::string()), hashBefore);
+        // (bytes_used counts the working copy a seek decompresses into, as every seek does.)
+        json statusAfter = call(*e, "timeline.status"), before = statusBefore;
+        statusAfter.erase("bytes_used");
+        before.erase("bytes_used");
+        QVERIFY2(statusAfter == before, (before.dump() + "\n" + statusAfter.dump()).c_str());
+
+        // strip.select stands the machine on the bar's first instruction, quickly.
+        std::vector<qint64> times;
+        for (std::size_t i = bars.size() - 12; i < bars.size(); ++i) {
+            QElapsedTimer t;
+            t.start();
+            const json at = call(*e, "strip.select", {{"bar", bars[i].value("bar", 0)}});
+            times.push_back(t.elapsed());
+            QCOMPARE(at.value("reason", std::string()), std::string("strip"));
+            QCOMPARE(at.value("pc", 0u), sym.at("pass"));
+            QCOMPARE(at.value("frame", 0ull), bars[i].value("frame", 1ull));
+            QCOMPARE(at.value("cck", 0ull), bars[i].value("cck", 1ull));
+            QCOMPARE(at.value("instructions", 0ull), bars[i].value("position", 1ull));
+            const json here = call(*e, "strip.bars")["bars"];
+            for (const json& h : here) QCOMPARE(h.value("here", false), h.value("bar", 0) == bars[i].value("bar", 1));
+        }
+        std::sort(times.begin(), times.end());
+        qInfo("strip.select: median %lld ms, worst %lld ms", times[times.size() / 2], times.back());
+        // Running on from a past bar drops the bars after it; they are cut again.
+        call(*e, "strip.select", {{"bar", bars[5].value("bar", 0)}});
+        QVERIFY(call(*e, "step_frame", {{"n", 2}}).contains("frame"));
+        const json after = call(*e, "strip.bars")["bars"];
+        QVERIFY2(after.size() >= 6 && after.size() <= 8, after.dump().c_str());
+    }
+
+    void badInputIsRefused() {
+        const auto sym = symbols();
+        auto e = loop();
+        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        const auto code = [&](const std::string& m, const json& p) { return e->call(m, p).errorCode; };
+        QCOMPARE(code("strip.set", {{"start", "no_such_routine"}}), -32602);
+        QCOMPARE(code("strip.set", {{"start", sym.at("pass") + 1}}), -32602);        // odd
+        QCOMPARE(code("strip.set", {{"start", "$00A00000"}}), -32602);              // no memory there
+        QCOMPARE(code("strip.set", {{"start", sym.at("pass")}, {"mode", "loop"}}), -32602);
+        QCOMPARE(code("strip.set", {{"start", sym.at("pass")}, {"end", sym.at("passend")}}), -32602); // end without until
+        QCOMPARE(code("strip.set", {{"strat", sym.at("pass")}}), -32602);            // a misspelling
+        QVERIFY(e->call("strip.get").result["start"].is_null());
+        // A start never reached, and a call that never returns: no bar, and the summary says so.
+        call(*e, "strip.set", {{"start", sym.at("_start")}, {"mode", "call"}});
+        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        json b = call(*e, "strip.bars");
+        QVERIFY(b["bars"].empty());
+        QCOMPARE(b.value("summary", std::string()), std::string("no profiling frame has begun yet"));
+        QCOMPARE(code("strip.select", {{"bar", 0}}), -32007);
+        QCOMPARE(code("strip.tree", json::object()), -32602); // standing in none
+        // An empty start removes it.
+        call(*e, "strip.set", {{"start", ""}});
+        QVERIFY(call(*e, "strip.get")["start"].is_null());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStripCommands)
+#include "test_strip_commands.moc"
