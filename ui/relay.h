@@ -1,29 +1,56 @@
 #pragma once
 
 // Replies from the emulator thread to a widget. The emulator calls back on its own thread;
-// a Relay posts the call to the widget's thread while the widget lives and drops it, under
-// the same lock, once the widget is gone. The widget owns a shared_ptr to it, sets
-// `target` to itself, and clears it in its destructor.
+// a Relay queues the call under its lock and wakes the widget's thread with a queued call
+// that carries nothing (what crosses threads goes through the mutex, where
+// ThreadSanitizer sees it), and drops the calls, under the same lock, once the widget is
+// gone. The widget owns a shared_ptr to it, sets `target` to itself, and clears it in its
+// destructor.
 
 #include <QMetaObject>
 #include <QObject>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 
 namespace copperline {
 
-struct Relay {
+struct Relay : std::enable_shared_from_this<Relay> {
     std::mutex mutex;
     QObject* target = nullptr;
+    std::deque<std::function<void()>> queue;
 
     template <class F>
     void post(F f) {
         std::lock_guard lock(mutex);
-        if (target) QMetaObject::invokeMethod(target, std::move(f), Qt::QueuedConnection);
+        if (!target) return;
+        queue.emplace_back(std::move(f));
+        if (queue.size() > 1) return; // a wake-up is on its way
+        std::weak_ptr<Relay> self = weak_from_this();
+        QMetaObject::invokeMethod(
+            target, [self] {
+                if (auto r = self.lock()) r->drain();
+            },
+            Qt::QueuedConnection);
+    }
+    // On the widget's thread: everything posted so far, in order.
+    void drain() {
+        std::deque<std::function<void()>> work;
+        {
+            std::lock_guard lock(mutex);
+            if (!target) {
+                queue.clear();
+                return;
+            }
+            work.swap(queue);
+        }
+        for (auto& f : work) f();
     }
     void detach() {
         std::lock_guard lock(mutex);
         target = nullptr;
+        queue.clear();
     }
 };
 

@@ -8,6 +8,8 @@
 #include <QLocalServer>
 #include <QLocalSocket>
 #include <QPointer>
+#include <deque>
+#include <functional>
 #include <mutex>
 #include <sys/stat.h>
 #include <vector>
@@ -24,20 +26,41 @@ const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.se
 } // namespace
 
 // Replies and notifications are made on the emulator thread and must reach the server's
-// thread. The mailbox lets them post there while the server lives, and drops them, under
-// the same lock, once it is gone: a reply to a closed server is never delivered to freed
-// memory.
-struct ControlServer::Mailbox {
+// thread. The mailbox queues them under its lock and wakes the server's thread with a
+// queued call that carries nothing: what crosses threads goes through the mutex, where
+// ThreadSanitizer sees it, not through Qt's event queue, whose atomics it cannot see. It
+// drops them, under the same lock, once the server is gone: a reply to a closed server is
+// never delivered to freed memory.
+struct ControlServer::Mailbox : std::enable_shared_from_this<ControlServer::Mailbox> {
     std::mutex mutex;
     ControlServer* server = nullptr;
+    std::deque<std::function<void(ControlServer*)>> queue;
 
     // Runs f(server) on the server's thread, if the server still lives.
     template <class F>
     void post(F f) {
         std::lock_guard lock(mutex);
-        if (server)
-            QMetaObject::invokeMethod(
-                server, [s = server, f = std::move(f)] { f(s); }, Qt::QueuedConnection);
+        if (!server) return;
+        queue.emplace_back(std::move(f));
+        if (queue.size() > 1) return; // a wake-up is on its way
+        std::weak_ptr<Mailbox> self = weak_from_this();
+        QMetaObject::invokeMethod(
+            server, [self] {
+                if (auto box = self.lock()) box->drain();
+            },
+            Qt::QueuedConnection);
+    }
+    // On the server's thread: everything posted so far, in order.
+    void drain() {
+        std::deque<std::function<void(ControlServer*)>> work;
+        ControlServer* s = nullptr;
+        {
+            std::lock_guard lock(mutex);
+            work.swap(queue);
+            s = server;
+        }
+        if (!s) return;
+        for (auto& f : work) f(s);
     }
 };
 
@@ -116,6 +139,7 @@ void ControlServer::finish() {
     finishing_ = true;
     // The replies the emulator thread posted here once the event loop had stopped.
     QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    mailbox_->drain();
     std::vector<std::uint64_t> ids;
     for (const auto& [id, c] : connections_)
         ids.push_back(id);
