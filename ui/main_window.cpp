@@ -430,6 +430,10 @@ void MainWindow::buildCaptureDock() {
     });
 }
 
+void MainWindow::drainRelay() {
+    relay_->drain();
+}
+
 QAction* MainWindow::action(const QString& name) const {
     return findChild<QAction*>(name);
 }

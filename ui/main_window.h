@@ -57,6 +57,8 @@ public:
     // "warpAction" (File), "wholeRasterAction", "debugOverlayAction" (View).
     QAction* action(const QString& name) const;
     QString statusText() const;
+    // Runs the replies the emulator thread has queued (ui/relay.h wakes it, queued).
+    Q_INVOKABLE void drainRelay();
 
     // How the File menu asks for files. The defaults are Qt's file dialogs and a question
     // box; a test replaces them to drive the menu offscreen. openPath and savePath return

@@ -1,11 +1,12 @@
 #pragma once
 
 // Replies from the emulator thread to a widget. The emulator calls back on its own thread;
-// a Relay queues the call under its lock and wakes the widget's thread with a queued call
-// that carries nothing (what crosses threads goes through the mutex, where
-// ThreadSanitizer sees it), and drops the calls, under the same lock, once the widget is
-// gone. The widget owns a shared_ptr to it, sets `target` to itself, and clears it in its
-// destructor.
+// a Relay queues the call under its lock and wakes the widget's thread by invoking the
+// target's `drainRelay()` (a Q_INVOKABLE that calls drain()) by name, queued: the event is
+// made and freed inside Qt and carries nothing of ours, and what crosses threads goes
+// through the mutex, where ThreadSanitizer sees it. It drops the calls, under the same
+// lock, once the widget is gone. The widget owns a shared_ptr to it, sets `target` to
+// itself, and clears it in its destructor.
 
 #include <QMetaObject>
 #include <QObject>
@@ -16,7 +17,7 @@
 
 namespace copperline {
 
-struct Relay : std::enable_shared_from_this<Relay> {
+struct Relay {
     std::mutex mutex;
     QObject* target = nullptr;
     std::deque<std::function<void()>> queue;
@@ -27,12 +28,7 @@ struct Relay : std::enable_shared_from_this<Relay> {
         if (!target) return;
         queue.emplace_back(std::move(f));
         if (queue.size() > 1) return; // a wake-up is on its way
-        std::weak_ptr<Relay> self = weak_from_this();
-        QMetaObject::invokeMethod(
-            target, [self] {
-                if (auto r = self.lock()) r->drain();
-            },
-            Qt::QueuedConnection);
+        QMetaObject::invokeMethod(target, "drainRelay", Qt::QueuedConnection);
     }
     // On the widget's thread: everything posted so far, in order.
     void drain() {

@@ -27,11 +27,11 @@ const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.se
 
 // Replies and notifications are made on the emulator thread and must reach the server's
 // thread. The mailbox queues them under its lock and wakes the server's thread with a
-// queued call that carries nothing: what crosses threads goes through the mutex, where
+// queued call of drainMailbox() by name, which carries nothing: what crosses threads goes through the mutex, where
 // ThreadSanitizer sees it, not through Qt's event queue, whose atomics it cannot see. It
 // drops them, under the same lock, once the server is gone: a reply to a closed server is
 // never delivered to freed memory.
-struct ControlServer::Mailbox : std::enable_shared_from_this<ControlServer::Mailbox> {
+struct ControlServer::Mailbox {
     std::mutex mutex;
     ControlServer* server = nullptr;
     std::deque<std::function<void(ControlServer*)>> queue;
@@ -43,12 +43,8 @@ struct ControlServer::Mailbox : std::enable_shared_from_this<ControlServer::Mail
         if (!server) return;
         queue.emplace_back(std::move(f));
         if (queue.size() > 1) return; // a wake-up is on its way
-        std::weak_ptr<Mailbox> self = weak_from_this();
-        QMetaObject::invokeMethod(
-            server, [self] {
-                if (auto box = self.lock()) box->drain();
-            },
-            Qt::QueuedConnection);
+        // By name: the event is made and freed inside Qt and carries nothing of ours.
+        QMetaObject::invokeMethod(server, "drainMailbox", Qt::QueuedConnection);
     }
     // On the server's thread: everything posted so far, in order.
     void drain() {
@@ -133,6 +129,10 @@ bool ControlServer::listen(const std::string& name, std::string* error) {
     ::chmod(path_.c_str(), 0600);
     connect(server_, &QLocalServer::newConnection, this, &ControlServer::accept);
     return true;
+}
+
+void ControlServer::drainMailbox() {
+    mailbox_->drain();
 }
 
 void ControlServer::finish() {

@@ -46,6 +46,9 @@ public:
     // replies.
     static constexpr std::int64_t kMaxQueuedBytes = 16 << 20;
 
+    // Runs what the emulator thread has queued for this thread (the mailbox wakes it).
+    Q_INVOKABLE void drainMailbox();
+
 private:
     struct Connection;
     struct Mailbox;
