@@ -134,15 +134,16 @@ void CpuPane::requestDisassembly(std::uint32_t from) {
                       if (offset == 0)
                           text += name + QStringLiteral(":\n");
                       else if (first)
-                          text += QStringLiteral("%1+$%2:\n").arg(name, hex(offset, 1));
+                          text += QStringLiteral("%1+0x%2:\n").arg(name).arg(offset, 0, 16);
                   }
                   first = false;
                   const QString mark = pinned && a == from ? QStringLiteral("* ")
                                        : a == pc           ? QStringLiteral("> ")
                                                            : QStringLiteral("  ");
                   QString row =
-                      QStringLiteral("%1$%2  %3  %4")
-                          .arg(mark, hex(a, 6))
+                      QStringLiteral("%1%2  %3  %4")
+                          .arg(mark)
+                          .arg(a, 6, 16, QLatin1Char('0'))
                           .arg(QString::fromStdString(line.value("bytes", std::string())), -20)
                           .arg(QString::fromStdString(line.value("text", std::string())));
                   // Where a call or branch goes, by name.

@@ -356,11 +356,9 @@ private slots:
         // The status bar and the registers pane follow the snapshot.
         QVERIFY(w.statusText().contains(QStringLiteral("frame %1").arg(kFrames)));
         QVERIFY(w.cpuPane()->registersText().contains("PC "));
-        // The listing from the pc, marked, in hex; a label names the ROM routine it is in.
+        // The listing from the pc, marked, its addresses in hex.
         QTRY_VERIFY(w.cpuPane()->disassemblyText().contains(
-            QStringLiteral("> $%1")
-                .arg(emu.snapshot()->regs.pc, 6, 16, QLatin1Char('0'))
-                .toUpper()));
+            QStringLiteral("> %1").arg(emu.snapshot()->regs.pc, 6, 16, QLatin1Char('0'))));
         QVERIFY(w.statusText().contains(
             QStringLiteral("pc $") +
             QStringLiteral("%1").arg(emu.snapshot()->regs.pc, 8, 16, QLatin1Char('0')).toUpper()));
@@ -425,6 +423,34 @@ private slots:
         QVERIFY(!emu.snapshot()->running);
         const json status = socketCall(socket, id++, "status", json::object());
         QCOMPARE(status["result"].value("state", ""), std::string("paused"));
+    }
+
+    // The disassembly pane shows disasm's names: a label where a routine starts (and the
+    // routine the listing starts in), the name of a call's target beside it.
+    void disassemblyShowsSymbols() {
+        json asked;
+        CpuPane pane([&](const std::string& method, const json& params,
+                         std::function<void(bool, const json&)> reply) {
+            QCOMPARE(method, std::string("disasm"));
+            asked = params;
+            reply(true, json::parse(R"({"instructions": [
+                {"addr": 3052704, "bytes": "4a80", "length": 2, "text": "tst.l %d0", "valid": true,
+                 "symbol": "_start", "symbol_offset": 40},
+                {"addr": 3052706, "bytes": "4eb9002e94cc", "length": 6, "text": "jsr (0x2e94cc).l",
+                 "valid": true, "symbol": "_start", "symbol_offset": 42, "target": 3052748,
+                 "target_symbol": "main"},
+                {"addr": 3052748, "bytes": "4e75", "length": 2, "text": "rts", "valid": true,
+                 "symbol": "main", "symbol_offset": 0}]})"));
+        });
+        pane.showAddress(0x2E94A0);
+        QCOMPARE(asked.value("addr", 0u), 0x2E94A0u);
+        const QStringList lines = pane.disassemblyText().split('\n');
+        QCOMPARE(lines.value(0), QStringLiteral("_start+0x28:"));
+        QVERIFY2(lines.value(2).contains("2e94a2") &&
+                     lines.value(2).endsWith("jsr (0x2e94cc).l  ; main"),
+                 qPrintable(lines.value(2)));
+        QCOMPARE(lines.value(3), QStringLiteral("main:"));
+        QVERIFY(lines.value(4).contains("2e94cc") && lines.value(4).endsWith("rts"));
     }
 
     void viewMenuShowsTheWholeRaster() {
