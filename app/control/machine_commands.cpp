@@ -8,6 +8,8 @@
 #include "emu/chipset/custom_regs.h"
 #include "emu/cpu/disasm/disasm.h"
 #include "emu/hex.h"
+#include "profiler/amigaos/amigaos.h"
+#include "profiler/amigaos/memory_view.h"
 #include "profiler/capture/overlay.h"
 #include "profiler/capture/screenshot.h"
 
@@ -42,6 +44,9 @@ constexpr std::uint64_t kMaxStepOverFrames = 1500; // 30 PAL seconds
 // this observer ends early: once the routine has returned it leaves the resume one step
 // to go, which is the step it is watching, and names the stop "step". It is attached for
 // the one resume and detached at its stop, whatever ended it (a breakpoint, a pause).
+// Code in user mode runs on its task's own stack, so there a return counts only in the
+// task that was running (exec's ThisTask) when the step began: another task's stack may
+// lie anywhere. In supervisor mode there is one stack, and its depth says enough.
 class ReturnWatch final : public m68k::Observer {
 public:
     explicit ReturnWatch(Emulator::Impl& e) : e_(e) {}
@@ -70,7 +75,7 @@ public:
         case 0x4E73: popsFrom = r.a[7] + 2; break; // RTE: the sr, then the pc
         default: return;
         }
-        if (popsFrom >= sp_) finish();
+        if (popsFrom >= sp_ && inTask()) finish();
     }
 
     void instructionRetired(const m68k::RetireInfo&) override {
@@ -80,7 +85,7 @@ public:
         const auto r = cpu.registers();
         const bool supervisor = r.sr & 0x2000;
         if (supervisor != supervisor_ || r.a[7] < sp_) return; // a deeper call came back here
-        finish();
+        if (inTask()) finish();
     }
 
 private:
@@ -91,8 +96,20 @@ private:
         next_ = next;
         sp_ = sp;
         supervisor_ = supervisor;
+        task_.reset();
+        if (!supervisor) {
+            const ExecTaskFields exec = readExecTaskFields(MachineMemoryView(*e_.machine));
+            if (exec.exec && exec.taskPlausible) task_ = exec.thisTask;
+        }
         armed_ = true;
         e_.machine->attachCpuObserver(this, m68k::kHookBefore | m68k::kHookRetire);
+    }
+
+    // Whether the task the step began in runs (always, where exec cannot be read then).
+    bool inTask() const {
+        if (!task_) return true;
+        const ExecTaskFields exec = readExecTaskFields(MachineMemoryView(*e_.machine));
+        return exec.exec && exec.thisTask == *task_;
     }
 
     // The step under way is the resume's last.
@@ -107,6 +124,7 @@ private:
     Mode mode_ = Mode::Over;
     std::uint32_t next_ = 0, sp_ = 0;
     bool supervisor_ = false;
+    std::optional<std::uint32_t> task_; // ThisTask, for a step begun in user mode
 };
 
 // The instructions step_over runs as one: BSR, JSR, TRAP #n and the line A and line F

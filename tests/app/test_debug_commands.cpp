@@ -9,6 +9,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -207,6 +208,44 @@ private slots:
         QCOMPARE(stop.result["reason"], "budget");
         QCOMPARE(stop.result["pc"].get<std::uint32_t>(), B + 0x0A);
         QCOMPARE(stop.result["instructions"].get<std::uint64_t>() - before, 5'000'000u);
+
+        // In user mode each task has its stack: a return in another task (exec's ThisTask
+        // another) does not end the step, however high its stack. A made-up ExecBase at
+        // $2000 (ChkBase its complement) names task $3000 or $3200.
+        // clang-format off
+        const std::vector<std::uint8_t> tasks = {
+            0x23, 0xFC, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00, 0x21, 0x14, // C+00  move.l #$3200,ThisTask
+            0x2E, 0x7C, 0x00, 0x06, 0x00, 0x00,                         // C+0A  movea.l #$60000,sp
+            0x4E, 0x75,                                                 // C+10  rts (task $3200's)
+            0x23, 0xFC, 0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x21, 0x14, // C+12  move.l #$3000,ThisTask
+            0x2E, 0x7C, 0x00, 0x05, 0x00, 0x00,                         // C+1C  movea.l #$50000,sp
+            0x4E, 0x75,                                                 // C+22  rts (ours)
+            0x4E, 0x71,                                                 // C+24  nop
+        };
+        // clang-format on
+        constexpr std::uint32_t C = 0x1100;
+        const auto write = [&](std::uint32_t addr, const std::string& hex) {
+            QVERIFY(e.call("mem.write", {{"addr", addr}, {"data", hex}}).ok);
+        };
+        std::string taskCode;
+        for (const std::uint8_t b : tasks) {
+            char two[3];
+            std::snprintf(two, sizeof two, "%02x", b);
+            taskCode += two;
+        }
+        write(C, taskCode);
+        write(0x2000 + 38, "ffffdfff");  // ChkBase
+        write(0x2000 + 276, "00003000"); // ThisTask
+        write(4, "00002000");
+        write(0x60000, "00001112"); // task $3200's return address: C+12
+        write(0x50000, "00001124"); // ours: C+24
+        set("pc", C);
+        set("sr", 0x0700); // user mode, on the user stack
+        set("a7", 0x50000);
+        stop = e.call("step_out");
+        QCOMPARE(stop.result["reason"], "step");
+        QCOMPARE(stop.result["pc"].get<std::uint32_t>(), C + 0x24);
+        QCOMPARE(reg("a7"), 0x50004u);
 
         // Both want a paused machine and take no parameters.
         QCOMPARE(e.call("step_over", {{"n", 2}}).errorCode, errc::InvalidParams);
