@@ -42,6 +42,7 @@ void CallTreeBuilder::push(CallNode::Kind kind, std::uint32_t at, std::uint32_t 
         ++nodes_[node].calls;
         nodes_[node].level = level;
         nodes_[node].vector = vector;
+        enteredLast_ = node;
     }
     open_.push_back({node, slot, supervisor, jump, at});
 }
@@ -59,6 +60,7 @@ void CallTreeBuilder::endBelow(std::uint32_t sp, bool supervisor, bool inclusive
 }
 
 void CallTreeBuilder::step(const TraceStep& s) {
+    enteredLast_.reset();
     nodes_[top()].self += s.cck;
     switch (s.kind) {
     case TraceStep::Kind::Call:
@@ -71,7 +73,17 @@ void CallTreeBuilder::step(const TraceStep& s) {
         push(s.level > 0 ? CallNode::Kind::Interrupt : CallNode::Kind::Routine, s.next, s.sp, s.supervisor, false,
              s.level, s.vector);
         return;
-    case TraceStep::Kind::Return: endBelow(s.sp, s.supervisor, false); return;
+    case TraceStep::Kind::Return: {
+        const std::size_t open = open_.size();
+        endBelow(s.sp, s.supervisor, false);
+        // A return that ends no call went where an address pushed for it said: a call by
+        // PEA and RTS (AROS calls its interrupt servers so). Arriving at a name that way
+        // makes a routine of its own, marked as a jump, ended by the return that pops the
+        // address now on the stack.
+        if (open_.size() == open && !open_.empty() && namer_ && namer_(s.next))
+            push(CallNode::Kind::Jump, s.next, s.sp, s.supervisor, true);
+        return;
+    }
     case TraceStep::Kind::Stopped: return;
     case TraceStep::Kind::Instruction: break;
     }
@@ -124,6 +136,15 @@ CallNode CallTreeBuilder::build(std::size_t index) const {
 }
 
 CallNode CallTreeBuilder::finish() {
+    // Entered by the frame's last step, a routine ran nothing inside the frame: it was not
+    // reached in it (a pass's loop calling the routine the next pass begins at).
+    if (enteredLast_ && *enteredLast_ != 0) {
+        Node& n = nodes_[*enteredLast_];
+        if (--n.calls == 0 && n.self == 0 && n.children.empty()) {
+            auto& siblings = nodes_[n.parent].children;
+            siblings.erase(std::remove(siblings.begin(), siblings.end(), *enteredLast_), siblings.end());
+        }
+    }
     return build(0);
 }
 

@@ -23,6 +23,9 @@
 // - Arriving at a name by a jump or by running on into it makes a routine of its own under
 //   the one left, marked as a jump; it shares that routine's return. A jump back to the
 //   first instruction of a routine on that chain returns to it (a loop to its own start).
+//   A return that ends no call (an RTS to an address pushed for it: PEA, then RTS) arriving
+//   at a name is such a routine too, ended by the return that pops the address then on the
+//   stack.
 // - A step's colour clocks are the Self of the routine running as it starts (a call's JSR
 //   is its caller's, an interrupt's acknowledge the interrupted routine's), and a stretch
 //   in STOP is the Self of the routine that stopped.
@@ -109,6 +112,9 @@ private:
 
     Namer namer_;
     std::string frameName_;
+    // The node the latest step entered (a call, an exception, a jump), if it did: a frame
+    // whose last step enters a routine (the next frame's start, say) ran none of it.
+    std::optional<std::size_t> enteredLast_;
     std::vector<Node> nodes_;
     std::vector<Open> open_;
     std::uint64_t overflowed_ = 0;

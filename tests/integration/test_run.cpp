@@ -10,6 +10,7 @@
 #include "profiler/capture/png.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/sampling/sample_reader.h"
+#include "tests/integration/served.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@
 #include <QtTest>
 
 using namespace copperline;
+using copperline::testing::Served;
 
 namespace {
 
@@ -77,45 +79,6 @@ std::string readFileText(const QString& path) {
     if (!f.open(QIODevice::ReadOnly)) return {};
     return f.readAll().toStdString();
 }
-
-// A copperline serving --control NAME with `args`, and copperline-ctl calls to it.
-class Served {
-public:
-    explicit Served(const QString& tag, const QStringList& args)
-        : name_(QStringLiteral("run-%1-%2").arg(tag).arg(QCoreApplication::applicationPid())) {
-        QStringList env = QProcess::systemEnvironment();
-        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
-        server_.setEnvironment(env);
-        server_.start(COPPERLINE_EXE, QStringList{"--factory", "--noaudio", "--control", name_} + args);
-    }
-    ~Served() {
-        if (server_.state() != QProcess::NotRunning) {
-            server_.kill();
-            server_.waitForFinished();
-        }
-    }
-    bool started() { return server_.waitForStarted(); }
-    Result call(const QString& method, const nlohmann::json& params = nullptr) {
-        QStringList args = {"--socket", name_, "--timeout", "120", method};
-        if (!params.is_null()) args << QString::fromStdString(params.dump());
-        for (int attempt = 0;; ++attempt) {
-            const Result r = run(COPPERLINE_CTL, args);
-            // The server may still be opening its socket.
-            if (r.status == 0 || attempt >= 50 || !r.err.contains("listening")) return r;
-            QTest::qWait(100);
-        }
-    }
-    nlohmann::json json(const QString& method, const nlohmann::json& params = nullptr) {
-        const Result r = call(method, params);
-        if (r.status != 0) return {{"failed", (r.out + r.err).toStdString()}};
-        return nlohmann::json::parse(r.out.toStdString());
-    }
-    QProcess& process() { return server_; }
-
-private:
-    QString name_;
-    QProcess server_;
-};
 
 // The bytes of block 1000 as bootblock_write leaves them: a copy of the boot block.
 bool block1000IsTheBootBlock(const std::vector<std::uint8_t>& disk) {
@@ -288,10 +251,10 @@ private slots:
         QVERIFY(drives["drives"][0].value("disk", false));
         QVERIFY(drives["drives"][0]["path"].is_null());
         // Bad input: no such program, an unknown parameter.
-        const Result missing = s.call("run.program", {{"path", "/nonexistent/prog"}});
+        const auto missing = s.call("run.program", {{"path", "/nonexistent/prog"}});
         QVERIFY(missing.status != 0);
         QVERIFY2((missing.out + missing.err).contains("/nonexistent/prog"), (missing.out + missing.err).constData());
-        const Result typo = s.call("run.program", {{"pth", GUEST_HELLO}});
+        const auto typo = s.call("run.program", {{"pth", GUEST_HELLO}});
         QVERIFY2((typo.out + typo.err).contains("pth"), (typo.out + typo.err).constData());
         s.call("quit");
         QVERIFY(s.process().waitForFinished(30000));
@@ -362,7 +325,7 @@ private slots:
         // A file that is not an ADF is refused by name and the drive keeps what it had.
         Served t("bad", {});
         QVERIFY(t.started());
-        const Result bad = t.call("media.floppy.insert", {{"drive", 0}, {"path", GUEST_HELLO}});
+        const auto bad = t.call("media.floppy.insert", {{"drive", 0}, {"path", GUEST_HELLO}});
         QVERIFY(bad.status != 0);
         QVERIFY2((bad.out + bad.err).contains("ADF"), (bad.out + bad.err).constData());
         QVERIFY(!t.json("media.floppy.query")["drives"][0].value("disk", true));

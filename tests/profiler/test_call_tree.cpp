@@ -230,6 +230,37 @@ private slots:
         QCOMPARE(find(*m2, "leaf")->self, std::uint64_t(7));
     }
 
+    void aCallByPeaAndRtsIsARoutineMarkedAsAJump() {
+        // main pushes a return address and the handler's, and returns to the handler (as
+        // AROS calls its interrupt servers); the handler's RTS comes back to main.
+        Trace t;
+        t.run(0x1000, 2);
+        t.setSp(t.sp() - 8).run(0x1002, 12, 0x1006); // pea (ret,pc); move.l d0,-(sp)
+        t.ret(0x1006, 0x5000, 8); // rts to tail, leaving the pushed return address on the stack
+        t.run(0x5000, 20).ret(0x5002, 0x1008, 8);
+        t.run(0x1008, 3);
+        const CallNode r = t.finish();
+        checkSums(r);
+        const CallNode* main = find(r, "main");
+        QCOMPARE(main->self, std::uint64_t(2 + 12 + 8 + 3));
+        const CallNode* tail = find(*main, "tail");
+        QVERIFY(tail);
+        QCOMPARE(tail->kind, CallNode::Kind::Jump);
+        QCOMPARE(tail->self, std::uint64_t(20 + 8));
+    }
+
+    void aCallByTheLastStepIsNotCounted() {
+        // A pass cut at main: the loop's JSR to main is the frame's last step; main, entered
+        // by it, runs in the next frame, so this frame reached it once, not twice.
+        Trace t;
+        t.run(0x1000, 5).ret(0x1002, 0x0900, 8).run(0x0900, 3).call(0x0902, 0x1000, 9);
+        const CallNode r = t.finish();
+        QCOMPARE(r.children.size(), std::size_t(1));
+        QCOMPARE(r.children[0].calls, 1u);
+        QCOMPARE(r.self, std::uint64_t(3 + 9));
+        QCOMPARE(r.total, std::uint64_t(5 + 8 + 3 + 9));
+    }
+
     void theLimitsCountInTheCaller() {
         // 300 nested calls of work: the first 255 below main are routines (256 open calls
         // with main's), the rest are counted in the innermost.
