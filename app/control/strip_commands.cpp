@@ -224,8 +224,9 @@ void registerStripCommands(Emulator::Impl& e) {
                                       ? (", " + std::to_string(here->framesSpanned()) + " frames").c_str()
                                       : "");
                 } else {
-                    std::snprintf(line, sizeof line, "%zu profiling frames, %.1f us on average, the longest %.1f us",
-                                  held.size(), double(total) * us / double(held.size()), double(longest) * us);
+                    std::snprintf(line, sizeof line, "%zu profiling frame%s, %.1f us on average, the longest %.1f us",
+                                  held.size(), held.size() == 1 ? "" : "s", double(total) * us / double(held.size()),
+                                  double(longest) * us);
                 }
                 out["summary"] = line;
                 return out;
