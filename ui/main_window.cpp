@@ -439,6 +439,7 @@ QAction* MainWindow::action(const QString& name) const {
 }
 
 void MainWindow::command(const std::string& method, const nlohmann::json& params, Reply reply) {
+    emit sent(QString::fromStdString(method), QString::fromStdString(params.dump()));
     std::weak_ptr<Relay> box = relay_;
     emulator_.submit(
         method, params, [box, reply = std::move(reply), this, method](const CommandResult& r) {

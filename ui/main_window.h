@@ -78,6 +78,8 @@ public:
 signals:
     // A command this window sent has been answered (after any reply handler ran).
     void replied(const QString& method, bool ok);
+    // A command is on its way, with its parameters as JSON text.
+    void sent(const QString& method, const QString& params);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

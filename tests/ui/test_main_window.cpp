@@ -656,6 +656,25 @@ private slots:
         QVERIFY(launch.value("on", false));
         QTRY_VERIFY(warp->isChecked());
         QVERIFY(emu.call("pause").ok);
+
+        // To run it, or to debug it: the machine stops at its first instruction then.
+        QSignalSpy sent(&w, &MainWindow::sent);
+        const auto runProgramSent = [&]() {
+            for (const auto& s : sent)
+                if (s.at(0).toString() == QLatin1String("run.program"))
+                    return json::parse(s.at(1).toString().toStdString());
+            return json();
+        };
+        for (const char* name : {"openProgramAction", "debugProgramAction"}) {
+            sent.clear();
+            toOpen << program;
+            w.action(name)->trigger();
+            const json params = runProgramSent();
+            QCOMPARE(params.value("path", ""), program.toStdString());
+            QCOMPARE(params.value("stop", true), std::string(name) == "debugProgramAction");
+        }
+        QTRY_VERIFY(emu.snapshot()->running);
+        QVERIFY(emu.call("pause").ok);
     }
 
     void theRecordFromTheWindow() {
