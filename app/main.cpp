@@ -411,10 +411,8 @@ int main(int argc, char** argv) {
     for (unsigned n = 0; n < 4; ++n) eo.floppies[n] = {media.paths[n], media.writeback[n]};
     eo.buildRunDisk = copperline::runDiskBuilder();
     copperline::Emulator emulator(std::move(machine), eo);
-    emulator.setQuitHandler([] {
-        QMetaObject::invokeMethod(QCoreApplication::instance(), &QCoreApplication::quit,
-                                  Qt::QueuedConnection);
-    });
+    // By name: the queued event is made and freed inside Qt (ui/relay.h says why).
+    emulator.setQuitHandler([] { QMetaObject::invokeMethod(QCoreApplication::instance(), "quit", Qt::QueuedConnection); });
 
     std::unique_ptr<copperline::ControlServer> server;
     const QString controlName = controlled ? parser.value(controlOpt) : parser.value(controlGuiOpt);
