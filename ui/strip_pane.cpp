@@ -27,10 +27,8 @@ namespace {
 
 using json = nlohmann::json;
 
-// A PAL frame is 313 lines of 227 colour clocks; an NTSC one 262.5 lines of 227.5.
+// A PAL frame is 313 lines of 227 colour clocks, until strip.bars says (frame_cck).
 constexpr double kPalFrameCck = 313.0 * 227.0;
-constexpr double kNtscFrameCck = 262.5 * 227.5;
-constexpr double kPalCckHz = 3546895.0, kNtscCckHz = 3579545.0;
 constexpr int kDefaultLines = 16; // the document's default: the column headings among them
 const char* const kModes[] = {"pass", "call", "until"};
 
@@ -324,7 +322,9 @@ void StripPane::roundDone() {
 
 void StripPane::showSpec(const json& spec) {
     spec_ = spec;
-    const std::string key = spec.value("start_address", json()).dump() + "/" +
+    // Every strip.set raises the generation, the same spec given again included.
+    const std::string key = spec.value("generation", json()).dump() + "/" +
+                            spec.value("start_address", json()).dump() + "/" +
                             spec.value("mode", std::string()) + "/" +
                             spec.value("end_address", json()).dump();
     if (key != shownSpec_) {
@@ -364,7 +364,6 @@ void StripPane::restoreFields() {
 void StripPane::showBars(const json& reply) {
     if (reply.contains("spec")) showSpec(reply["spec"]);
     bars_.clear();
-    double cckPerUs = 0;
     for (const json& b : reply.value("bars", json::array())) {
         Bar bar;
         bar.bar = b.value("bar", 0ull);
@@ -374,15 +373,10 @@ void StripPane::showBars(const json& reply) {
         bar.lengthUs = b.value("length_us", 0.0);
         if (b.contains("frames_spanned")) bar.framesSpanned = b.value("frames_spanned", 0ull);
         bar.here = b.value("here", false);
-        if (bar.lengthUs > 0 && bar.lengthCck > 1000)
-            cckPerUs = double(bar.lengthCck) / bar.lengthUs;
         bars_.push_back(bar);
     }
-    // The bars give no frame length: their colour clocks a second tell PAL from NTSC.
-    if (cckPerUs > 0)
-        frameCck_ = std::abs(cckPerUs * 1e6 - kNtscCckHz) < std::abs(cckPerUs * 1e6 - kPalCckHz)
-                        ? kNtscFrameCck
-                        : kPalFrameCck;
+    // A frame of the machine's own beam, PAL's or NTSC's.
+    frameCck_ = reply.value("frame_cck", kPalFrameCck);
     longestCck_ = reply.value("longest_cck", 0ull);
     // The places are shared out once, then only ever multiplied, so bars move by whole places.
     const int n = int(bars_.size());

@@ -149,7 +149,8 @@ void registerStripCommands(Emulator::Impl& e) {
                   {"start_address", s.start ? json(*s.start) : json(nullptr)},
                   {"mode", strip::modeName(s.mode)},
                   {"end", s.end ? json(names->end) : json(nullptr)},
-                  {"end_address", s.end ? json(*s.end) : json(nullptr)}};
+                  {"end_address", s.end ? json(*s.end) : json(nullptr)},
+                  {"generation", e.strip.generation()}};
         return j;
     };
 
@@ -205,7 +206,11 @@ void registerStripCommands(Emulator::Impl& e) {
                     spanned += f->framesSpanned();
                     if (bars.back().value("here", false)) here = f;
                 }
-                json out = {{"spec", specJson()}, {"bars", std::move(bars)}, {"longest_cck", longest}};
+                // A frame of the machine's own beam: PAL 313 lines of 227 colour clocks, NTSC
+                // 262.5 of 227.5 (long and short alternating).
+                const double frameCck = e.machine->config().ntsc ? 262.5 * 227.5 : 313.0 * 227.0;
+                json out = {{"spec", specJson()}, {"bars", std::move(bars)}, {"longest_cck", longest},
+                            {"frame_cck", frameCck}};
                 if (const auto& o = e.strip.open())
                     out["open"] = {{"position", o->begin.instructions}, {"cck", o->begin.cck}, {"frame", o->begin.frame}};
                 else

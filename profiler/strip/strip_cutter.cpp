@@ -25,6 +25,7 @@ void StripCutter::set(const Spec& spec) {
     open_.reset();
     evicted_ = 0;
     nextSerial_ = 0;
+    ++generation_;
 }
 
 void StripCutter::close(const StripPoint& at) {

@@ -72,6 +72,9 @@ public:
     // Begins anew: the frames of the old spec are dropped.
     void set(const Spec& spec);
     const Spec& spec() const { return spec_; }
+    // Raised by every set(), the same spec given again included: the panes share their
+    // places out anew.
+    std::uint64_t generation() const { return generation_; }
     bool armed() const { return spec_.start.has_value(); }
 
     // Whether the run loop must describe the boundary at `pc`: the start, the end, or any
@@ -103,6 +106,7 @@ private:
     std::uint64_t lastSeen_ = 0;
     bool seen_ = false;
     std::uint64_t nextSerial_ = 0;
+    std::uint64_t generation_ = 0;
     std::uint64_t evicted_ = 0;
 };
 

@@ -94,6 +94,12 @@ private slots:
         // where the interrupt lands in an instruction.
         for (const json& bar : bars) QVERIFY(std::llabs(std::int64_t(bar.value("length_cck", 0ull)) - 313 * 227) < 40);
         QVERIFY(!b["open"].is_null());
+        QCOMPARE(b.value("frame_cck", 0.0), 313.0 * 227.0);
+        // The same spec given again begins anew: a new generation, no bars.
+        const std::uint64_t generation = b["spec"].value("generation", 0ull);
+        const json again = call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "pass"}});
+        QCOMPARE(again.value("generation", 0ull), generation + 1);
+        QVERIFY(call(*e, "strip.bars")["bars"].empty());
     }
 
     void callBarsHaveTheirExactLengthAndRecursionIsInTheOuter() {
