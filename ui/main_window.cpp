@@ -7,6 +7,7 @@
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
 #include "ui/relay.h"
+#include "ui/strip_pane.h"
 #include "ui/timeline_strip.h"
 
 #include <QApplication>
@@ -393,6 +394,30 @@ void MainWindow::buildDocks() {
         cpuDock->show();
         cpuDock->raise();
         cpu_->showAddress(address);
+    });
+
+    // The profile strip, beside the Frame Analyzer (docs/profile-strip.md).
+    strip_ = new StripPane(send, this);
+    auto* stripDock = new QDockWidget(tr("Profile strip"), this);
+    stripDock->setObjectName(QStringLiteral("stripDock"));
+    stripDock->setWidget(strip_);
+    addDockWidget(Qt::RightDockWidgetArea, stripDock);
+    tabifyDockWidget(findChild<QDockWidget*>(QStringLiteral("analyzerDock")), stripDock);
+    findChild<QDockWidget*>(QStringLiteral("analyzerDock"))->raise();
+    view->addAction(stripDock->toggleViewAction());
+    connect(strip_, &StripPane::addressActivated, this, [this, cpuDock](std::uint32_t address) {
+        cpuDock->show();
+        cpuDock->raise();
+        cpu_->showAddress(address);
+    });
+    // Its bars follow the machine four times a second while it shows.
+    auto* stripTimer = new QTimer(this);
+    connect(stripTimer, &QTimer::timeout, this, [this] {
+        if (strip_->isVisible()) strip_->refresh();
+    });
+    stripTimer->start(250);
+    connect(stripDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible) strip_->refresh();
     });
 }
 

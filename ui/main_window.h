@@ -25,6 +25,7 @@ class FrameAnalyzer;
 class CpuPane;
 class CaptureDock;
 class CoveragePane;
+class StripPane;
 class TimelineStrip;
 struct Relay;
 
@@ -47,6 +48,7 @@ public:
     FrameAnalyzer* analyzer() const { return analyzer_; }
     CaptureDock* captureDock() const { return capture_; }
     CoveragePane* coveragePane() const { return coverage_; }
+    StripPane* stripPane() const { return strip_; }
     CpuPane* cpuPane() const { return cpu_; }
     TimelineStrip* timeline() const { return timeline_; }
     // The toolbar's actions by name: "run", "pause", "step", "step_over", "step_out",
@@ -115,6 +117,7 @@ private:
     CpuPane* cpu_ = nullptr;
     CaptureDock* capture_ = nullptr;
     CoveragePane* coverage_ = nullptr;
+    StripPane* strip_ = nullptr;
     QLabel* frameLabel_ = nullptr;
     QLabel* beamLabel_ = nullptr;
     QLabel* speedLabel_ = nullptr;

@@ -616,7 +616,11 @@ void StripPane::applyLines() {
                         ? tree_->sizeHintForRow(0)
                         : fontMetrics().height() + 4;
     const int header = tree_->header()->sizeHint().height();
-    tree_->setFixedHeight(header + (lines_->value() - 1) * row + 2 * tree_->frameWidth());
+    // As tall as Lines asks where the pane has the room; on a small screen it gives way, down
+    // to its headings and three lines, so that the window still fits.
+    const int frame = 2 * tree_->frameWidth();
+    tree_->setMaximumHeight(header + (lines_->value() - 1) * row + frame);
+    tree_->setMinimumHeight(std::min(tree_->maximumHeight(), header + 3 * row + frame));
 }
 
 } // namespace copperline

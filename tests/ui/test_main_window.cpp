@@ -15,10 +15,12 @@
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
 #include "ui/main_window.h"
+#include "ui/strip_pane.h"
 #include "ui/timeline_strip.h"
 
 #include <QDockWidget>
 #include <QFile>
+#include <QLineEdit>
 #include <QLocalSocket>
 #include <QMenu>
 #include <QMenuBar>
@@ -125,6 +127,28 @@ private slots:
         QVERIFY(w.findChild<QToolBar*>("runToolBar"));
         QVERIFY(w.analyzer()->isVisible());
         QVERIFY(w.cpuPane()->isVisible());
+    }
+
+    // The profile strip's dock sits beside the Frame Analyzer, in the View menu, and follows
+    // the machine's one start while it shows (its own test: test_strip_pane).
+    void theProfileStripDockFollowsTheMachine() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* dock = w.findChild<QDockWidget*>("stripDock");
+        QVERIFY(dock);
+        QVERIFY(w.tabifiedDockWidgets(w.findChild<QDockWidget*>("analyzerDock")).contains(dock));
+        bool inView = false;
+        for (QAction* a : w.findChild<QMenu*>("viewMenu")->actions()) inView = inView || a == dock->toggleViewAction();
+        QVERIFY(inView);
+        dock->raise();
+        QTRY_VERIFY_WITH_TIMEOUT(w.stripPane()->isVisible(), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.stripPane()->summaryText(), QStringLiteral("no start: strip.set gives one"), 5000);
+        // Another client gives a start: the pane's field follows.
+        QVERIFY(emu.call("strip.set", {{"start", 0xF80100}}).ok);
+        QTRY_COMPARE_WITH_TIMEOUT(w.stripPane()->startEdit()->text(), QStringLiteral("$F80100"), 5000);
     }
 
     void debugOverlayIsDrawnOverTheDisplayWhenShown() {
