@@ -8,6 +8,8 @@
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
 
+#include <QTemporaryDir>
+
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QtTest>
@@ -235,6 +237,71 @@ private slots:
         QVERIFY(call(*e, "step_frame", {{"n", 2}}).contains("frame"));
         const json after = call(*e, "strip.bars")["bars"];
         QVERIFY2(after.size() >= 6 && after.size() <= 8, after.dump().c_str());
+    }
+
+    // strip.select over the latest 10 s of a run; a capture in progress and the record are
+    // as they were after a tree is replayed; a bar that left the record is refused.
+    void selectAcrossTenSecondsAndWhatATreeLeavesAlone() {
+        const auto sym = symbols();
+        Emulator::Options o;
+        o.recordBudgetBytes = std::size_t(24) << 20;
+        auto m = std::make_unique<Machine>();
+        m->bootBareMetal(readFileBytes(STRIP_LOOP_BIN));
+        auto e = std::make_unique<Emulator>(std::move(m), o);
+        e->start();
+        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        call(*e, "strip.set", {{"start", sym.at("pass")}});
+        QVERIFY(call(*e, "step_frame", {{"n", 520}}).contains("frame"));
+        const json bars = call(*e, "strip.bars")["bars"];
+        QVERIFY2(bars.size() >= 500, qPrintable(QString::number(bars.size())));
+        std::vector<qint64> us;
+        for (std::size_t k = 0; k < 40; ++k) {
+            const json& bar = bars[bars.size() - 1 - k * 12]; // back 480 passes, 9.6 s
+            QElapsedTimer t;
+            t.start();
+            const json at = call(*e, "strip.select", {{"bar", bar.value("bar", 0)}});
+            us.push_back(t.nsecsElapsed() / 1000);
+            QCOMPARE(at.value("cck", 0ull), bar.value("cck", 1ull));
+            QCOMPARE(at.value("pc", 0u), sym.at("pass"));
+        }
+        std::sort(us.begin(), us.end());
+        const qint64 p95 = us[us.size() * 95 / 100];
+        qInfo("strip.select over the latest 10 s: median %.1f ms, p95 %.1f ms", us[us.size() / 2] / 1000.0, p95 / 1000.0);
+        QVERIFY2(p95 < 50000, qPrintable(QString("p95 %1 us").arg(p95)));
+
+        // A capture records on; replaying a tree neither adds to it nor moves it.
+        call(*e, "strip.select", {{"bar", bars.back().value("bar", 0)}});
+        QTemporaryDir dir;
+        QVERIFY(call(*e, "profile.start", {{"path", dir.filePath("cap").toStdString()}, {"frames", 100}}).contains("path"));
+        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        const json before = call(*e, "profile.status");
+        const std::string hash = call(*e, "state.hash").value("hash", std::string());
+        const json tree = call(*e, "strip.tree", {{"bar", bars[bars.size() - 5].value("bar", 0)}});
+        QVERIFY(tree.contains("children"));
+        QCOMPARE(call(*e, "profile.status"), before);
+        QCOMPARE(call(*e, "state.hash").value("hash", std::string()), hash);
+        QVERIFY(call(*e, "profile.stop").contains("state"));
+
+        // With a record of 3 MB the first bars leave it: they are refused by name, and so are
+        // their trees.
+        Emulator::Options small;
+        small.recordBudgetBytes = std::size_t(3) << 20;
+        auto m2 = std::make_unique<Machine>();
+        m2->bootBareMetal(readFileBytes(STRIP_LOOP_BIN));
+        auto f = std::make_unique<Emulator>(std::move(m2), small);
+        f->start();
+        QVERIFY(call(*f, "step_frame", {{"n", 3}}).contains("frame"));
+        call(*f, "strip.set", {{"start", sym.at("pass")}});
+        QVERIFY(call(*f, "step_frame", {{"n", 400}}).contains("frame"));
+        const json oldest = call(*f, "timeline.status")["oldest"];
+        const json held = call(*f, "strip.bars")["bars"];
+        QVERIFY2(!held.empty() && held.size() < 395, qPrintable(QString::number(held.size())));
+        QVERIFY(held.front().value("cck", 0ull) >= oldest.value("cck", 1ull));
+        const int gone = held.front().value("bar", 0) - 1;
+        const CommandResult select = f->call("strip.select", {{"bar", gone}});
+        QCOMPARE(select.errorCode, -32006);
+        QVERIFY2(select.errorMessage.find("has left the record") != std::string::npos, select.errorMessage.c_str());
+        QCOMPARE(f->call("strip.tree", {{"bar", gone}}).errorCode, -32006);
     }
 
     void badInputIsRefused() {
