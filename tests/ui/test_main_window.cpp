@@ -424,7 +424,7 @@ private slots:
             QVERIFY(emu.call("state.load", {{"path", state}}).ok);
             QSignalSpy replies(&w, &MainWindow::replied);
             w.action(c.action)->trigger();
-            QTRY_VERIFY(answered(replies, c.method) != 0);
+            QTRY_VERIFY_WITH_TIMEOUT(answered(replies, c.method) != 0, 60000); // slow under a sanitizer
             QCOMPARE(answered(replies, c.method), 1);
             const json regsByToolbar = emu.call("regs.get").result;
             const json hashByToolbar = emu.call("state.hash").result;
