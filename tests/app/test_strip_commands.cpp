@@ -180,7 +180,11 @@ private slots:
         std::uint32_t thirdCalls = 0;
         for (int k = 0; k < 3; ++k) {
             const json& bar = bars[std::size_t(10 + k)];
+            QElapsedTimer took;
+            took.start();
             const json tree = call(*e, "strip.tree", {{"bar", bar.value("bar", 0)}});
+            qInfo("strip.tree of a one-frame pass (%llu steps): %.1f ms", tree.value("steps", 0ull),
+                  double(took.nsecsElapsed()) / 1e6);
             QVERIFY2(tree.contains("children"), tree.dump().c_str());
             checkSums(tree);
             QCOMPARE(tree.value("total_cck", 0ull), bar.value("length_cck", 1ull));
