@@ -3,9 +3,10 @@
 | (which calls itself three levels deep), and `jumper`, which leaves by a JMP into `tail`,
 | whose RTS returns for both. The level 3 interrupt's handler calls `vblwork`. Everything
 | runs in chip RAM with no DMA but refresh, so every routine takes the same time each call.
-| The pass counter is at $400 (long).
+| The pass counter is at $400 (long). While the byte at $410 is nonzero each pass also calls
+| `spanning`, which runs longer than a frame, so that the vertical blank lands inside it.
     .section .text.start,"ax"
-    .globl  _start, pass, passend, thrice, third, recurse, jumper, tail, vbl, vblwork
+    .globl  _start, pass, passend, thrice, third, recurse, jumper, tail, vbl, vblwork, spanning
 _start:
     lea     0x8000, %sp
     lea     0xDFF000, %a5
@@ -15,6 +16,7 @@ _start:
     lea     vbl(%pc), %a0
     move.l  %a0, 0x6C.w                 | level 3 autovector
     clr.l   0x400.w
+    clr.b   0x410.w
     move.w  #0xC020, 0x9A(%a5)          | INTENA: master + VERTB
 loop:
     stop    #0x2000                     | wait for the vertical blank
@@ -34,6 +36,9 @@ skip:
     moveq   #3, %d0
     bsr.w   recurse
     bsr.w   jumper
+    tst.b   0x410.w
+    beq.s   passend
+    bsr.w   spanning
 passend:
     bra.s   loop
 
@@ -65,9 +70,16 @@ tail:
 1:  dbra    %d1, 1b
     rts
 
+spanning:
+    move.w  #16000, %d1                 | 16,001 DBRAs: about 80,000 colour clocks, over a frame
+1:  dbra    %d1, 1b
+    rts
+
 vbl:
+    move.l  %d1, -(%sp)                 | what it interrupted may be counting in D1
     move.w  #0x0020, 0xDFF09C           | INTREQ: VERTB served
     bsr.w   vblwork
+    move.l  (%sp)+, %d1
     rte
 
 vblwork:
