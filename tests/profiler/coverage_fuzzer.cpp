@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     // The ranges come in the file's order (a program's hunks in any order), none overlapping.
     std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
-    for (const CoverageData::Range& r : c.ranges) spans.emplace_back(r.base, std::uint64_t(r.base) + r.size);
+    for (const CoverageData::Range& r : c.ranges)
+        if (r.size) spans.emplace_back(r.base, std::uint64_t(r.base) + r.size); // an empty one holds nothing
     std::sort(spans.begin(), spans.end());
     for (std::size_t i = 1; i < spans.size(); ++i)
         if (spans[i].first < spans[i - 1].second) fail("ranges that overlap");
