@@ -54,7 +54,8 @@ public:
     }
     bool started() { return server_.waitForStarted(); }
     CtlResult call(const QString& method, const nlohmann::json& params = nullptr) {
-        QStringList args = {"--socket", name_, "--timeout", "120", method};
+        // A reply may take minutes under a sanitizer (AROS boots some twenty times slower).
+        QStringList args = {"--socket", name_, "--timeout", "900", method};
         if (!params.is_null()) args << QString::fromStdString(params.dump());
         for (int attempt = 0;; ++attempt) {
             const CtlResult r = runCtl(args);

@@ -156,7 +156,7 @@ private slots:
         server.start(COPPERLINE_EXE, {"--factory", "--noaudio", "--control", name, "--run", GUEST_HELLO});
         QVERIFY(server.waitForStarted());
         const auto call = [&](const QString& method, const QString& params = {}) {
-            QStringList args = {"--socket", name, "--timeout", "120", method};
+            QStringList args = {"--socket", name, "--timeout", "900", method};
             if (!params.isEmpty()) args << params;
             for (int attempt = 0;; ++attempt) {
                 const Result r = run(COPPERLINE_CTL, args);
