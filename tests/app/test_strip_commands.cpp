@@ -7,6 +7,8 @@
 #include "app/control/emulator.h"
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
+#include "tests/app/strip_loop_fixture.h"
+#include "tests/tools/call_tree_json.h"
 
 #include <QTemporaryDir>
 
@@ -22,29 +24,15 @@ using nlohmann::json;
 namespace {
 
 std::map<std::string, std::uint32_t> symbols() {
-    QProcess nm;
-    nm.start(M68K_NM, {"--defined-only", STRIP_LOOP_ELF});
-    nm.waitForFinished();
-    std::map<std::string, std::uint32_t> out;
-    for (const QByteArray& line : nm.readAllStandardOutput().split('\n')) {
-        const auto f = line.simplified().split(' ');
-        if (f.size() == 3) out[f[2].toStdString()] = f[0].toUInt(nullptr, 16);
-    }
-    return out;
+    return testing::stripLoopSymbols();
 }
 
 std::unique_ptr<Emulator> loop() {
-    auto m = std::make_unique<Machine>();
-    m->bootBareMetal(readFileBytes(STRIP_LOOP_BIN));
-    auto e = std::make_unique<Emulator>(std::move(m), Emulator::Options{});
-    e->start();
-    return e;
+    return testing::stripLoop();
 }
 
 json call(Emulator& e, const std::string& method, const json& params = json::object()) {
-    const CommandResult r = e.call(method, params);
-    if (!r.ok) qWarning("%s: %s", method.c_str(), r.errorMessage.c_str());
-    return r.ok ? r.result : json{{"error", r.errorCode}, {"message", r.errorMessage}};
+    return testing::callJson(e, method, params);
 }
 
 const json* child(const json& node, std::uint32_t at) {
@@ -54,12 +42,7 @@ const json* child(const json& node, std::uint32_t at) {
 }
 
 void checkSums(const json& n) {
-    std::uint64_t sum = n.value("self_cck", 0ull);
-    for (const json& c : n["children"]) {
-        checkSums(c);
-        sum += c.value("total_cck", 0ull);
-    }
-    QCOMPARE(n.value("total_cck", 0ull), sum);
+    testing::checkTreeSums(n);
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 // it: the test starts it with its own arguments, calls methods with JSON parameters, and
 // reads the replies as JSON. Needs COPPERLINE_EXE, COPPERLINE_CTL and COPPERLINE_ROM_DIR.
 
+#include "tests/tools/run_process.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QCoreApplication>
@@ -13,30 +15,6 @@
 
 namespace copperline::testing {
 
-struct CtlResult {
-    int status = -1;
-    QByteArray out, err;
-};
-
-inline CtlResult runCtl(const QStringList& args) {
-    QProcess p;
-    QStringList env = QProcess::systemEnvironment();
-    env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
-    p.setEnvironment(env);
-    p.start(COPPERLINE_CTL, args);
-    CtlResult r;
-    if (!p.waitForFinished(600000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.status = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
-// A copperline serving --control NAME with `args`, and copperline-ctl calls to it.
 class Served {
 public:
     explicit Served(const QString& tag, const QStringList& args)
@@ -53,19 +31,19 @@ public:
         }
     }
     bool started() { return server_.waitForStarted(); }
-    CtlResult call(const QString& method, const nlohmann::json& params = nullptr) {
+    ProcessResult call(const QString& method, const nlohmann::json& params = nullptr) {
         // A reply may take minutes under a sanitizer (AROS boots some twenty times slower).
         QStringList args = {"--socket", name_, "--timeout", "900", method};
         if (!params.is_null()) args << QString::fromStdString(params.dump());
         for (int attempt = 0;; ++attempt) {
-            const CtlResult r = runCtl(args);
+            const ProcessResult r = runProcess(COPPERLINE_CTL, args, 960000);
             // The server may still be opening its socket.
             if (r.status == 0 || attempt >= 50 || !r.err.contains("listening")) return r;
             QTest::qWait(100);
         }
     }
     nlohmann::json json(const QString& method, const nlohmann::json& params = nullptr) {
-        const CtlResult r = call(method, params);
+        const ProcessResult r = call(method, params);
         if (r.status != 0) return {{"failed", (r.out + r.err).toStdString()}};
         return nlohmann::json::parse(r.out.toStdString());
     }

@@ -4,6 +4,7 @@
 // and a vertical blank server that stands under an interrupt, not under what it interrupted.
 
 #include "tests/integration/served.h"
+#include "tests/tools/call_tree_json.h"
 
 #include <QElapsedTimer>
 #include <algorithm>
@@ -32,12 +33,7 @@ const json* findDeep(const json& node, const std::string& routine, std::vector<s
 }
 
 void checkSums(const json& n) {
-    std::uint64_t sum = n.value("self_cck", 0ull);
-    for (const json& c : n["children"]) {
-        checkSums(c);
-        sum += c.value("total_cck", 0ull);
-    }
-    QCOMPARE(n.value("total_cck", 0ull), sum);
+    copperline::testing::checkTreeSums(n);
 }
 
 } // namespace

@@ -83,6 +83,28 @@ AvailMem:
     movea.l (%sp)+,%a6
     rts
 
+/* void AddIntServer(unsigned long intNumber, struct Interrupt* interrupt)  d0, a1 */
+    .globl  AddIntServer
+AddIntServer:
+    move.l  %a6,-(%sp)
+    movea.l SysBase,%a6
+    move.l  8(%sp),%d0
+    movea.l 12(%sp),%a1
+    jsr     -168(%a6)
+    movea.l (%sp)+,%a6
+    rts
+
+/* void RemIntServer(unsigned long intNumber, struct Interrupt* interrupt)  d0, a1 */
+    .globl  RemIntServer
+RemIntServer:
+    move.l  %a6,-(%sp)
+    movea.l SysBase,%a6
+    move.l  8(%sp),%d0
+    movea.l 12(%sp),%a1
+    jsr     -174(%a6)
+    movea.l (%sp)+,%a6
+    rts
+
 /* BPTR Output(void) */
     .globl  Output
 Output:

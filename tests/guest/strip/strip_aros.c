@@ -16,18 +16,6 @@ volatile unsigned long vblanks;
 static unsigned long passes;
 volatile unsigned long steps; /* after jumper(), so that the call to it is not a jump */
 
-/* exec's struct Interrupt: a Node (14 bytes), is_Data, is_Code. */
-struct Interrupt {
-    void *succ, *pred;
-    unsigned char type, pri;
-    const char* name;
-    void* data;
-    void* code;
-} __attribute__((packed));
-
-void AddIntServer(unsigned long number, struct Interrupt* interrupt);
-void RemIntServer(unsigned long number, struct Interrupt* interrupt);
-
 __attribute__((noinline)) void step(void) {
     int i;
     for (i = 0; i < 3; ++i) thrice();

@@ -1,7 +1,6 @@
 /* The routines strip_aros calls, of fixed cost: busy loops of DBRA (strip_aros.c). */
     .text
     .globl  thrice, third, recurse, jumper, tail, vblserver, vblwork
-    .globl  AddIntServer, RemIntServer
     .type   thrice, @function
 thrice:
     moveq   #40, %d1
@@ -54,22 +53,3 @@ vblwork:
 1:  dbra    %d1, 1b
     rts
 
-/* void AddIntServer(ULONG intNumber, struct Interrupt*)  d0, a1 (exec -168) */
-AddIntServer:
-    move.l  %a6, -(%sp)
-    movea.l SysBase, %a6
-    move.l  8(%sp), %d0
-    movea.l 12(%sp), %a1
-    jsr     -168(%a6)
-    movea.l (%sp)+, %a6
-    rts
-
-/* void RemIntServer(ULONG intNumber, struct Interrupt*)  d0, a1 (exec -174) */
-RemIntServer:
-    move.l  %a6, -(%sp)
-    movea.l SysBase, %a6
-    move.l  8(%sp), %d0
-    movea.l 12(%sp), %a1
-    jsr     -174(%a6)
-    movea.l (%sp)+, %a6
-    rts

@@ -30,6 +30,18 @@ void* InitResident(const void* resident, BPTR segList);
 void* AllocMem(unsigned long size, unsigned long flags); /* MEMF_ANY 0, MEMF_CLEAR 0x10000 */
 void FreeMem(void* memory, unsigned long size);
 unsigned long AvailMem(unsigned long requirements); /* MEMF_ANY 0, MEMF_LARGEST 0x20000 */
+/* exec's struct Interrupt: a Node (14 bytes), is_Data, is_Code. A server of an interrupt
+ * chain (AddIntServer; INTB_VERTB 5) gets is_Data in A1 and returns Z set (D0 = 0) so that
+ * the servers after it run too. */
+struct Interrupt {
+    void *succ, *pred;
+    unsigned char type, pri; /* type: NT_INTERRUPT 2 */
+    const char* name;
+    void* data;
+    void* code;
+} __attribute__((packed));
+void AddIntServer(unsigned long number, struct Interrupt* interrupt);
+void RemIntServer(unsigned long number, struct Interrupt* interrupt);
 
 /* dos.library */
 BPTR Output(void);
