@@ -1,15 +1,9 @@
 #include "profiler/strip/call_tree.h"
 
 #include <algorithm>
-#include <cstdio>
+#include "emu/hex.h"
 
 namespace copperline::strip {
-
-std::string addressName(std::uint32_t address) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "$%08X", unsigned(address));
-    return buf;
-}
 
 CallTreeBuilder::CallTreeBuilder(Namer namer, std::string frameName, std::uint32_t start, std::uint32_t sp,
                                  bool supervisor)
@@ -122,7 +116,7 @@ CallNode CallTreeBuilder::build(std::size_t index) const {
     } else if (n.vector) {
         out.routine = "exception " + std::to_string(n.vector);
     } else {
-        out.routine = addressName(n.at);
+        out.routine = amigaHex(n.at);
     }
     out.total = n.self;
     for (const std::size_t c : n.children) {

@@ -124,7 +124,4 @@ private:
 // colour clocks and microseconds at `cckPerSecond`.
 nlohmann::json callTreeJson(const CallNode& node, double cckPerSecond);
 
-// A 68000 address as a routine without a name is written: "$00C01234".
-std::string addressName(std::uint32_t address);
-
 } // namespace copperline::strip

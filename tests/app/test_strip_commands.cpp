@@ -23,17 +23,9 @@ using nlohmann::json;
 
 namespace {
 
-std::map<std::string, std::uint32_t> symbols() {
-    return testing::stripLoopSymbols();
-}
-
-std::unique_ptr<Emulator> loop() {
-    return testing::stripLoop();
-}
-
-json call(Emulator& e, const std::string& method, const json& params = json::object()) {
-    return testing::callJson(e, method, params);
-}
+using testing::callJson;
+using testing::stripLoop;
+using testing::stripLoopSymbols;
 
 const json* child(const json& node, std::uint32_t at) {
     for (const json& c : node["children"])
@@ -51,13 +43,13 @@ class TestStripCommands : public QObject {
     Q_OBJECT
 private slots:
     void passBarsLieEndToEndOneFrameEach() {
-        const auto sym = symbols();
-        auto e = loop();
-        QVERIFY(call(*e, "step_frame", {{"n", 5}}).contains("frame"));
-        const json set = call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "pass"}});
+        const auto sym = stripLoopSymbols();
+        auto e = stripLoop();
+        QVERIFY(callJson(*e, "step_frame", {{"n", 5}}).contains("frame"));
+        const json set = callJson(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "pass"}});
         QCOMPARE(set.value("mode", std::string()), std::string("pass"));
-        QVERIFY(call(*e, "step_frame", {{"n", 40}}).contains("frame"));
-        const json b = call(*e, "strip.bars");
+        QVERIFY(callJson(*e, "step_frame", {{"n", 40}}).contains("frame"));
+        const json b = callJson(*e, "strip.bars");
         const json& bars = b["bars"];
         // One pass a frame: about 39 ended, each spanning one vertical blank.
         QVERIFY2(bars.size() >= 38 && bars.size() <= 40, b.dump().c_str());
@@ -82,18 +74,18 @@ private slots:
         QCOMPARE(b.value("frame_cck", 0.0), 313.0 * 227.0);
         // The same spec given again begins anew: a new generation, no bars.
         const std::uint64_t generation = b["spec"].value("generation", 0ull);
-        const json again = call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "pass"}});
+        const json again = callJson(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "pass"}});
         QCOMPARE(again.value("generation", 0ull), generation + 1);
-        QVERIFY(call(*e, "strip.bars")["bars"].empty());
+        QVERIFY(callJson(*e, "strip.bars")["bars"].empty());
     }
 
     void callBarsHaveTheirExactLengthAndRecursionIsInTheOuter() {
-        const auto sym = symbols();
-        auto e = loop();
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
-        call(*e, "strip.set", {{"start", sym.at("thrice")}, {"mode", "call"}});
-        QVERIFY(call(*e, "step_frame", {{"n", 10}}).contains("frame"));
-        json bars = call(*e, "strip.bars")["bars"];
+        const auto sym = stripLoopSymbols();
+        auto e = stripLoop();
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        callJson(*e, "strip.set", {{"start", sym.at("thrice")}, {"mode", "call"}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 10}}).contains("frame"));
+        json bars = callJson(*e, "strip.bars")["bars"];
         // Three calls a pass, each the length of its instructions: moveq (2 CCK), 40 taken
         // DBRAs (5 each), the last (7) and RTS (8), and a clock or two more where the CPU's
         // accesses wait to line up with the bus's (the cycle a call starts on varies).
@@ -105,11 +97,11 @@ private slots:
         QVERIFY(!bars[0].contains("frames_spanned"));
 
         // recurse calls itself twice more: one bar a pass, holding all three.
-        call(*e, "strip.set", {{"start", sym.at("recurse")}, {"mode", "call"}});
-        QVERIFY(call(*e, "step_frame", {{"n", 10}}).contains("frame"));
-        bars = call(*e, "strip.bars")["bars"];
+        callJson(*e, "strip.set", {{"start", sym.at("recurse")}, {"mode", "call"}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 10}}).contains("frame"));
+        bars = callJson(*e, "strip.bars")["bars"];
         QVERIFY2(bars.size() >= 9 && bars.size() <= 10, bars.dump().c_str());
-        const json tree = call(*e, "strip.tree", {{"bar", bars[2].value("bar", 0)}});
+        const json tree = callJson(*e, "strip.tree", {{"bar", bars[2].value("bar", 0)}});
         checkSums(tree);
         QCOMPARE(tree.value("total_cck", 0ull), bars[2].value("length_cck", 1ull));
         const json* r1 = child(tree, sym.at("recurse"));
@@ -128,16 +120,16 @@ private slots:
         // spanning runs longer than a frame: the vertical blank's handler runs inside the
         // call, which is as long as the routine and the interrupt together, the interrupt
         // standing under the frame.
-        const auto sym = symbols();
-        auto e = loop();
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        const auto sym = stripLoopSymbols();
+        auto e = stripLoop();
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
         QVERIFY(e->call("mem.write", {{"addr", 0x410}, {"data", "01"}, {"encoding", "hex"}}).ok);
-        call(*e, "strip.set", {{"start", sym.at("spanning")}, {"mode", "call"}});
-        QVERIFY(call(*e, "step_frame", {{"n", 12}}).contains("frame"));
-        const json bars = call(*e, "strip.bars")["bars"];
+        callJson(*e, "strip.set", {{"start", sym.at("spanning")}, {"mode", "call"}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 12}}).contains("frame"));
+        const json bars = callJson(*e, "strip.bars")["bars"];
         QVERIFY2(bars.size() >= 4, bars.dump().c_str());
         for (const json& bar : bars) QVERIFY(bar.value("length_cck", 0ull) > 313 * 227);
-        const json tree = call(*e, "strip.tree", {{"bar", bars[2].value("bar", 0)}});
+        const json tree = callJson(*e, "strip.tree", {{"bar", bars[2].value("bar", 0)}});
         checkSums(tree);
         QCOMPARE(tree.value("total_cck", 0ull), bars[2].value("length_cck", 1ull));
         const json* span = child(tree, sym.at("spanning"));
@@ -155,12 +147,12 @@ private slots:
     }
 
     void untilLeavesTheWaitOut() {
-        const auto sym = symbols();
-        auto e = loop();
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
-        call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "until"}, {"end", sym.at("passend")}});
-        QVERIFY(call(*e, "step_frame", {{"n", 12}}).contains("frame"));
-        const json bars = call(*e, "strip.bars")["bars"];
+        const auto sym = stripLoopSymbols();
+        auto e = stripLoop();
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        callJson(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "until"}, {"end", sym.at("passend")}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 12}}).contains("frame"));
+        const json bars = callJson(*e, "strip.bars")["bars"];
         QVERIFY(bars.size() >= 10);
         for (std::size_t i = 1; i < bars.size(); ++i) {
             // The stretch is the work alone, far shorter than the frame, and the wait
@@ -169,23 +161,23 @@ private slots:
             QVERIFY(bars[i].value("position", 0ull) > bars[i - 1].value("end_position", 0ull));
         }
         // Without an end an until ends where the next begins, as a pass does.
-        call(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "until"}, {"end", nullptr}});
-        QVERIFY(call(*e, "step_frame", {{"n", 5}}).contains("frame"));
-        const json again = call(*e, "strip.bars")["bars"];
+        callJson(*e, "strip.set", {{"start", sym.at("pass")}, {"mode", "until"}, {"end", nullptr}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 5}}).contains("frame"));
+        const json again = callJson(*e, "strip.bars")["bars"];
         QVERIFY(again.size() >= 3);
         QCOMPARE(again[1].value("position", 0ull), again[0].value("end_position", 1ull));
     }
 
     void selectStandsOnTheBarsFirstInstructionAndTheTreeReplaysIt() {
-        const auto sym = symbols();
-        auto e = loop();
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
-        call(*e, "strip.set", {{"start", sym.at("pass")}});
-        QVERIFY(call(*e, "step_frame", {{"n", 30}}).contains("frame"));
-        const json bars = call(*e, "strip.bars")["bars"];
+        const auto sym = stripLoopSymbols();
+        auto e = stripLoop();
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        callJson(*e, "strip.set", {{"start", sym.at("pass")}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 30}}).contains("frame"));
+        const json bars = callJson(*e, "strip.bars")["bars"];
         QVERIFY(bars.size() > 20);
-        const std::string hashBefore = call(*e, "state.hash").value("hash", std::string());
-        const json statusBefore = call(*e, "timeline.status");
+        const std::string hashBefore = callJson(*e, "state.hash").value("hash", std::string());
+        const json statusBefore = callJson(*e, "timeline.status");
 
         // The tree of a pass: the loop's code at the root, with thrice three times, third
         // once in every three passes, the recursion, jumper with tail under it, and the
@@ -195,7 +187,7 @@ private slots:
             const json& bar = bars[std::size_t(10 + k)];
             QElapsedTimer took;
             took.start();
-            const json tree = call(*e, "strip.tree", {{"bar", bar.value("bar", 0)}});
+            const json tree = callJson(*e, "strip.tree", {{"bar", bar.value("bar", 0)}});
             qInfo("strip.tree of a one-frame pass (%llu steps): %.1f ms", tree.value("steps", 0ull),
                   double(took.nsecsElapsed()) / 1e6);
             QVERIFY2(tree.contains("children"), tree.dump().c_str());
@@ -225,9 +217,9 @@ private slots:
         }
         QCOMPARE(thirdCalls, 1u);
         // Replaying changed nothing: the machine and the record are as they were.
-        QCOMPARE(call(*e, "state.hash").value("hash", std::string()), hashBefore);
+        QCOMPARE(callJson(*e, "state.hash").value("hash", std::string()), hashBefore);
         // (bytes_used counts the working copy a seek decompresses into, as every seek does.)
-        json statusAfter = call(*e, "timeline.status"), before = statusBefore;
+        json statusAfter = callJson(*e, "timeline.status"), before = statusBefore;
         statusAfter.erase("bytes_used");
         before.erase("bytes_used");
         QVERIFY2(statusAfter == before, (before.dump() + "\n" + statusAfter.dump()).c_str());
@@ -237,46 +229,46 @@ private slots:
         for (std::size_t i = bars.size() - 12; i < bars.size(); ++i) {
             QElapsedTimer t;
             t.start();
-            const json at = call(*e, "strip.select", {{"bar", bars[i].value("bar", 0)}});
+            const json at = callJson(*e, "strip.select", {{"bar", bars[i].value("bar", 0)}});
             times.push_back(t.elapsed());
             QCOMPARE(at.value("reason", std::string()), std::string("strip"));
             QCOMPARE(at.value("pc", 0u), sym.at("pass"));
             QCOMPARE(at.value("frame", 0ull), bars[i].value("frame", 1ull));
             QCOMPARE(at.value("cck", 0ull), bars[i].value("cck", 1ull));
             QCOMPARE(at.value("instructions", 0ull), bars[i].value("position", 1ull));
-            const json here = call(*e, "strip.bars")["bars"];
+            const json here = callJson(*e, "strip.bars")["bars"];
             for (const json& h : here) QCOMPARE(h.value("here", false), h.value("bar", 0) == bars[i].value("bar", 1));
         }
         std::sort(times.begin(), times.end());
         qInfo("strip.select: median %lld ms, worst %lld ms", times[times.size() / 2], times.back());
         // Running on from a past bar drops the bars after it; they are cut again.
-        call(*e, "strip.select", {{"bar", bars[5].value("bar", 0)}});
-        QVERIFY(call(*e, "step_frame", {{"n", 2}}).contains("frame"));
-        const json after = call(*e, "strip.bars")["bars"];
+        callJson(*e, "strip.select", {{"bar", bars[5].value("bar", 0)}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 2}}).contains("frame"));
+        const json after = callJson(*e, "strip.bars")["bars"];
         QVERIFY2(after.size() >= 6 && after.size() <= 8, after.dump().c_str());
     }
 
     // strip.select over the latest 10 s of a run; a capture in progress and the record are
     // as they were after a tree is replayed; a bar that left the record is refused.
     void selectAcrossTenSecondsAndWhatATreeLeavesAlone() {
-        const auto sym = symbols();
+        const auto sym = stripLoopSymbols();
         Emulator::Options o;
         o.recordBudgetBytes = std::size_t(24) << 20;
         auto m = std::make_unique<Machine>();
         m->bootBareMetal(readFileBytes(STRIP_LOOP_BIN));
         auto e = std::make_unique<Emulator>(std::move(m), o);
         e->start();
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
-        call(*e, "strip.set", {{"start", sym.at("pass")}});
-        QVERIFY(call(*e, "step_frame", {{"n", 520}}).contains("frame"));
-        const json bars = call(*e, "strip.bars")["bars"];
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        callJson(*e, "strip.set", {{"start", sym.at("pass")}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 520}}).contains("frame"));
+        const json bars = callJson(*e, "strip.bars")["bars"];
         QVERIFY2(bars.size() >= 500, qPrintable(QString::number(bars.size())));
         std::vector<qint64> us;
         for (std::size_t k = 0; k < 40; ++k) {
             const json& bar = bars[bars.size() - 1 - k * 12]; // back 480 passes, 9.6 s
             QElapsedTimer t;
             t.start();
-            const json at = call(*e, "strip.select", {{"bar", bar.value("bar", 0)}});
+            const json at = callJson(*e, "strip.select", {{"bar", bar.value("bar", 0)}});
             us.push_back(t.nsecsElapsed() / 1000);
             QCOMPARE(at.value("cck", 0ull), bar.value("cck", 1ull));
             QCOMPARE(at.value("pc", 0u), sym.at("pass"));
@@ -287,17 +279,17 @@ private slots:
         QVERIFY2(p95 < 50000, qPrintable(QString("p95 %1 us").arg(p95)));
 
         // A capture records on; replaying a tree neither adds to it nor moves it.
-        call(*e, "strip.select", {{"bar", bars.back().value("bar", 0)}});
+        callJson(*e, "strip.select", {{"bar", bars.back().value("bar", 0)}});
         QTemporaryDir dir;
-        QVERIFY(call(*e, "profile.start", {{"path", dir.filePath("cap").toStdString()}, {"frames", 100}}).contains("path"));
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
-        const json before = call(*e, "profile.status");
-        const std::string hash = call(*e, "state.hash").value("hash", std::string());
-        const json tree = call(*e, "strip.tree", {{"bar", bars[bars.size() - 5].value("bar", 0)}});
+        QVERIFY(callJson(*e, "profile.start", {{"path", dir.filePath("cap").toStdString()}, {"frames", 100}}).contains("path"));
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        const json before = callJson(*e, "profile.status");
+        const std::string hash = callJson(*e, "state.hash").value("hash", std::string());
+        const json tree = callJson(*e, "strip.tree", {{"bar", bars[bars.size() - 5].value("bar", 0)}});
         QVERIFY(tree.contains("children"));
-        QCOMPARE(call(*e, "profile.status"), before);
-        QCOMPARE(call(*e, "state.hash").value("hash", std::string()), hash);
-        QVERIFY(call(*e, "profile.stop").contains("state"));
+        QCOMPARE(callJson(*e, "profile.status"), before);
+        QCOMPARE(callJson(*e, "state.hash").value("hash", std::string()), hash);
+        QVERIFY(callJson(*e, "profile.stop").contains("state"));
 
         // With a record of 3 MB the first bars leave it: they are refused by name, and so are
         // their trees.
@@ -307,11 +299,11 @@ private slots:
         m2->bootBareMetal(readFileBytes(STRIP_LOOP_BIN));
         auto f = std::make_unique<Emulator>(std::move(m2), small);
         f->start();
-        QVERIFY(call(*f, "step_frame", {{"n", 3}}).contains("frame"));
-        call(*f, "strip.set", {{"start", sym.at("pass")}});
-        QVERIFY(call(*f, "step_frame", {{"n", 400}}).contains("frame"));
-        const json oldest = call(*f, "timeline.status")["oldest"];
-        const json held = call(*f, "strip.bars")["bars"];
+        QVERIFY(callJson(*f, "step_frame", {{"n", 3}}).contains("frame"));
+        callJson(*f, "strip.set", {{"start", sym.at("pass")}});
+        QVERIFY(callJson(*f, "step_frame", {{"n", 400}}).contains("frame"));
+        const json oldest = callJson(*f, "timeline.status")["oldest"];
+        const json held = callJson(*f, "strip.bars")["bars"];
         QVERIFY2(!held.empty() && held.size() < 395, qPrintable(QString::number(held.size())));
         QVERIFY(held.front().value("cck", 0ull) >= oldest.value("cck", 1ull));
         const int gone = held.front().value("bar", 0) - 1;
@@ -322,9 +314,9 @@ private slots:
     }
 
     void badInputIsRefused() {
-        const auto sym = symbols();
-        auto e = loop();
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        const auto sym = stripLoopSymbols();
+        auto e = stripLoop();
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
         const auto code = [&](const std::string& m, const json& p) { return e->call(m, p).errorCode; };
         QCOMPARE(code("strip.set", {{"start", "no_such_routine"}}), -32602);
         QCOMPARE(code("strip.set", {{"start", sym.at("pass") + 1}}), -32602);        // odd
@@ -334,16 +326,16 @@ private slots:
         QCOMPARE(code("strip.set", {{"strat", sym.at("pass")}}), -32602);            // a misspelling
         QVERIFY(e->call("strip.get").result["start"].is_null());
         // A start never reached, and a call that never returns: no bar, and the summary says so.
-        call(*e, "strip.set", {{"start", sym.at("_start")}, {"mode", "call"}});
-        QVERIFY(call(*e, "step_frame", {{"n", 3}}).contains("frame"));
-        json b = call(*e, "strip.bars");
+        callJson(*e, "strip.set", {{"start", sym.at("_start")}, {"mode", "call"}});
+        QVERIFY(callJson(*e, "step_frame", {{"n", 3}}).contains("frame"));
+        json b = callJson(*e, "strip.bars");
         QVERIFY(b["bars"].empty());
         QCOMPARE(b.value("summary", std::string()), std::string("no profiling frame has begun yet"));
         QCOMPARE(code("strip.select", {{"bar", 0}}), -32007);
         QCOMPARE(code("strip.tree", json::object()), -32602); // standing in none
         // An empty start removes it.
-        call(*e, "strip.set", {{"start", ""}});
-        QVERIFY(call(*e, "strip.get")["start"].is_null());
+        callJson(*e, "strip.set", {{"start", ""}});
+        QVERIFY(callJson(*e, "strip.get")["start"].is_null());
     }
 };
 

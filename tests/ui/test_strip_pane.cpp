@@ -32,17 +32,9 @@ namespace {
 
 constexpr double kFrameCck = 313.0 * 227.0;
 
-std::map<std::string, std::uint32_t> symbols() {
-    return testing::stripLoopSymbols();
-}
-
-std::unique_ptr<Emulator> loop() {
-    return testing::stripLoop();
-}
-
-json call(Emulator& e, const std::string& method, const json& params = json::object()) {
-    return testing::callJson(e, method, params);
-}
+using testing::callJson;
+using testing::stripLoop;
+using testing::stripLoopSymbols;
 
 QString hex(std::uint32_t a) {
     return QStringLiteral("$%1").arg(a, 0, 16);
@@ -142,9 +134,9 @@ class TestStripPane : public QObject {
     Q_OBJECT
 private slots:
     void barsClickAndTree() {
-        const auto sym = symbols();
-        auto emu = loop();
-        QVERIFY(call(*emu, "step_frame", {{"n", 3}}).contains("frame"));
+        const auto sym = stripLoopSymbols();
+        auto emu = stripLoop();
+        QVERIFY(callJson(*emu, "step_frame", {{"n", 3}}).contains("frame"));
         Bridge bridge(*emu);
         StripPane pane(bridge.send());
         pane.resize(900, 720);
@@ -160,15 +152,15 @@ private slots:
         pane.startEdit()->setFocus();
         QTest::keyClicks(pane.startEdit(), hex(pass));
         QTest::keyClick(pane.startEdit(), Qt::Key_Return);
-        QTRY_COMPARE(call(*emu, "strip.get").value("start_address", json()), json(pass));
+        QTRY_COMPARE(callJson(*emu, "strip.get").value("start_address", json()), json(pass));
         const QString shownStart =
-            QString::fromStdString(call(*emu, "strip.get").value("start", std::string()));
+            QString::fromStdString(callJson(*emu, "strip.get").value("start", std::string()));
         QTRY_COMPARE(pane.startEdit()->text(), shownStart); // the machine's way of writing it
         QVERIFY(pane.errorText().isEmpty());
 
         // Run; the bars are strip.bars', one each, as tall as they took.
-        QVERIFY(call(*emu, "step_frame", {{"n", 30}}).contains("frame"));
-        const json b = call(*emu, "strip.bars");
+        QVERIFY(callJson(*emu, "step_frame", {{"n", 30}}).contains("frame"));
+        const json b = callJson(*emu, "strip.bars");
         const json& bars = b["bars"];
         QVERIFY2(bars.size() >= 25, b.dump().c_str());
         pane.refresh();
@@ -199,8 +191,8 @@ private slots:
         const double fullHeight = pane.pixelsPerFrame() * pane.framesTall();
 
         // More bars: the places double, and every bar stands in a whole place.
-        QVERIFY(call(*emu, "step_frame", {{"n", 2}}).contains("frame"));
-        const std::size_t more = call(*emu, "strip.bars")["bars"].size();
+        QVERIFY(callJson(*emu, "step_frame", {{"n", 2}}).contains("frame"));
+        const std::size_t more = callJson(*emu, "strip.bars")["bars"].size();
         QVERIFY(more > bars.size());
         pane.refresh();
         QTRY_COMPARE(pane.barRects().size(), more);
@@ -214,15 +206,15 @@ private slots:
                           pane.barRects()[k].center().toPoint());
         QTRY_VERIFY(treeSpy.count() >= 1);
         QTRY_COMPARE(pane.treeBar(), std::optional<std::uint64_t>(chosen));
-        QCOMPARE(call(*emu, "regs.get").value("pc", 0u), pass);
-        for (const json& h : call(*emu, "strip.bars")["bars"])
+        QCOMPARE(callJson(*emu, "regs.get").value("pc", 0u), pass);
+        for (const json& h : callJson(*emu, "strip.bars")["bars"])
             QCOMPARE(h.value("here", false), barNumber(h) == chosen);
         QTRY_VERIFY(indexOfBar(pane, chosen) >= 0 &&
                     pane.bars()[std::size_t(indexOfBar(pane, chosen))].here);
         QVERIFY(pane.barLabel(indexOfBar(pane, chosen)).contains(QStringLiteral("stands in it")));
 
         // The tree is strip.tree's for that bar, row by row.
-        const json tree = call(*emu, "strip.tree", {{"bar", chosen}});
+        const json tree = callJson(*emu, "strip.tree", {{"bar", chosen}});
         QVERIFY2(tree.contains("children"), tree.dump().c_str());
         QTreeWidget* t = pane.treeWidget();
         QCOMPARE(t->topLevelItemCount(), 1);
@@ -277,14 +269,14 @@ private slots:
         QCOMPARE(menu->actions().size(), 2);
         menu->actions()[0]->trigger();
         QTRY_VERIFY(
-            call(*emu, "break.list").dump().find("\"addr\":" + std::to_string(sym.at("thrice"))) !=
+            callJson(*emu, "break.list").dump().find("\"addr\":" + std::to_string(sym.at("thrice"))) !=
             std::string::npos);
         QSignalSpy shown(&pane, &StripPane::addressActivated);
         menu->actions()[1]->trigger();
         QCOMPARE(shown.count(), 1);
         QCOMPARE(shown.at(0).at(0).toUInt(), sym.at("thrice"));
         delete menu;
-        QVERIFY(call(*emu, "break.clear").contains("removed"));
+        QVERIFY(callJson(*emu, "break.clear").contains("removed"));
 
         // Frames, behind the three dots, sets the strip's scale.
         auto* formAction =
@@ -332,16 +324,16 @@ private slots:
         QTRY_VERIFY2(pane.errorText().contains(QStringLiteral("no_such")),
                      qPrintable(pane.errorText()));
         QTRY_COMPARE(pane.startEdit()->text(), shownStart);
-        QCOMPARE(call(*emu, "strip.get").value("start_address", json()), json(pass));
+        QCOMPARE(callJson(*emu, "strip.get").value("start_address", json()), json(pass));
 
         // Now: back to the present, where the machine stands in no bar.
         QTest::mouseClick(pane.nowButton(), Qt::LeftButton);
-        QTRY_VERIFY(!call(*emu, "timeline.status").value("in_past", true));
+        QTRY_VERIFY(!callJson(*emu, "timeline.status").value("in_past", true));
         QTRY_VERIFY(std::none_of(pane.bars().begin(), pane.bars().end(),
                                  [](const StripPane::Bar& x) { return x.here; }));
         // Another client stands the machine in a frame: the pane opens its tree.
         const std::uint64_t other = pane.bars()[3].bar;
-        QCOMPARE(call(*emu, "strip.select", {{"bar", other}}).value("reason", std::string()),
+        QCOMPARE(callJson(*emu, "strip.select", {{"bar", other}}).value("reason", std::string()),
                  std::string("strip"));
         pane.refresh();
         QTRY_COMPARE(pane.treeBar(), std::optional<std::uint64_t>(other));
@@ -351,8 +343,8 @@ private slots:
         // Run on from there: the bars after it are dropped, and the places stay as they
         // were, the ones at the left empty, the latest bar still at the right.
         const int placesBefore = pane.places();
-        QVERIFY(call(*emu, "step_frame", {{"n", 2}}).contains("frame"));
-        const std::size_t fewer = call(*emu, "strip.bars")["bars"].size();
+        QVERIFY(callJson(*emu, "step_frame", {{"n", 2}}).contains("frame"));
+        const std::size_t fewer = callJson(*emu, "strip.bars")["bars"].size();
         QVERIFY(fewer < pane.bars().size());
         pane.refresh();
         QTRY_COMPARE(pane.bars().size(), fewer);
@@ -365,11 +357,11 @@ private slots:
 
         // Passes cut at a routine called every third frame span three: the automatic height
         // holds the longest; one frame tall, every one runs off the top with its notch.
-        QVERIFY(call(*emu, "strip.set",
+        QVERIFY(callJson(*emu, "strip.set",
                      {{"start", "$" + QString::number(sym.at("third"), 16).toStdString()}})
                     .contains("mode"));
-        QVERIFY(call(*emu, "step_frame", {{"n", 13}}).contains("frame"));
-        const json thirds = call(*emu, "strip.bars");
+        QVERIFY(callJson(*emu, "step_frame", {{"n", 13}}).contains("frame"));
+        const json thirds = callJson(*emu, "strip.bars");
         QVERIFY2(thirds["bars"].size() >= 3, thirds.dump().c_str());
         pane.refresh();
         QTRY_COMPARE(pane.bars().size(), thirds["bars"].size());
@@ -393,25 +385,25 @@ private slots:
 
         // The fields follow what the machine holds: another client gives an until.
         const std::uint32_t passend = sym.at("passend");
-        QVERIFY(call(*emu, "strip.set", {{"mode", "until"}, {"end", passend}}).contains("mode"));
+        QVERIFY(callJson(*emu, "strip.set", {{"mode", "until"}, {"end", passend}}).contains("mode"));
         pane.refresh();
         QTRY_COMPARE(pane.modeBox()->currentText(), QStringLiteral("until"));
         QVERIFY(pane.endEdit()->isEnabled());
         QCOMPARE(pane.endEdit()->text(),
-                 QString::fromStdString(call(*emu, "strip.get").value("end", std::string())));
+                 QString::fromStdString(callJson(*emu, "strip.get").value("end", std::string())));
         QTRY_COMPARE(pane.places(), 0); // given anew: the bars are gone, the places shared again
         // Mode from the pane: a call has no End.
         pane.modeBox()->setFocus();
         QTest::keyClick(pane.modeBox(), Qt::Key_Up);
-        QTRY_COMPARE(call(*emu, "strip.get").value("mode", std::string()), std::string("call"));
-        QVERIFY(call(*emu, "strip.get")["end"].is_null());
+        QTRY_COMPARE(callJson(*emu, "strip.get").value("mode", std::string()), std::string("call"));
+        QVERIFY(callJson(*emu, "strip.get")["end"].is_null());
         QTRY_VERIFY(!pane.endEdit()->isEnabled());
         // An empty Start removes it.
         pane.startEdit()->setFocus();
         pane.startEdit()->selectAll();
         QTest::keyClick(pane.startEdit(), Qt::Key_Backspace);
         QTest::keyClick(pane.startEdit(), Qt::Key_Return);
-        QTRY_VERIFY(call(*emu, "strip.get")["start"].is_null());
+        QTRY_VERIFY(callJson(*emu, "strip.get")["start"].is_null());
         QTRY_COMPARE(pane.summaryText(), QStringLiteral("no start: strip.set gives one"));
     }
 
@@ -420,11 +412,11 @@ private slots:
     void screenshot() {
         if (qEnvironmentVariableIsEmpty("COPPERLINE_WRITE_SCREENSHOTS"))
             QSKIP("COPPERLINE_WRITE_SCREENSHOTS is not set");
-        const auto sym = symbols();
-        auto emu = loop();
-        QVERIFY(call(*emu, "step_frame", {{"n", 3}}).contains("frame"));
-        QVERIFY(call(*emu, "strip.set", {{"start", sym.at("pass")}}).contains("mode"));
-        QVERIFY(call(*emu, "step_frame", {{"n", 41}}).contains("frame"));
+        const auto sym = stripLoopSymbols();
+        auto emu = stripLoop();
+        QVERIFY(callJson(*emu, "step_frame", {{"n", 3}}).contains("frame"));
+        QVERIFY(callJson(*emu, "strip.set", {{"start", sym.at("pass")}}).contains("mode"));
+        QVERIFY(callJson(*emu, "step_frame", {{"n", 41}}).contains("frame"));
         Bridge bridge(*emu);
         StripPane pane(bridge.send());
         pane.resize(900, 640);
