@@ -747,6 +747,8 @@ void Machine::pokeByte(std::uint32_t a, std::uint8_t v) {
 // ---- state -----------------------------------------------------------------------------
 
 void Machine::serialize(Archive& ar) {
+    // Denise draws in runs behind the beam; the state holds her drawn up to it.
+    agnus_.flushDenise();
     ar(chip_, slow_);
     // Fast RAM (state version 5): its size is configuration, checked by name.
     std::uint32_t fastBytes = std::uint32_t(fast_.size());

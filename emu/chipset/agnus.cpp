@@ -52,6 +52,7 @@ void Agnus::reset() {
     cck_ = 0;
     frame_ = 0;
     vpos_ = hpos_ = 0;
+    deniseAt_ = 0;
     lof_ = true;
     lol_ = false;
     lineLength_ = 227;
@@ -211,7 +212,7 @@ void Agnus::doBitplaneFetch(std::uint8_t code, SlotRecord& rec) {
     pt += 2;
     if (code & PlanLastUnit) pt += std::uint32_t(std::int32_t(std::int16_t(p & 1 ? bpl1mod_ : bpl2mod_)));
     pt &= 0x1FFFFE;
-    denise_.poke(std::uint16_t(reg::BPL1DAT + 2 * (p - 1)), data);
+    deniseNow().poke(std::uint16_t(reg::BPL1DAT + 2 * (p - 1)), data);
 }
 
 void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
@@ -233,7 +234,7 @@ void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
         target = std::uint16_t((word ? reg::SPR0DATB : reg::SPR0DATA) + 8 * n);
     }
     rec.reg = target;
-    denise_.poke(target, data);
+    deniseNow().poke(target, data);
 }
 
 // ---- one colour clock --------------------------------------------------------------------
@@ -369,8 +370,7 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
         }
     }
 
-    const bool blank = lineBlank_ || (h >= kHblankStart && h < kHblankEnd);
-    denise_.clock(vpos_, std::uint16_t(h), blank);
+    // Denise draws this clock later, in a run with the clocks around it (flushDenise).
 
     const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
     if (recordOwners_) owners_[index] = std::uint8_t(owner);
@@ -411,7 +411,6 @@ std::uint32_t Agnus::slotEvents(unsigned h) const {
 
 void Agnus::idleClock() {
     const unsigned h = hpos_;
-    denise_.clock(vpos_, std::uint16_t(h), lineBlank_ || (h >= kHblankStart && h < kHblankEnd));
     if (recordOwners_) owners_[std::size_t(vpos_) * kMaxLineCck + h] = std::uint8_t(BusOwner::Idle);
     if (recordSlots_) {
         // The frame's records start zeroed (an idle clock with no transfer); only the
@@ -465,8 +464,33 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
 
 // ---- lines and frames ------------------------------------------------------------------
 
+void Agnus::flushDenise() const {
+    unsigned h = deniseAt_;
+    const unsigned end = hpos_;
+    if (h >= end) return;
+    if (lineBlank_) {
+        denise_.clockRun(vpos_, h, end, true);
+    } else {
+        // Horizontal blank is the same stretch of every line.
+        if (h < kHblankStart) {
+            const unsigned e = std::min(end, kHblankStart);
+            denise_.clockRun(vpos_, h, e, false);
+            h = e;
+        }
+        if (h < end && h < kHblankEnd) {
+            const unsigned e = std::min(end, kHblankEnd);
+            denise_.clockRun(vpos_, h, e, true);
+            h = e;
+        }
+        if (h < end) denise_.clockRun(vpos_, h, end, false);
+    }
+    deniseAt_ = std::uint16_t(end);
+}
+
 void Agnus::endLine() {
+    flushDenise();
     hpos_ = 0;
+    deniseAt_ = 0;
     paula_.advanceTo(cck_);
     if (listener_) listener_->hsync(cck_);
     if (++vpos_ >= frameLines()) {
@@ -659,7 +683,7 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     }
     if (r >= reg::SPR0POS && r < reg::SPR0POS + 0x40) {
         writeRegisterAgnus(r, v);
-        denise_.poke(r, v);
+        deniseNow().poke(r, v);
         return;
     }
     if ((r >= reg::AUD0LCH && r < reg::AUD0LCH + 0x40) || r == reg::INTENA || r == reg::INTREQ ||
@@ -681,16 +705,16 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     }
     case reg::BPLCON0:
         bplcon0_ = v;
-        denise_.poke(r, v);
+        deniseNow().poke(r, v);
         buildBitplanePlan();
         break;
     case reg::DIWSTRT:
         diwstrt_ = v;
-        denise_.poke(r, v);
+        deniseNow().poke(r, v);
         break;
     case reg::DIWSTOP:
         diwstop_ = v;
-        denise_.poke(r, v);
+        deniseNow().poke(r, v);
         break;
     case reg::DDFSTRT:
         ddfstrt_ = v;
@@ -713,10 +737,10 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     case reg::BPLCON1:
     case reg::BPLCON2:
     case reg::CLXCON:
-    case reg::JOYTEST: denise_.poke(r, v); break;
+    case reg::JOYTEST: deniseNow().poke(r, v); break;
     default:
         if ((r >= reg::BPL1DAT && r < reg::BPL1DAT + 12) || (r >= reg::COLOR00 && r < reg::COLOR00 + 64))
-            denise_.poke(r, v);
+            deniseNow().poke(r, v);
         break;
     }
 }
@@ -760,7 +784,7 @@ std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
     r &= 0x1FE;
     switch (readerOf(r)) {
     case Reader::Paula: return paula_.spy(r);
-    case Reader::Denise: return denise_.spy(r);
+    case Reader::Denise: return deniseNow().spy(r);
     case Reader::Agnus: break;
     }
     switch (r) {
@@ -789,7 +813,7 @@ std::uint16_t Agnus::readCustom(std::uint16_t r) {
     }
     switch (readerOf(r)) {
     case Reader::Paula: return paula_.peek(r, cck_);
-    case Reader::Denise: return denise_.peek(r);
+    case Reader::Denise: return deniseNow().peek(r);
     case Reader::Agnus: return spyCustom(r);
     }
     return 0xFFFF;
@@ -801,6 +825,8 @@ void Agnus::serialize(Archive& ar) {
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
     ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_,
        blitIrqAt_, copperDeferred_);
+    // A state is saved with Denise's picture drawn up to the beam (Machine::serialize).
+    deniseAt_ = hpos_;
 }
 
 } // namespace copperline

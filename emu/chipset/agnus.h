@@ -109,6 +109,10 @@ public:
     // The CPU's last granted access wrote after all (the write half of TAS, known only
     // once the byte was read): its slot record, when recorded, becomes a write of `data`.
     void amendCpuWrite(std::uint16_t data);
+    // Draws the clocks run so far that Denise has not drawn yet (they are drawn in runs,
+    // between the writes Agnus makes to Denise). The machine's state is whole only after
+    // this: saving a state calls it first.
+    void flushDenise() const;
     // ---- custom registers (CPU and Copper) ----------------------------------------------
     std::uint16_t readCustom(std::uint16_t reg);   // with side effects (COPJMP, CLXDAT, ...)
     std::uint16_t spyCustom(std::uint16_t reg) const;
@@ -168,6 +172,14 @@ private:
     void executeClock(bool cpuWants, bool& cpuGranted);
     // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit and no
     // CPU request. Then only Denise runs and the clock is idle.
+    // Denise draws Agnus's clocks in runs (Denise::clockRun): the clocks of this line from
+    // deniseAt_ up to hpos_ have run but are not drawn yet. Whatever writes to Denise, reads
+    // her or ends the line draws them first (deniseNow). Drawing them changes nothing that
+    // has not been decided already, so a const reader may do it too.
+    Denise& deniseNow() const {
+        flushDenise();
+        return denise_;
+    }
     bool quietClock() const {
         return plan_[hpos_] == PlanNone && !blitter_.running() && !blitIrqAt_ &&
                (((hpos_ & 1) && !copperDeferred_) || copper_.dormant(vpos_, hpos_, false));
@@ -204,6 +216,7 @@ private:
     std::uint64_t cck_ = 0;
     std::uint64_t frame_ = 0;
     std::uint16_t vpos_ = 0, hpos_ = 0;
+    mutable std::uint16_t deniseAt_ = 0; // the first clock of the line Denise has not drawn
     unsigned lineLength_ = 227;
     bool lof_ = true;   // long frame
     bool lol_ = false;  // NTSC long line

@@ -536,6 +536,61 @@ void Denise::clock(std::uint16_t vpos, std::uint16_t hpos, bool blank) {
     ++tick_;
 }
 
+void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) {
+    h1 = std::min(h1, kMaxLineCck);
+    if (h0 >= h1) return;
+    if (vpos != lineVpos_) startLine(vpos);
+    unsigned h = h0;
+    while (h < h1) {
+        // A clock that may take another path than the plain one is drawn by clock().
+        bool plain = !(armedOdd_ || armedEven_) && !(pendingCount_ && pending_[0].due <= tick_) &&
+                     (hstart_ >> 1) != h && (hstop_ >> 1) != h;
+        unsigned end = h1;
+        for (unsigned live = spritesLive_; live && plain; live &= live - 1) {
+            const Sprite& sp = sprites_[std::countr_zero(live)];
+            const unsigned at = sp.compare >> 1;
+            if ((sp.shiftA | sp.shiftB) || at == h) plain = false;
+            else if (at > h) end = std::min(end, at);
+        }
+        if (!plain) {
+            clock(vpos, std::uint16_t(h), blank);
+            ++h;
+            continue;
+        }
+        // The plain clocks run until the next edge, the next write falling due or the end.
+        if ((hstart_ >> 1) > h) end = std::min(end, unsigned(hstart_ >> 1));
+        if ((hstop_ >> 1) > h) end = std::min(end, unsigned(hstop_ >> 1));
+        if (pendingCount_) end = unsigned(std::min<std::uint64_t>(end, h + (pending_[0].due - tick_)));
+        if (tablesDirty_) buildTables();
+
+        const unsigned n = (end - h) * kPixelsPerCck;
+        std::uint8_t* d = shifted_.data() + h * kPixelsPerCck;
+        const unsigned drawn = vpos < height_ ? (std::min(end, lineCck_) > h ? (std::min(end, lineCck_) - h) * kPixelsPerCck : 0) : 0;
+        std::uint32_t* out = picture_.data() + std::size_t(vpos < height_ ? vpos : 0) * width_ + h * kPixelsPerCck;
+        if (!(clxdat_ & 1))
+            for (unsigned k = 0; k < n; ++k)
+                if (pf_[d[k]].match == 3) {
+                    clxdat_ |= 1;
+                    break;
+                }
+        if (hamMode_) {
+            for (unsigned k = 0; k < n; ++k) {
+                ham_ = holdAndModify(ham_, d[k]);
+                if (k < drawn) out[k] = blank ? kBlack : window_ ? kRgb12.v[ham_] : rgb_[0];
+            }
+        } else {
+            if (blank) std::fill(out, out + drawn, kBlack);
+            else if (window_)
+                for (unsigned k = 0; k < drawn; ++k) out[k] = pfRgb_[d[k]];
+            else std::fill(out, out + drawn, rgb_[0]);
+            lastBits_ = d[n - 1];
+        }
+        std::memset(d, 0, n);
+        tick_ += end - h;
+        h = end;
+    }
+}
+
 void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
     for (unsigned half = 0; half < 2; ++half) {
         if (half == 1 && pendingCount_ && pending_[0].due <= tick_) {

@@ -72,6 +72,12 @@ public:
     // row vpos. `blank` is true in horizontal/vertical blanking; those pixels are black,
     // while the chip's state (shifters, sprites, collisions, HAM) runs on as usual.
     void clock(std::uint16_t vpos, std::uint16_t hpos, bool blank);
+    // Colour clocks h0 .. h1-1 of line vpos, all with the same `blank`: exactly what
+    // clock() for each of them in turn does, but the clocks between two things that can
+    // change a pixel's path (a window edge, a register write falling due, a shifter load,
+    // a sprite) are drawn in one pass. Agnus gives Denise its clocks this way, in the runs
+    // between the writes it makes to Denise (docs/denise.md, "Clocks in runs").
+    void clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank);
 
     // The start of a field. Counts the field that ends here (if one was started) and calls
     // the frame hook, then starts the new one. Rows a field does not reach keep their
