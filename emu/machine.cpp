@@ -497,11 +497,41 @@ void Machine::uaelibCall() {
 
 void Machine::runFrame() {
     const std::uint64_t target = agnus_.frame() + 1;
-    while (agnus_.frame() < target) stepInstruction();
+    while (agnus_.frame() < target) {
+        if (cpu_.stopped()) [[unlikely]]
+            runStoppedSteps(CpuMomentObserver::kNever, target - 1);
+        if (agnus_.frame() < target) stepInstruction();
+    }
 }
 
 void Machine::runUntil(MasterClock until) {
-    while (cpu_.cycles() < until) stepInstruction();
+    while (cpu_.cycles() < until) {
+        if (cpu_.stopped()) [[unlikely]]
+            runStoppedSteps(until, agnus_.frame());
+        if (cpu_.cycles() < until) stepInstruction();
+    }
+}
+
+void Machine::runStoppedSteps(MasterClock until, std::uint64_t frame) {
+    // What stepInstruction does for a step of STOP, and what accountStep makes of it when
+    // no observer is told of steps and no frame ends in it: the clocks are stopped clocks.
+    while (cpu_.stopped() && !cpu_.halted() && !stepObserver_ && agnus_.frame() == frame) {
+        const MasterClock t0 = cpu_.cycles();
+        if (t0 >= until || t0 + CpuMomentObserver::kMomentLead >= nextMoment_) return;
+        const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
+        const std::uint32_t pc = (cpu_.pc() - 4) & 0xFFFFFF;
+        const MasterClock next = (agnus_.cck() + 1) * kCyclesPerCck;
+        syncTo(next);
+        cpu_.runUntil(std::max<MasterClock>(next, cpu_.cycles()));
+        const MasterClock t1 = cpu_.cycles();
+        if (!cpu_.stopped() || cpu_.halted() || statsFrameEnded_ || t1 > nextMoment_) {
+            // The step woke the CPU (its interrupt entry), ended a frame or reached a
+            // moment: the whole bookkeeping.
+            accountStep(t0, denied0, !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped, pc);
+            return;
+        }
+        frameStats_[0].cpuStoppedCycles += (t1 - t0) - kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0);
+    }
 }
 
 void Machine::hsync(std::uint64_t cck) {

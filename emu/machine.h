@@ -398,6 +398,11 @@ private:
     bool muted_ = false;
     void beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool partial);
     void accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, std::uint32_t pc);
+    // Steps of STOP (one colour clock each, as stepInstruction takes them) while nothing
+    // watches steps one by one: the same steps without the per-step bookkeeping nobody
+    // asked for. Returns when the CPU runs again, a frame ends, an observer wants a step,
+    // `frame` is over or the clock reaches `until`.
+    void runStoppedSteps(MasterClock until, std::uint64_t frame);
     void tellMoment(const CpuStep& step, MasterClock t0);
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;

@@ -543,9 +543,21 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
     unsigned h = h0;
     while (h < h1) {
         // A clock that may take another path than the plain one is drawn by clock().
-        bool plain = !(armedOdd_ || armedEven_) && !(pendingCount_ && pending_[0].due <= tick_) &&
-                     (hstart_ >> 1) != h && (hstop_ >> 1) != h;
+        bool plain = !(pendingCount_ && pending_[0].due <= tick_) && (hstart_ >> 1) != h && (hstop_ >> 1) != h;
         unsigned end = h1;
+        if (plain && (armedOdd_ || armedEven_)) {
+            // A held word loads at the first clock after the write whose low bits match
+            // its playfield's scroll (loadShifters): the run ends there.
+            const unsigned mask = (bplcon0_ & kHires) ? 3 : 7;
+            const unsigned first = h + (tick_ > armTick_ ? 0u : unsigned(armTick_ - tick_) + 1);
+            for (unsigned parity = 0; parity < 2; ++parity) {
+                if (!(parity ? armedEven_ : armedOdd_)) continue;
+                const unsigned want = ((bplcon1_ >> (4 * parity)) >> 1) & mask;
+                const unsigned at = first + ((want - first) & mask);
+                if (at == h) plain = false;
+                else end = std::min(end, at);
+            }
+        }
         for (unsigned live = spritesLive_; live && plain; live &= live - 1) {
             const Sprite& sp = sprites_[std::countr_zero(live)];
             const unsigned at = sp.compare >> 1;
