@@ -323,13 +323,13 @@ void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t
 
 // ---- time ------------------------------------------------------------------------------
 
-void Machine::syncCias(MasterClock t) {
+inline void Machine::syncCias(MasterClock t) {
     ciaA_.advanceTo(t);
     ciaB_.advanceTo(t);
     paula_.setCiaLines(ciaA_.irq(), ciaB_.irq(), agnus_.cck());
 }
 
-void Machine::updateIpl() {
+inline void Machine::updateIpl() {
     if (paula_.ipl() != lastIpl_ || paula_.iplChangedAt() != lastIplAt_) {
         lastIpl_ = paula_.ipl();
         lastIplAt_ = paula_.iplChangedAt();
@@ -337,7 +337,7 @@ void Machine::updateIpl() {
     }
 }
 
-void Machine::syncTo(MasterClock t) {
+inline void Machine::syncTo(MasterClock t) {
     agnus_.runTo(t / kCyclesPerCck);
     syncCias(t);
     updateIpl();
@@ -380,6 +380,16 @@ void Machine::stepInstruction() {
             uaelibCall();
         cpu_.step();
         syncTo(cpu_.cycles());
+    }
+    if (!stepObserver_ && !momentObserver_ && !statsFrameEnded_) [[likely]] {
+        // accountStep with nobody to tell and no frame ended in the step.
+        FrameStats& f = frameStats_[0];
+        const std::uint64_t span = cpu_.cycles() - t0;
+        const std::uint64_t waits = kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0);
+        f.cpuWaitCycles += waits;
+        (kind == StepInstruction ? f.cpuInstructionCycles : kind == StepIrq ? f.cpuIrqCycles : f.cpuStoppedCycles) +=
+            span - waits;
+        return;
     }
     accountStep(t0, denied0, kind, pc);
 }
@@ -716,6 +726,12 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
         }
         return 0;
     }
+    case Region::Rom:
+    case Region::ExtRom:
+        // Off the chip bus: no wait; writes go nowhere.
+        syncTo(t);
+        if (!write) c.data = readMemoryWord(a, r);
+        return 0;
     case Region::Autoconfig:
         syncTo(t);
         if (write) {

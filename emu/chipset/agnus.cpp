@@ -212,7 +212,10 @@ void Agnus::doBitplaneFetch(std::uint8_t code, SlotRecord& rec) {
     pt += 2;
     if (code & PlanLastUnit) pt += std::uint32_t(std::int32_t(std::int16_t(p & 1 ? bpl1mod_ : bpl2mod_)));
     pt &= 0x1FFFFE;
-    deniseNow().poke(std::uint16_t(reg::BPL1DAT + 2 * (p - 1)), data);
+    // BPL2DAT-BPL6DAT only hold their word until BPL1DAT loads them all: no pixel Denise
+    // has still to draw depends on them, so she need not catch up first.
+    if (p == 1) deniseNow().writeBitplane(0, data);
+    else denise_.writeBitplane(p - 1, data);
 }
 
 void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
@@ -344,7 +347,11 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
         // INTREQ_INT(6, 3): 3 CCK plus one; vAmiga raises it one DMA cycle after its BLTDONE
         // step, which follows the final D write).
         if (b.finished) blitIrqAt_ = cck_ + kBlitIrqDelayCck;
-        if (blitActive_) blitClock(b);
+        if (blitActive_) {
+            if (b.usedBus) ++blit_.words[b.channel];
+            if ((trace_ && trace_->collecting()) || !blitter_.running()) [[unlikely]]
+                blitClock(b);
+        }
     }
     if (blitIrqAt_ && cck_ >= blitIrqAt_) {
         blitIrqAt_ = 0;
@@ -424,7 +431,7 @@ void Agnus::idleClock() {
     if (++hpos_ >= lineLength_) endLine();
 }
 
-void Agnus::runTo(std::uint64_t target) {
+void Agnus::runClocks(std::uint64_t target) {
     bool granted = false;
     while (cck_ < target) {
         if (quietClock()) idleClock();
@@ -591,10 +598,8 @@ void Agnus::blitStarted() {
 }
 
 void Agnus::blitClock(const Blitter::Step& b) {
-    if (b.usedBus) {
-        ++blit_.words[b.channel];
-        if (trace_) trace_->add(BlitStream(b.channel), b.data);
-    }
+    // (executeClock has counted the word.)
+    if (b.usedBus && trace_) trace_->add(BlitStream(b.channel), b.data);
     if (b.produced && trace_) trace_->add(BlitStream::Result, b.result);
     if (!blitter_.running()) blitFinished();
 }

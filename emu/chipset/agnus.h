@@ -84,7 +84,9 @@ public:
     unsigned frameLines() const;
 
     // Runs colour clocks until cck() == target.
-    void runTo(std::uint64_t target);
+    void runTo(std::uint64_t target) {
+        if (cck_ < target) runClocks(target);
+    }
 
     // ---- the CPU on the chip bus ---------------------------------------------------------
     // The CPU wants the chip bus from colour clock `at` (>= cck()). Runs the clocks before
@@ -177,7 +179,7 @@ private:
     // her or ends the line draws them first (deniseNow). Drawing them changes nothing that
     // has not been decided already, so a const reader may do it too.
     Denise& deniseNow() const {
-        flushDenise();
+        if (deniseAt_ < hpos_) flushDenise();
         return denise_;
     }
     bool quietClock() const {
@@ -185,6 +187,7 @@ private:
                (((hpos_ & 1) && !copperDeferred_) || copper_.dormant(vpos_, hpos_, false));
     }
     void idleClock();
+    void runClocks(std::uint64_t target); // runTo's clocks, when there are any
     std::uint32_t slotEvents(unsigned h) const;
     void startLine();
     void endLine();

@@ -40,6 +40,8 @@ public:
 
     // A blit started; later words go to it.
     void begin(const BlitRecord& blit);
+    // A blit's words are being kept (add would keep them).
+    bool collecting() const { return current_ != nullptr; }
     void add(BlitStream stream, std::uint16_t word) {
         if (!current_) return;
         if (total_ >= kMaxWords) {

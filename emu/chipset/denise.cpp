@@ -76,6 +76,8 @@ inline std::uint64_t load64(const std::uint8_t* p) {
     std::memcpy(&v, p, 8);
     return v;
 }
+inline void store32(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
+
 inline void store64(std::uint8_t* p, std::uint64_t v) {
     std::memcpy(p, &v, 8);
 }
@@ -128,6 +130,7 @@ void Denise::reset() {
     lineVpos_ = 0xFFFF;
     shadow_.fill(0);
     tablesDirty_ = true;
+    layoutDirty_ = true;
     std::fill(picture_.begin(), picture_.end(), kBlack);
     frames_ = 0;
     started_ = false;
@@ -155,18 +158,10 @@ void Denise::poke(std::uint16_t r, std::uint16_t v) {
         return;
     }
     if (r >= reg::BPL1DAT && r < reg::BPL1DAT + 12) {
-        shadow_[r >> 1] = v;
-        const unsigned p = (r - reg::BPL1DAT) >> 1;
-        bpldat_[p] = v;
-        if (p == 0) {
-            // "Writing BPL1DAT parallel-loads all BPLxDAT into the shift registers" (HRM
-            // appendix A). The load itself waits for the scroll comparator (loadShifters),
-            // so the words are held here in the meantime; a later BPLxDAT belongs to the
-            // next load.
-            bplPipe_ = bpldat_;
-            armedOdd_ = armedEven_ = true;
-            armTick_ = tick_;
-        }
+        // "Writing BPL1DAT parallel-loads all BPLxDAT into the shift registers" (HRM
+        // appendix A). The load itself waits for the scroll comparator (loadShifters),
+        // so the words are held in the meantime; a later BPLxDAT belongs to the next load.
+        writeBitplane((r - reg::BPL1DAT) >> 1, v);
         return;
     }
     if (isSpriteReg(r)) {
@@ -184,6 +179,7 @@ void Denise::poke(std::uint16_t r, std::uint16_t v) {
         shadow_[r >> 1] = v;
         bplcon0_ = v;
         tablesDirty_ = true;
+        layoutDirty_ = true;
         break;
     case reg::BPLCON1:
         shadow_[r >> 1] = v;
@@ -202,6 +198,7 @@ void Denise::poke(std::uint16_t r, std::uint16_t v) {
         shadow_[r >> 1] = v;
         clxcon_ = v;
         tablesDirty_ = true;
+        layoutDirty_ = true;
         break;
     case reg::JOYTEST: {
         // Writes bits 7-2 of all four counters at once (HRM appendix A, JOYTEST).
@@ -285,6 +282,7 @@ void Denise::apply(std::uint16_t r, std::uint16_t v) {
     case reg::BPLCON2:
         bplcon2_ = v & 0x7F;
         tablesDirty_ = true;
+        layoutDirty_ = true;
         break;
     case reg::DIWSTRT:
         // Denise compares the horizontal half: H7-H0 with H8 = 0 for the start, H8 = 1
@@ -328,6 +326,17 @@ void Denise::writeSpriteRegister(unsigned n, unsigned which, std::uint16_t v) {
 
 void Denise::buildTables() {
     tablesDirty_ = false;
+    if (!layoutDirty_) {
+        // Only the palette changed (a COLORxx write): the playfield table's colour
+        // numbers, codes and matches stand; each entry takes its colour's new value.
+        for (unsigned i = 0; i < 32; ++i) {
+            rgb_[i] = kRgb12.v[colour_[i]];
+            rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
+        }
+        for (unsigned s = 0; s < 64; ++s) pfRgb_[s] = rgb_[pf_[s].colour];
+        return;
+    }
+    layoutDirty_ = false;
     const bool dpf = bplcon0_ & kDblpf;
     const bool ham = (bplcon0_ & kHomod) && !dpf;
     if (ham && !hamMode_) {
@@ -597,7 +606,7 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
             else std::fill(out, out + drawn, rgb_[0]);
             lastBits_ = d[n - 1];
         }
-        std::memset(d, 0, n);
+        for (unsigned k = 0; k < n; k += kPixelsPerCck) store32(d + k, 0);
         tick_ += end - h;
         h = end;
     }
@@ -705,6 +714,7 @@ void Denise::serialize(Archive& ar) {
         // The mode the tables were built for, so that rebuilding them sees no HAM switch.
         hamMode_ = (bplcon0_ & kHomod) && !(bplcon0_ & kDblpf);
         tablesDirty_ = true;
+        layoutDirty_ = true;
     }
 }
 

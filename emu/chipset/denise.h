@@ -29,6 +29,8 @@
 //     column $102 = DIW H $81, as HRM "DDFSTRT = DIWSTRT/2 - 8.5" (4.5 hires) requires.
 //   - a sprite whose HSTART is H shows its first pixel at counter H+1 (column 2H+2).
 
+#include "emu/chipset/custom_regs.h"
+
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -61,6 +63,16 @@ public:
     // CLXCON, BPLCON0-2, BPL1DAT-BPL6DAT, SPRxPOS/CTL/DATA/DATB, COLOR00-31, JOYTEST.
     // Other offsets are ignored.
     void poke(std::uint16_t reg, std::uint16_t value);
+    // poke(BPL1DAT + 2 * plane, value), for bitplane DMA (plane 0-5).
+    void writeBitplane(unsigned plane, std::uint16_t value) {
+        shadow_[(reg::BPL1DAT >> 1) + plane] = value;
+        bpldat_[plane] = value;
+        if (plane == 0) {
+            bplPipe_ = bpldat_;
+            armedOdd_ = armedEven_ = true;
+            armTick_ = tick_;
+        }
+    }
     // A read with its side effects: CLXDAT clears. JOY0DAT/JOY1DAT return the counters.
     // Offsets Denise does not drive return 0 (the bus decides what such a read yields).
     std::uint16_t peek(std::uint16_t reg);
@@ -175,6 +187,7 @@ private:
 
     // Derived, rebuilt lazily after writes that change them (not state).
     bool tablesDirty_ = true;
+    bool layoutDirty_ = true; // ... and more than the palette: BPLCON0/2 or CLXCON too
     bool hamMode_ = false; // HOMOD without DBLPF
     std::array<Playfield, 64> pf_{};
     std::array<std::uint32_t, 64> rgb_{};

@@ -52,15 +52,6 @@ void Paula::raise(std::uint16_t bits, std::uint64_t cck) {
     updateIpl(cck);
 }
 
-void Paula::setCiaLines(bool ciaA, bool ciaB, std::uint64_t cck) {
-    ciaA_ = ciaA;
-    ciaB_ = ciaB;
-    std::uint16_t bits = 0;
-    if (ciaA) bits |= intreq::PORTS;
-    if (ciaB) bits |= intreq::EXTER;
-    if (bits) raise(bits, cck);
-}
-
 void Paula::startSerial(std::uint64_t cck) {
     // Start bit, then the word's bits up to and including its highest set bit (the stop
     // bits software places above the data: HRM "Serial Port", SERDAT).

@@ -55,7 +55,12 @@ public:
     // A chip or CIA raises interrupt request bits at colour clock `cck`.
     void raise(std::uint16_t bits, std::uint64_t cck);
     // The CIAs' /IRQ lines are levels: PORTS and EXTER stay requested while they are low.
-    void setCiaLines(bool ciaA, bool ciaB, std::uint64_t cck);
+    void setCiaLines(bool ciaA, bool ciaB, std::uint64_t cck) {
+        ciaA_ = ciaA;
+        ciaB_ = ciaB;
+        if (ciaA || ciaB) [[unlikely]]
+            raise(std::uint16_t((ciaA ? intreq::PORTS : 0) | (ciaB ? intreq::EXTER : 0)), cck);
+    }
 
     std::uint16_t intena() const { return intena_; }
     std::uint16_t intreq() const { return intreq_; }
