@@ -5,6 +5,7 @@
 #ifndef Q_MOC_RUN
 #include "aros_machine.h"
 #include "emu/machine.h"
+#include "emu/media/file_bytes.h"
 #endif
 
 #include <QtTest>
@@ -97,6 +98,44 @@ private slots:
         }
         QCOMPARE(a->stateHash(), b->stateHash());
     }
+
+#ifdef STRIP_LOOP_BIN
+    // runFrame and runUntil take the CPU's steps of STOP (one colour clock each) without the
+    // per-step bookkeeping when nobody watches steps; they must be the very steps
+    // stepInstruction takes one by one: the same boundaries, states and frame counters.
+    // The strip's bare-metal loop waits for every vertical blank in STOP.
+    void stopStepsTakenTogetherAreTheSameSteps() {
+        const std::vector<std::uint8_t> program = readFileBytes(STRIP_LOOP_BIN);
+        Machine a, b, c;
+        for (Machine* m : {&a, &b, &c}) m->bootBareMetal(program);
+        std::uint64_t stopped = 0;
+        for (int i = 0; i < 120; ++i) {
+            a.runFrame();
+            const std::uint64_t frame = b.frame();
+            while (b.frame() == frame) b.stepInstruction();
+            c.runUntil(a.now());
+            QCOMPARE(b.now(), a.now());
+            QCOMPARE(c.now(), a.now());
+            for (Machine* m : {&b, &c}) {
+                const FrameStats &x = a.lastFrameStats(), &y = m->lastFrameStats();
+                QCOMPARE(y.frame, x.frame);
+                QCOMPARE(y.cpuStoppedCycles, x.cpuStoppedCycles);
+                QCOMPARE(y.cpuInstructionCycles, x.cpuInstructionCycles);
+                QCOMPARE(y.cpuIrqCycles, x.cpuIrqCycles);
+                QCOMPARE(y.cpuWaitCycles, x.cpuWaitCycles);
+            }
+            stopped += a.lastFrameStats().cpuStoppedCycles;
+            if (i % 20 == 0) {
+                QCOMPARE(b.stateHash(), a.stateHash());
+                QCOMPARE(c.stateHash(), a.stateHash());
+            }
+        }
+        QCOMPARE(b.stateHash(), a.stateHash());
+        QCOMPARE(c.stateHash(), a.stateHash());
+        // Most of every frame was spent in STOP.
+        QVERIFY(stopped > 120ull * 100000);
+    }
+#endif
 };
 
 QTEST_GUILESS_MAIN(TestFrameStats)

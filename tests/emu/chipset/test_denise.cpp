@@ -809,6 +809,89 @@ private slots:
         }
         QVERIFY(refused);
     }
+
+    // clockRun(v, h0, h1, blank) is clock() for h0 .. h1-1: two Denises get the same
+    // writes at the same clocks, one clock by clock, the other in runs cut at random
+    // between the writes (as Agnus cuts them), through lores, hires, dual playfield, HAM,
+    // scroll, window, sprite, palette and collision changes; pictures, collisions and
+    // states must stay equal.
+    void clocksInRunsEqualClocksOneByOne() {
+        std::uint32_t seed = 12345;
+        const auto next = [&seed](unsigned n) {
+            seed = seed * 1103515245u + 12345u;
+            return (seed >> 8) % n;
+        };
+        Denise a, b;
+        std::uint64_t runs = 0, plainStretches = 0;
+        const std::uint16_t modes[] = {0x2200, 0x4200, 0x5200, 0x6200, 0x9200, 0xA200, 0x6A00, 0x6600, 0x0200};
+        for (unsigned v = 0; v < 300; ++v) {
+            const bool vblank = v < 0x1A || v > 0x128;
+            unsigned drawnB = 0; // b has drawn clocks 0 .. drawnB-1 of this line
+            const auto blankAt = [&](unsigned h) { return vblank || (h >= 0x0F && h < 0x2E); };
+            const auto catchUp = [&](unsigned upTo) {
+                // b draws [drawnB, upTo) in runs of one blank value, cut at random too.
+                while (drawnB < upTo) {
+                    unsigned end = drawnB + 1;
+                    while (end < upTo && blankAt(end) == blankAt(drawnB) && next(16) != 0) ++end;
+                    b.clockRun(std::uint16_t(v), drawnB, end, blankAt(drawnB));
+                    ++runs;
+                    if (end - drawnB > 4) ++plainStretches;
+                    drawnB = end;
+                }
+            };
+            for (unsigned h = 0; h < Denise::kPalLineCck; ++h) {
+                // Writes in this clock (before its pixels), as bitplane DMA, the Copper and
+                // the CPU make them.
+                std::vector<std::pair<std::uint16_t, std::uint16_t>> writes;
+                if (h >= 0x38 && h < 0xD8 && (h & 7) == 7) {
+                    for (unsigned p = 6; p-- > 1;) writes.push_back({std::uint16_t(reg::BPL1DAT + 2 * p), std::uint16_t(next(0x10000))});
+                    writes.push_back({reg::BPL1DAT, std::uint16_t(next(0x10000))});
+                }
+                switch (next(40)) {
+                case 0: writes.push_back({std::uint16_t(reg::COLOR00 + 2 * next(32)), std::uint16_t(next(0x1000))}); break;
+                case 1: writes.push_back({reg::BPLCON0, modes[next(9)]}); break;
+                case 2: writes.push_back({reg::BPLCON1, std::uint16_t(next(0x100))}); break;
+                case 3: writes.push_back({reg::BPLCON2, std::uint16_t(next(0x80))}); break;
+                case 4: writes.push_back({reg::DIWSTRT, std::uint16_t(0x2C00 | (0x40 + next(0x80)))}); break;
+                case 5: writes.push_back({reg::DIWSTOP, std::uint16_t(0x2C00 | (0x80 + next(0x80)))}); break;
+                case 6: {
+                    const unsigned n = next(8);
+                    writes.push_back({std::uint16_t(reg::SPR0POS + 8 * n), std::uint16_t(0x3000 | next(0x100))});
+                    writes.push_back({std::uint16_t(reg::SPR0CTL + 8 * n), std::uint16_t(next(2) ? 0x0080 : 0)});
+                    writes.push_back({std::uint16_t(reg::SPR0DATB + 8 * n), std::uint16_t(next(0x10000))});
+                    writes.push_back({std::uint16_t(reg::SPR0DATA + 8 * n), std::uint16_t(next(0x10000))});
+                    break;
+                }
+                case 7: writes.push_back({reg::CLXCON, std::uint16_t(next(0x10000))}); break;
+                case 8: writes.push_back({reg::CLXDAT, 0}); break; // a read: clears
+                default: break;
+                }
+                if (!writes.empty()) catchUp(h);
+                for (const auto& [r, value] : writes) {
+                    if (r == reg::CLXDAT) {
+                        QCOMPARE(b.peek(r), a.peek(r));
+                        continue;
+                    }
+                    a.poke(r, value);
+                    b.poke(r, value);
+                }
+                a.clock(std::uint16_t(v), std::uint16_t(h), blankAt(h));
+            }
+            catchUp(Denise::kPalLineCck);
+            for (unsigned c = 0; c < a.width(); ++c)
+                if (a.line(v)[c] != b.line(v)[c])
+                    QFAIL(qPrintable(QString("line %1 column %2: %3 clock by clock, %4 in runs")
+                                         .arg(v).arg(c).arg(a.line(v)[c], 8, 16).arg(b.line(v)[c], 8, 16)));
+            QCOMPARE(b.spy(reg::CLXDAT), a.spy(reg::CLXDAT));
+        }
+        Archive ha = Archive::hasher(), hb = Archive::hasher();
+        a.serialize(ha);
+        b.serialize(hb);
+        QCOMPARE(ha.hash(), hb.hash());
+        // The runs were many, and many of them long.
+        QVERIFY(runs > 5000);
+        QVERIFY(plainStretches > 500);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestDenise)
