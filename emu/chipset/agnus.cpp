@@ -242,7 +242,9 @@ void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
 
 // ---- one colour clock --------------------------------------------------------------------
 
-void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
+// Inlined into both of its loops (runClocks, cpuAcquire), each with its own CpuWants.
+template <bool CpuWants>
+[[gnu::always_inline]] inline void Agnus::executeClock(bool& cpuGranted) {
     const unsigned h = hpos_;
     SlotRecord rec;
     BusOwner owner = BusOwner::Idle;
@@ -331,7 +333,7 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
     // lost to the blitter whole, an idle step as much as a bus step (vAmiga: BLS denies
     // the blitter's BUSIDLE steps too).
     if (blitter_.running()) {
-        const bool yield = cpuWants && !(dmacon_ & dmacon::BLTPRI) && cpuRefused_ >= 3;
+        const bool yield = CpuWants && !(dmacon_ & dmacon::BLTPRI) && cpuRefused_ >= 3;
         const bool slotFree = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) &&
                               (dmacon_ & dmacon::BLTEN) && !yield;
         const Blitter::Step b = blitter_.clock(slotFree, slotFree);
@@ -358,7 +360,7 @@ void Agnus::executeClock(bool cpuWants, bool& cpuGranted) {
         paula_.raise(intreq::BLIT, cck_);
     }
 
-    if (cpuWants) {
+    if (CpuWants) {
         if (owner == BusOwner::Idle) {
             owner = BusOwner::Cpu;
             cpuGranted = true;
@@ -435,7 +437,7 @@ void Agnus::runClocks(std::uint64_t target) {
     bool granted = false;
     while (cck_ < target) {
         if (quietClock()) idleClock();
-        else executeClock(false, granted);
+        else executeClock<false>(granted);
     }
 }
 
@@ -464,7 +466,7 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
     }
     for (;;) {
         bool granted = false;
-        executeClock(true, granted);
+        executeClock<true>(granted);
         if (granted) return cck_ - 1;
     }
 }

@@ -171,7 +171,8 @@ private:
         PlanLastUnit = 0x40,
     };
 
-    void executeClock(bool cpuWants, bool& cpuGranted);
+    template <bool CpuWants>
+    void executeClock(bool& cpuGranted);
     // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit and no
     // CPU request. Then only Denise runs and the clock is idle.
     // Denise draws Agnus's clocks in runs (Denise::clockRun): the clocks of this line from
