@@ -418,7 +418,7 @@ std::uint32_t Agnus::slotEvents(unsigned h) const {
     return ev;
 }
 
-void Agnus::idleClock() {
+[[gnu::always_inline]] inline void Agnus::idleClock() {
     const unsigned h = hpos_;
     if (recordOwners_) owners_[std::size_t(vpos_) * kMaxLineCck + h] = std::uint8_t(BusOwner::Idle);
     if (recordSlots_) {
