@@ -103,14 +103,7 @@ sprite_line:
     move.w  #0x00E0, %d1
     moveq   #4, %d2
 cop_planes:
-    swap    %d0
-    move.w  %d1, (%a0)+
-    move.w  %d0, (%a0)+
-    addq.w  #2, %d1
-    swap    %d0
-    move.w  %d1, (%a0)+
-    move.w  %d0, (%a0)+
-    addq.w  #2, %d1
+    bsr.w   cop_pointer
     add.l   #PLANE_BYTES, %d0
     dbf     %d2, cop_planes
     move.w  #0x0120, %d1                | SPR0PT-SPR7PT
@@ -122,14 +115,7 @@ cop_sprites:
     move.w  %d4, %d0
     mulu.w  #SPR_BYTES, %d0
     add.l   #SPRITES, %d0
-1:  swap    %d0
-    move.w  %d1, (%a0)+
-    move.w  %d0, (%a0)+
-    addq.w  #2, %d1
-    swap    %d0
-    move.w  %d1, (%a0)+
-    move.w  %d0, (%a0)+
-    addq.w  #2, %d1
+1:  bsr.w   cop_pointer
     addq.w  #1, %d4
     cmp.w   #8, %d4
     blo.s   cop_sprites
@@ -209,6 +195,19 @@ loop:
     addq.l  #1, BLITS.w
     bsr.w   work
     bra.s   loop
+
+| Writes the Copper MOVEs that load the pointer register pair at D1 (high word first) with
+| D0, at A0; D1 steps past the pair.
+cop_pointer:
+    swap    %d0
+    move.w  %d1, (%a0)+
+    move.w  %d0, (%a0)+
+    addq.w  #2, %d1
+    swap    %d0
+    move.w  %d1, (%a0)+
+    move.w  %d0, (%a0)+
+    addq.w  #2, %d1
+    rts
 
 | The CPU's work while a blit runs: 512 longwords of WORK read, summed and written back
 | (a2 walks the buffer and wraps at its end; d5 holds the sum).
