@@ -346,7 +346,28 @@ inline void Machine::syncTo(MasterClock t) {
 namespace {
 // What a step of the CPU was, for the per-frame accounting.
 enum StepKind : unsigned { StepInstruction = 0, StepIrq = 1, StepStopped = 2 };
+
+// A step's cycles in a frame's counters: the waits, and the rest by the step's kind.
+void addStep(FrameStats& f, unsigned kind, std::uint64_t span, std::uint64_t waits) {
+    f.cpuWaitCycles += waits;
+    const std::uint64_t rest = span - waits;
+    if (kind == StepInstruction) f.cpuInstructionCycles += rest;
+    else if (kind == StepIrq) f.cpuIrqCycles += rest;
+    else f.cpuStoppedCycles += rest;
+}
 } // namespace
+
+inline unsigned Machine::stepStoppedClock() {
+    // Nothing runs on the CPU: let the chipset move a colour clock at a time until an
+    // interrupt can wake it.
+    const bool wasStopped = cpu_.stopped();
+    const MasterClock next = (agnus_.cck() + 1) * kCyclesPerCck;
+    syncTo(next);
+    cpu_.runUntil(std::max<MasterClock>(next, cpu_.cycles()));
+    // A step that woke the CPU is its interrupt entry: the core takes the interrupt in
+    // the same step that sees it, with no STOP clocks before it.
+    return wasStopped && !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped;
+}
 
 void Machine::stepInstruction() {
     const MasterClock t0 = cpu_.cycles();
@@ -364,15 +385,7 @@ void Machine::stepInstruction() {
     }
     unsigned kind;
     if (cpu_.stopped() || cpu_.halted()) {
-        // Nothing runs on the CPU: let the chipset move a colour clock at a time until an
-        // interrupt can wake it.
-        const bool wasStopped = cpu_.stopped();
-        const MasterClock next = (agnus_.cck() + 1) * kCyclesPerCck;
-        syncTo(next);
-        cpu_.runUntil(std::max<MasterClock>(next, cpu_.cycles()));
-        // A step that woke the CPU is its interrupt entry: the core takes the interrupt in
-        // the same step that sees it, with no STOP clocks before it.
-        kind = wasStopped && !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped;
+        kind = stepStoppedClock();
     } else {
         kind = cpu_.interruptNext() ? StepIrq : StepInstruction;
         if ((cpu_.pc() & 0xFFFFFF) == uaelib::kEntry + 4 && !cpu_.exceptionPending() &&
@@ -383,12 +396,7 @@ void Machine::stepInstruction() {
     }
     if (!stepObserver_ && !momentObserver_ && !statsFrameEnded_) [[likely]] {
         // accountStep with nobody to tell and no frame ended in the step.
-        FrameStats& f = frameStats_[0];
-        const std::uint64_t span = cpu_.cycles() - t0;
-        const std::uint64_t waits = kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0);
-        f.cpuWaitCycles += waits;
-        (kind == StepInstruction ? f.cpuInstructionCycles : kind == StepIrq ? f.cpuIrqCycles : f.cpuStoppedCycles) +=
-            span - waits;
+        addStep(frameStats_[0], kind, cpu_.cycles() - t0, kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0));
         return;
     }
     accountStep(t0, denied0, kind, pc);
@@ -416,13 +424,7 @@ void Machine::beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool 
 }
 
 void Machine::accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, std::uint32_t pc) {
-    const auto add = [kind](FrameStats& f, std::uint64_t span, std::uint64_t waits) {
-        f.cpuWaitCycles += waits;
-        const std::uint64_t rest = span - waits;
-        if (kind == StepInstruction) f.cpuInstructionCycles += rest;
-        else if (kind == StepIrq) f.cpuIrqCycles += rest;
-        else f.cpuStoppedCycles += rest;
-    };
+    const auto add = [kind](FrameStats& f, std::uint64_t span, std::uint64_t waits) { addStep(f, kind, span, waits); };
     const MasterClock t1 = cpu_.cycles();
     const std::uint64_t denied1 = agnus_.cpuDeniedTotal();
     CpuStep step;
@@ -530,17 +532,15 @@ void Machine::runStoppedSteps(MasterClock until, std::uint64_t frame) {
         if (t0 >= until || t0 + CpuMomentObserver::kMomentLead >= nextMoment_) return;
         const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
         const std::uint32_t pc = (cpu_.pc() - 4) & 0xFFFFFF;
-        const MasterClock next = (agnus_.cck() + 1) * kCyclesPerCck;
-        syncTo(next);
-        cpu_.runUntil(std::max<MasterClock>(next, cpu_.cycles()));
+        const unsigned kind = stepStoppedClock();
         const MasterClock t1 = cpu_.cycles();
-        if (!cpu_.stopped() || cpu_.halted() || statsFrameEnded_ || t1 > nextMoment_) {
+        if (kind != StepStopped || statsFrameEnded_ || t1 > nextMoment_) {
             // The step woke the CPU (its interrupt entry), ended a frame or reached a
             // moment: the whole bookkeeping.
-            accountStep(t0, denied0, !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped, pc);
+            accountStep(t0, denied0, kind, pc);
             return;
         }
-        frameStats_[0].cpuStoppedCycles += (t1 - t0) - kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0);
+        addStep(frameStats_[0], kind, t1 - t0, kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0));
     }
 }
 

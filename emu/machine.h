@@ -403,6 +403,9 @@ private:
     // asked for. Returns when the CPU runs again, a frame ends, an observer wants a step,
     // `frame` is over or the clock reaches `until`.
     void runStoppedSteps(MasterClock until, std::uint64_t frame);
+    // One step of a stopped (or halted) CPU: one colour clock, or the interrupt entry that
+    // wakes it. Returns the step's kind for the accounting.
+    unsigned stepStoppedClock();
     void tellMoment(const CpuStep& step, MasterClock t0);
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;

@@ -173,8 +173,6 @@ private:
 
     template <bool CpuWants>
     void executeClock(bool& cpuGranted);
-    // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit and no
-    // CPU request. Then only Denise runs and the clock is idle.
     // Denise draws Agnus's clocks in runs (Denise::clockRun): the clocks of this line from
     // deniseAt_ up to hpos_ have run but are not drawn yet. Whatever writes to Denise, reads
     // her or ends the line draws them first (deniseNow). Drawing them changes nothing that
@@ -183,6 +181,8 @@ private:
         if (deniseAt_ < hpos_) flushDenise();
         return denise_;
     }
+    // Most clocks: no fixed DMA slot, the Copper asleep or in an odd clock, no blit and no
+    // CPU request. Then the clock is idle (Denise draws it later, with its run).
     bool quietClock() const {
         return plan_[hpos_] == PlanNone && !blitter_.running() && !blitIrqAt_ &&
                (((hpos_ & 1) && !copperDeferred_) || copper_.dormant(vpos_, hpos_, false));

@@ -326,13 +326,17 @@ void Denise::writeSpriteRegister(unsigned n, unsigned which, std::uint16_t v) {
 
 void Denise::buildTables() {
     tablesDirty_ = false;
+    const auto palette = [this] {
+        for (unsigned i = 0; i < 32; ++i) {
+            rgb_[i] = kRgb12.v[colour_[i]];
+            // Extra half-brite: each gun halved (HRM "Extra half brite mode").
+            rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
+        }
+    };
     if (!layoutDirty_) {
         // Only the palette changed (a COLORxx write): the playfield table's colour
         // numbers, codes and matches stand; each entry takes its colour's new value.
-        for (unsigned i = 0; i < 32; ++i) {
-            rgb_[i] = kRgb12.v[colour_[i]];
-            rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
-        }
+        palette();
         for (unsigned s = 0; s < 64; ++s) pfRgb_[s] = rgb_[pf_[s].colour];
         return;
     }
@@ -346,11 +350,7 @@ void Denise::buildTables() {
         ham_ = std::uint16_t((c >> 12 & 0xF00) | (c >> 8 & 0x0F0) | (c >> 4 & 0x00F));
     }
     hamMode_ = ham;
-    for (unsigned i = 0; i < 32; ++i) {
-        rgb_[i] = kRgb12.v[colour_[i]];
-        // Extra half-brite: each gun halved (HRM "Extra half brite mode").
-        rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
-    }
+    palette();
 
     const unsigned pf1 = bplcon2_ & 7, pf2 = (bplcon2_ >> 3) & 7;
     const bool pf2First = bplcon2_ & kPf2pri;
@@ -586,8 +586,10 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
 
         const unsigned n = (end - h) * kPixelsPerCck;
         std::uint8_t* d = shifted_.data() + h * kPixelsPerCck;
-        const unsigned drawn = vpos < height_ ? (std::min(end, lineCck_) > h ? (std::min(end, lineCck_) - h) * kPixelsPerCck : 0) : 0;
-        std::uint32_t* out = picture_.data() + std::size_t(vpos < height_ ? vpos : 0) * width_ + h * kPixelsPerCck;
+        // The pixels of the run that are in the picture (clock() sends the rest nowhere).
+        const unsigned last = std::min(end, lineCck_);
+        const unsigned drawn = vpos < height_ && last > h ? (last - h) * kPixelsPerCck : 0;
+        std::uint32_t* out = drawn ? picture_.data() + std::size_t(vpos) * width_ + h * kPixelsPerCck : nullptr;
         if (!(clxdat_ & 1))
             for (unsigned k = 0; k < n; ++k)
                 if (pf_[d[k]].match == 3) {
