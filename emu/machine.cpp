@@ -360,8 +360,11 @@ void addStep(FrameStats& f, unsigned kind, std::uint64_t span, std::uint64_t wai
 inline unsigned Machine::stepStoppedClock() {
     // Nothing runs on the CPU: let the chipset move a colour clock at a time until an
     // interrupt can wake it.
+    return stoppedClockTo((agnus_.cck() + 1) * kCyclesPerCck);
+}
+
+inline unsigned Machine::stoppedClockTo(MasterClock next) {
     const bool wasStopped = cpu_.stopped();
-    const MasterClock next = (agnus_.cck() + 1) * kCyclesPerCck;
     syncTo(next);
     cpu_.runUntil(std::max<MasterClock>(next, cpu_.cycles()));
     // A step that woke the CPU is its interrupt entry: the core takes the interrupt in
@@ -524,15 +527,52 @@ void Machine::runUntil(MasterClock until) {
     }
 }
 
+std::uint64_t Machine::sleepEnd(MasterClock t0, MasterClock until) const {
+    // Each stopped clock c (from t = 4c to 4c + 4) syncs the CIAs and the interrupt level
+    // at its end. A run of them changes nothing but the clocks while: the CPU sleeps
+    // through every level it can see (asleep), no CIA can change before the clock's end
+    // (quietUntil), the line does not end (the line's last clock pulses the TOD counters,
+    // the keyboard and the drives' index and may end a frame), and no step of them
+    // reaches `until` or the next moment. Returns the first clock after the run, or 0.
+    const std::uint64_t c0 = agnus_.cck();
+    if (!cpu_.asleep() || t0 != c0 * kCyclesPerCck) return 0;
+    std::uint64_t end = c0 + (agnus_.lineLength() - 1 - agnus_.hpos());
+    for (const Cia* cia : {&ciaA_, &ciaB_}) {
+        const MasterClock w = cia->quietUntil();
+        if (w == 0) return 0;
+        end = std::min<std::uint64_t>(end, (w - 1) / kCyclesPerCck + 1);
+    }
+    end = std::min<std::uint64_t>(end, (until - 1) / kCyclesPerCck + 1);
+    if (nextMoment_ != CpuMomentObserver::kNever)
+        end = std::min<std::uint64_t>(
+            {end, (nextMoment_ - CpuMomentObserver::kMomentLead - 1) / kCyclesPerCck + 1,
+             nextMoment_ / kCyclesPerCck});
+    return end;
+}
+
 void Machine::runStoppedSteps(MasterClock until, std::uint64_t frame) {
     // What stepInstruction does for a step of STOP, and what accountStep makes of it when
     // no observer is told of steps and no frame ends in it: the clocks are stopped clocks.
     while (cpu_.stopped() && !cpu_.halted() && !stepObserver_ && agnus_.frame() == frame) {
-        const MasterClock t0 = cpu_.cycles();
+        MasterClock t0 = cpu_.cycles();
         if (t0 >= until || t0 + CpuMomentObserver::kMomentLead >= nextMoment_) return;
         const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
         const std::uint32_t pc = (cpu_.pc() - 4) & 0xFFFFFF;
-        const unsigned kind = stepStoppedClock();
+        unsigned kind;
+        if (const std::uint64_t end = sleepEnd(t0, until); end > agnus_.cck() + 1) {
+            // The chipset runs on alone; only the clock that changed an interrupt request
+            // (or the stretch's last) is taken as a step of its own.
+            agnus_.runToInterruptChange(end);
+            const MasterClock last = (agnus_.cck() - 1) * kCyclesPerCck;
+            if (last > t0) {
+                cpu_.runUntil(last);
+                addStep(frameStats_[0], StepStopped, last - t0, 0);
+                t0 = last;
+            }
+            kind = stoppedClockTo(agnus_.cck() * kCyclesPerCck);
+        } else {
+            kind = stepStoppedClock();
+        }
         const MasterClock t1 = cpu_.cycles();
         if (kind != StepStopped || statsFrameEnded_ || t1 > nextMoment_) {
             // The step woke the CPU (its interrupt entry), ended a frame or reached a

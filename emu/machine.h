@@ -406,6 +406,10 @@ private:
     // One step of a stopped (or halted) CPU: one colour clock, or the interrupt entry that
     // wakes it. Returns the step's kind for the accounting.
     unsigned stepStoppedClock();
+    // The same, for the clock the chipset has just run, ending at `next`.
+    unsigned stoppedClockTo(MasterClock next);
+    // How far stopped clocks from t0 may run as one stretch (runStoppedSteps); 0: not at all.
+    std::uint64_t sleepEnd(MasterClock t0, MasterClock until) const;
     void tellMoment(const CpuStep& step, MasterClock t0);
     unsigned lastIpl_ = 0;
     std::uint64_t lastIplAt_ = 0;

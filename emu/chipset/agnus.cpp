@@ -242,6 +242,16 @@ void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
 
 // ---- one colour clock --------------------------------------------------------------------
 
+// A denied CPU clock in the frame's accounting (every denied clock passes here).
+[[gnu::always_inline]] inline void Agnus::chargeDenied(BusOwner owner, std::size_t index) {
+    FrameStats& f = *stats_;
+    ++f.cpuWaitByOwner[unsigned(owner)];
+    ++f.cpuWaitByKind[unsigned(pendingKind_)];
+    f.cpuWaitGrid[index] = 1;
+    const std::size_t entry = stallEntry_ < 0 ? openStall() : std::size_t(stallEntry_);
+    ++f.stallPcs[entry].waitCck;
+}
+
 // Inlined into both of its loops (runClocks, cpuAcquire), each with its own CpuWants.
 template <bool CpuWants>
 [[gnu::always_inline]] inline void Agnus::executeClock(bool& cpuGranted) {
@@ -303,28 +313,33 @@ template <bool CpuWants>
     // marks the slot blocked; WinUAE custom.cpp agrees on the visible result).
     if ((!(h & 1) || copperDeferred_) && copper_.state() != Copper::State::Idle) {
         copperDeferred_ = false;
-        const bool may =
-            owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN);
-        if (may && h == (lol_ ? 0xE1u : 0xE0u) && copper_.wantsBus()) {
-            owner = BusOwner::Copper; // held, no transfer
-            copperDeferred_ = true;
-        }
-        const Copper::Step s =
-            copperDeferred_ ? Copper::Step{}
-                            : copper_.clock(vpos_, std::uint16_t(h), may, blitter_.busy(), chip_);
-        if (s.usedBus) {
-            owner = BusOwner::Copper;
-            rec.address = s.address;
-            rec.data = s.data;
-            rec.size = 2;
-        }
-        if (s.move) {
-            rec.reg = s.reg;
-            rec.flags |= slot_flag::Register | slot_flag::Write;
-            rec.data = std::uint64_t(s.value) | std::uint64_t(s.data) << 16;
-            copperWriting_ = true;
-            writeCustom(s.reg, s.value);
-            copperWriting_ = false;
+        // A Copper waiting for a beam position it has not reached does nothing in its clock.
+        const bool waiting = copper_.state() == Copper::State::Wait &&
+                             copper_.dormant(vpos_, std::uint16_t(h), blitter_.busy());
+        if (!waiting) {
+            const bool may =
+                owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN);
+            if (may && h == (lol_ ? 0xE1u : 0xE0u) && copper_.wantsBus()) {
+                owner = BusOwner::Copper; // held, no transfer
+                copperDeferred_ = true;
+            }
+            const Copper::Step s =
+                copperDeferred_ ? Copper::Step{}
+                                : copper_.clock(vpos_, std::uint16_t(h), may, blitter_.busy(), chip_);
+            if (s.usedBus) {
+                owner = BusOwner::Copper;
+                rec.address = s.address;
+                rec.data = s.data;
+                rec.size = 2;
+            }
+            if (s.move) {
+                rec.reg = s.reg;
+                rec.flags |= slot_flag::Register | slot_flag::Write;
+                rec.data = std::uint64_t(s.value) | std::uint64_t(s.data) << 16;
+                copperWriting_ = true;
+                writeCustom(s.reg, s.value);
+                copperWriting_ = false;
+            }
         }
     }
 
@@ -441,6 +456,18 @@ void Agnus::runClocks(std::uint64_t target) {
     }
 }
 
+void Agnus::runToInterruptChange(std::uint64_t target) {
+    const std::uint16_t intreq = paula_.intreq();
+    const unsigned ipl = paula_.ipl();
+    const std::uint64_t iplAt = paula_.iplChangedAt();
+    bool granted = false;
+    while (cck_ < target) {
+        if (quietClock()) idleClock();
+        else executeClock<false>(granted);
+        if (paula_.intreq() != intreq || paula_.ipl() != ipl || paula_.iplChangedAt() != iplAt) break;
+    }
+}
+
 void Agnus::amendCpuWrite(std::uint16_t data) {
     if (!recordSlots_) return;
     auto& records = lastCpuCommitted_ ? committedRecords_ : records_;
@@ -547,20 +574,14 @@ void Agnus::commitFrame() {
 
 // ---- per-frame accounting ------------------------------------------------------------------
 
-void Agnus::chargeDenied(BusOwner owner, std::size_t index) {
+std::size_t Agnus::openStall() {
+    // The access's first denied clock in this frame: its wait begins here.
     FrameStats& f = *stats_;
-    ++f.cpuWaitByOwner[unsigned(owner)];
-    ++f.cpuWaitByKind[unsigned(pendingKind_)];
-    f.cpuWaitGrid[index] = 1;
-    if (stallEntry_ < 0) {
-        // The access's first denied clock in this frame: its wait begins here.
-        const auto [it, added] =
-            stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
-        if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
-        stallEntry_ = int(it->second);
-        ++f.stallPcs[it->second].waits;
-    }
-    ++f.stallPcs[std::size_t(stallEntry_)].waitCck;
+    const auto [it, added] = stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
+    if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
+    stallEntry_ = int(it->second);
+    ++f.stallPcs[it->second].waits;
+    return it->second;
 }
 
 void Agnus::blitStarted() {

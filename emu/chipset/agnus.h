@@ -87,6 +87,9 @@ public:
     void runTo(std::uint64_t target) {
         if (cck_ < target) runClocks(target);
     }
+    // Runs clocks towards `target` like runTo, but stops after a clock that changed
+    // Paula's interrupt requests or the level she gives the CPU (a stopped CPU's stretch).
+    void runToInterruptChange(std::uint64_t target);
 
     // ---- the CPU on the chip bus ---------------------------------------------------------
     // The CPU wants the chip bus from colour clock `at` (>= cck()). Runs the clocks before
@@ -204,6 +207,7 @@ private:
     std::pair<unsigned, unsigned> readBeam() const;
     void ownerCount(BusOwner o);
     void chargeDenied(BusOwner owner, std::size_t index);
+    std::size_t openStall(); // chargeDenied's first clock of an access in a frame
     void blitStarted();
     void blitClock(const Blitter::Step& b);
     void blitFinished();

@@ -57,6 +57,9 @@ public:
         advanceSlow(now);
     }
     MasterClock time() const { return lazyNow_; }
+    // Before this master-clock time advanceTo only notes the time: nothing but running
+    // timers' counts changes, and the /IRQ line holds (0: the next advanceTo looks).
+    MasterClock quietUntil() const { return wakeAt_; }
 
     std::uint8_t peek(std::uint8_t reg);  // a CPU read, with its side effects
     std::uint8_t spy(std::uint8_t reg) const;  // what a read would return, changing nothing

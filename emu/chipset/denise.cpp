@@ -556,16 +556,20 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
         unsigned end = h1;
         if (plain && (armedOdd_ || armedEven_)) {
             // A held word loads at the first clock after the write whose low bits match
-            // its playfield's scroll (loadShifters): the run ends there.
+            // its playfield's scroll (loadShifters). The load comes first in its clock, as
+            // in clock(), and the run goes on from there; a later load ends the run.
             const unsigned mask = (bplcon0_ & kHires) ? 3 : 7;
             const unsigned first = h + (tick_ > armTick_ ? 0u : unsigned(armTick_ - tick_) + 1);
+            bool loadHere = false;
             for (unsigned parity = 0; parity < 2; ++parity) {
                 if (!(parity ? armedEven_ : armedOdd_)) continue;
                 const unsigned want = ((bplcon1_ >> (4 * parity)) >> 1) & mask;
                 const unsigned at = first + ((want - first) & mask);
-                if (at == h) plain = false;
+                if (at == h) loadHere = true;
                 else end = std::min(end, at);
             }
+            // Both playfields' loads of this clock happen in the one call.
+            if (loadHere) loadShifters(h);
         }
         for (unsigned live = spritesLive_; live && plain; live &= live - 1) {
             const Sprite& sp = sprites_[std::countr_zero(live)];

@@ -88,6 +88,9 @@ public:
     unsigned lastInterruptLevel() const { return lastIrqLevel_; }
     unsigned lastInterruptVector() const { return lastIrqVector_; }
     bool halted() const { return halted_; }
+    // Stopped, and nothing can wake it until its interrupt lines change: runUntil then
+    // only moves the clock on.
+    bool asleep() const { return stopped_ && !halted_ && !wakeable(); }
     std::uint64_t resetInstructions() const { return resetCount_; }
     std::uint64_t instructions() const { return instructions_; }
 

@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <memory>
+#include <set>
 #include <vector>
 
 using namespace copperline;
@@ -104,12 +105,23 @@ private slots:
     // per-step bookkeeping when nobody watches steps; they must be the very steps
     // stepInstruction takes one by one: the same boundaries, states and frame counters.
     // The strip's bare-metal loop waits for every vertical blank in STOP.
+    // runFrame and runUntil take a sleeping CPU's clocks as stretches (Machine::
+    // runStoppedSteps); stepInstruction takes them one by one. Both must be the same
+    // machine, clock for clock, whatever wakes the CPU and wherever in a line it does.
+    void stopStepsTakenTogetherAreTheSameSteps_data() {
+        QTest::addColumn<QString>("program");
+        QTest::addColumn<int>("frames");
+        QTest::newRow("strip loop (VERTB)") << QString(STRIP_LOOP_BIN) << 120;
+        QTest::newRow("mid-line wakes") << QString(HW_STOP_WAKE) << 60;
+    }
     void stopStepsTakenTogetherAreTheSameSteps() {
-        const std::vector<std::uint8_t> program = readFileBytes(STRIP_LOOP_BIN);
+        QFETCH(QString, program);
+        QFETCH(int, frames);
+        const std::vector<std::uint8_t> bytes = readFileBytes(program.toStdString());
         Machine a, b, c;
-        for (Machine* m : {&a, &b, &c}) m->bootBareMetal(program);
+        for (Machine* m : {&a, &b, &c}) m->bootBareMetal(bytes);
         std::uint64_t stopped = 0;
-        for (int i = 0; i < 120; ++i) {
+        for (int i = 0; i < frames; ++i) {
             a.runFrame();
             const std::uint64_t frame = b.frame();
             while (b.frame() == frame) b.stepInstruction();
@@ -133,7 +145,35 @@ private slots:
         QCOMPARE(b.stateHash(), a.stateHash());
         QCOMPARE(c.stateHash(), a.stateHash());
         // Most of every frame was spent in STOP.
-        QVERIFY(stopped > 120ull * 100000);
+        QVERIFY(stopped > std::uint64_t(frames) * 100000);
+        if (program != QString(HW_STOP_WAKE)) return;
+
+        // The wakes happened, each kind, where the program put them: a COPER less than a
+        // line after its WAIT's position, the CIA's anywhere in a line.
+        const auto word = [&](std::uint32_t at) { return unsigned(a.chipRam().readWord(at)); };
+        const unsigned logged = word(0x7F000);
+        QVERIFY2(logged >= 256, qPrintable(QString::number(logged)));
+        unsigned counts[5] = {};
+        std::set<unsigned> ciaColumns;
+        for (unsigned k = 0; k < 256; ++k) {
+            const unsigned beam = word(0x7F002 + 4 * k), source = word(0x7F004 + 4 * k);
+            QVERIFY(source >= 1 && source <= 4);
+            ++counts[source];
+            if (source == 2) {
+                // Within a line after one of the Copper's four positions.
+                bool near = false;
+                for (const unsigned wait : {0x4040u, 0x609Au, 0x8022u, 0xA0C6u}) {
+                    const unsigned line = wait >> 8, h = wait & 0xFF;
+                    const unsigned at = ((beam >> 8) - line) * 227 + (beam & 0xFF) - h;
+                    near = near || ((beam >> 8) >= line && (beam >> 8) <= line + 1 && at > 0 && at < 227);
+                }
+                QVERIFY2(near, qPrintable(QString::number(beam, 16)));
+            }
+            if (source == 4) ciaColumns.insert(beam & 0xFF);
+        }
+        for (unsigned s = 1; s <= 4; ++s) QVERIFY2(counts[s] > 0, qPrintable(QString::number(s)));
+        // The timer's period is no multiple of a line: its wakes fall all over the line.
+        QVERIFY2(ciaColumns.size() > 10, qPrintable(QString::number(ciaColumns.size())));
     }
 #endif
 };
