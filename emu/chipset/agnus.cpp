@@ -462,8 +462,31 @@ void Agnus::runToInterruptChange(std::uint64_t target) {
     const std::uint64_t iplAt = paula_.iplChangedAt();
     bool granted = false;
     while (cck_ < target) {
-        if (quietClock()) idleClock();
-        else executeClock<false>(granted);
+        if (quietClock()) {
+            // Quiet clocks touch nothing but their own bookkeeping, and what makes a clock
+            // quiet holds through them (no blit runs, the Copper does not move): they are
+            // found and counted together, short of the line's last clock (it ends the line).
+            const unsigned h0 = hpos_;
+            const unsigned limit = unsigned(std::min<std::uint64_t>(lineLength_ - 1, h0 + (target - cck_)));
+            unsigned h = h0 + 1;
+            if (!recordSlots_)
+                while (h < limit && plan_[h] == PlanNone &&
+                       (((h & 1) && !copperDeferred_) || copper_.dormant(vpos_, std::uint16_t(h), false)))
+                    ++h;
+            if (h == h0 + 1) {
+                idleClock();
+                continue;
+            }
+            const unsigned n = h - h0;
+            if (recordOwners_)
+                std::fill_n(owners_.begin() + std::ptrdiff_t(std::size_t(vpos_) * kMaxLineCck + h0), n,
+                            std::uint8_t(BusOwner::Idle));
+            counts_[unsigned(BusOwner::Idle)] += n;
+            cck_ += n;
+            hpos_ = std::uint16_t(h);
+            continue;
+        }
+        executeClock<false>(granted);
         if (paula_.intreq() != intreq || paula_.ipl() != ipl || paula_.iplChangedAt() != iplAt) break;
     }
 }

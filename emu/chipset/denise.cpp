@@ -554,23 +554,6 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
         // A clock that may take another path than the plain one is drawn by clock().
         bool plain = !(pendingCount_ && pending_[0].due <= tick_) && (hstart_ >> 1) != h && (hstop_ >> 1) != h;
         unsigned end = h1;
-        if (plain && (armedOdd_ || armedEven_)) {
-            // A held word loads at the first clock after the write whose low bits match
-            // its playfield's scroll (loadShifters). The load comes first in its clock, as
-            // in clock(), and the run goes on from there; a later load ends the run.
-            const unsigned mask = (bplcon0_ & kHires) ? 3 : 7;
-            const unsigned first = h + (tick_ > armTick_ ? 0u : unsigned(armTick_ - tick_) + 1);
-            bool loadHere = false;
-            for (unsigned parity = 0; parity < 2; ++parity) {
-                if (!(parity ? armedEven_ : armedOdd_)) continue;
-                const unsigned want = ((bplcon1_ >> (4 * parity)) >> 1) & mask;
-                const unsigned at = first + ((want - first) & mask);
-                if (at == h) loadHere = true;
-                else end = std::min(end, at);
-            }
-            // Both playfields' loads of this clock happen in the one call.
-            if (loadHere) loadShifters(h);
-        }
         for (unsigned live = spritesLive_; live && plain; live &= live - 1) {
             const Sprite& sp = sprites_[std::countr_zero(live)];
             const unsigned at = sp.compare >> 1;
@@ -586,6 +569,24 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
         if ((hstart_ >> 1) > h) end = std::min(end, unsigned(hstart_ >> 1));
         if ((hstop_ >> 1) > h) end = std::min(end, unsigned(hstop_ >> 1));
         if (pendingCount_) end = unsigned(std::min<std::uint64_t>(end, h + (pending_[0].due - tick_)));
+        if (armedOdd_ || armedEven_) {
+            // A held word loads at the first clock after the write whose low bits match
+            // its playfield's scroll (loadShifters). A load inside the run is made before
+            // it is drawn: it fills the shifter output from its own clock on, which the
+            // run draws after the clocks before it, and nothing else in the run depends on
+            // it. A load at or past the run's end waits for its own run.
+            const unsigned mask = (bplcon0_ & kHires) ? 3 : 7;
+            const unsigned first = h + (tick_ > armTick_ ? 0u : unsigned(armTick_ - tick_) + 1);
+            unsigned at[2] = {end, end};
+            for (unsigned parity = 0; parity < 2; ++parity) {
+                if (!(parity ? armedEven_ : armedOdd_)) continue;
+                const unsigned want = ((bplcon1_ >> (4 * parity)) >> 1) & mask;
+                at[parity] = first + ((want - first) & mask);
+            }
+            // Both playfields' loads at one clock happen in one call.
+            if (at[0] < end) loadShifters(at[0]);
+            if (at[1] < end && at[1] != at[0]) loadShifters(at[1]);
+        }
         if (tablesDirty_) buildTables();
 
         const unsigned n = (end - h) * kPixelsPerCck;
