@@ -550,6 +550,12 @@ std::uint64_t Machine::sleepEnd(MasterClock t0, MasterClock until) const {
     return end;
 }
 
+void Machine::stepStopped(MasterClock until) {
+    const MasterClock t0 = cpu_.cycles();
+    if (cpu_.stopped()) runStoppedSteps(until, agnus_.frame());
+    if (cpu_.cycles() == t0) stepInstruction();
+}
+
 void Machine::runStoppedSteps(MasterClock until, std::uint64_t frame) {
     // What stepInstruction does for a step of STOP, and what accountStep makes of it when
     // no observer is told of steps and no frame ends in it: the clocks are stopped clocks.

@@ -187,6 +187,10 @@ public:
     void runUntil(MasterClock until);
     // Executes one instruction (or one step of STOP), keeping the chipset in step.
     void stepInstruction();
+    // With the CPU in STOP: the steps stepInstruction would take one at a time, while the
+    // CPU stays stopped, up to `until` (68000 cycles) or the end of the frame in progress,
+    // including the step that wakes it; at least one step. Otherwise one stepInstruction.
+    void stepStopped(MasterClock until);
     MasterClock now() const { return cpu_.cycles(); }
     std::uint64_t frame() const { return agnus_.frame(); }
     double emulatedSeconds() const;

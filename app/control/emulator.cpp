@@ -312,9 +312,18 @@ void Emulator::Impl::runSlice() {
         }
         skipBreakOnce = false;
         currentPc = pc;
-        if (strip.wants(pc)) [[unlikely]]
+        const bool stripWants = strip.wants(pc);
+        if (stripWants) [[unlikely]]
             stripBoundary(pc);
-        m.stepInstruction();
+        if (cpu.stopped() && !stripWants && target.kind != Target::Kind::Beam && pc != run.entry &&
+            !(target.kind == Target::Kind::Pc && pc == target.pc) &&
+            !std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
+            // STOP: the checks above pass for each of its steps alike (its pc stays), so its
+            // steps up to the record's next input or the frame's end are taken together.
+            m.stepStopped(rec.nextDue());
+        } else {
+            m.stepInstruction();
+        }
         if (run.failed) {
             nlohmann::json detail = std::move(*run.failed);
             run.failed.reset();

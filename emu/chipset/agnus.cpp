@@ -199,7 +199,7 @@ void Agnus::buildBitplanePlan() {
 
 // ---- fetches ---------------------------------------------------------------------------
 
-void Agnus::doBitplaneFetch(std::uint8_t code, SlotRecord& rec) {
+[[gnu::always_inline]] inline void Agnus::doBitplaneFetch(std::uint8_t code, SlotRecord& rec) {
     const unsigned p = code & 7;
     std::uint32_t& pt = bplpt_[p - 1];
     const std::uint16_t data = chip_.readWord(pt);

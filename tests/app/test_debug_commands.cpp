@@ -3,6 +3,7 @@
 // debug.resources, debug.idle, event.debug and capture.screenshot report what it did.
 
 #include "app/control/emulator.h"
+#include "app/control/params.h"
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
 #include "profiler/capture/overlay.h"
@@ -19,6 +20,59 @@ using nlohmann::json;
 class TestDebugCommands : public QObject {
     Q_OBJECT
 private slots:
+    // The emulator's own loop takes a sleeping CPU's STOP steps together too: the same
+    // machine as runFrame, frame by frame, and a breakpoint on the handler that wakes it
+    // stops where stepping one instruction at a time reaches it.
+    void stopStepsInTheEmulatorLoop() {
+        const std::vector<std::uint8_t> program = readFileBytes(HW_STOP_WAKE);
+        auto m = std::make_unique<Machine>();
+        m->bootBareMetal(program);
+        Machine ref;
+        ref.bootBareMetal(program);
+        Emulator e(std::move(m), {});
+        e.start();
+        const auto hash = [&e] { return e.call("state.hash").result.value("hash", std::string()); };
+        std::uint64_t stopped = 0;
+        for (int k = 0; k < 3; ++k) {
+            QVERIFY(e.call("step_frame", {{"n", 20}}).ok);
+            for (int i = 0; i < 20; ++i) {
+                ref.runFrame();
+                stopped += ref.lastFrameStats().cpuStoppedCycles;
+            }
+            QCOMPARE(hash(), params::hex64(ref.stateHash()));
+        }
+        QVERIFY(stopped > 60ull * 100000); // the CPU slept most of every frame
+
+        const std::uint32_t level3 = std::uint32_t(ref.chipRam().readWord(0x6C)) << 16 | ref.chipRam().readWord(0x6E);
+        QVERIFY(e.call("break.add", {{"kind", "pc"}, {"addr", level3}}).ok);
+        for (int k = 0; k < 4; ++k) {
+            const auto r = e.call("continue");
+            QVERIFY(r.ok);
+            QCOMPARE(r.result.value("reason", ""), std::string("breakpoint"));
+            ref.stepInstruction();
+            while (ref.cpu().instructionAddress() != level3) ref.stepInstruction();
+            QCOMPARE(hash(), params::hex64(ref.stateHash()));
+        }
+
+        // A breakpoint on the stopped CPU's own pc: each continue (which passes the pc it
+        // starts on once) takes the one STOP step it must, not a stretch of them, or runs
+        // the handler that step woke the CPU for and stops on its return.
+        QVERIFY(e.call("break.clear").ok);
+        QVERIFY(e.call("step_frame", {{"n", 1}}).ok);
+        ref.runFrame();
+        QCOMPARE(hash(), params::hex64(ref.stateHash()));
+        QVERIFY(ref.cpu().stopped());
+        const std::uint32_t asleep = ref.cpu().instructionAddress();
+        QVERIFY(e.call("break.add", {{"kind", "pc"}, {"addr", asleep}}).ok);
+        for (int k = 0; k < 200; ++k) {
+            const auto r = e.call("continue");
+            QCOMPARE(r.result.value("reason", ""), std::string("breakpoint"));
+            ref.stepInstruction();
+            while (ref.cpu().instructionAddress() != asleep) ref.stepInstruction();
+            QCOMPARE(hash(), params::hex64(ref.stateHash()));
+        }
+    }
+
     void reportWhatTheGuestTold() {
         auto m = std::make_unique<Machine>();
         m->bootBareMetal(readFileBytes(GUEST_UAELIB_CALLS));

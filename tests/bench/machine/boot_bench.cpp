@@ -260,9 +260,11 @@ Result run(Workload w, Mode mode, double seconds, const fs::path& dir) {
         while (m.now() < until) {
             if (record && m.now() >= record->nextDue()) record->applyDue();
             const std::uint32_t pc = cpu.instructionAddress();
-            if (strip.wants(pc)) [[unlikely]]
+            const bool stripWants = strip.wants(pc);
+            if (stripWants) [[unlikely]]
                 stripBoundary(m, strip, pc);
-            m.stepInstruction();
+            if (cpu.stopped() && !stripWants) m.stepStopped(record ? record->nextDue() : CpuMomentObserver::kNever);
+            else m.stepInstruction();
             if (committed) {
                 committed = false;
                 if (record) record->frameStarted();
