@@ -16,7 +16,7 @@ void level2(void);
 void level3(void);
 void logBeam(u16 source);
 
-/* The handlers save what logBeam may use (d0-d1, a0-a1) and read VHPOSR first. */
+/* The handlers save what logBeam may use (d0-d1, a0-a1); logBeam reads VHPOSR first. */
 __asm__(".globl level2\n"
         "level2:\n"
         "    movem.l %d0-%d1/%a0-%a1,-(%sp)\n"
