@@ -528,8 +528,9 @@ void Machine::runUntil(MasterClock until) {
 }
 
 std::uint64_t Machine::sleepEnd(MasterClock t0, MasterClock until) const {
-    // Each stopped clock c (from t = 4c to 4c + 4) syncs the CIAs and the interrupt level
-    // at its end. A run of them changes nothing but the clocks while: the CPU sleeps
+    // Each stopped clock c (CPU cycles kCyclesPerCck * c up to the next clock's) syncs the
+    // CIAs and the interrupt level at its end. A run of them changes nothing but the
+    // clocks while: the CPU sleeps
     // through every level it can see (asleep), no CIA can change before the clock's end
     // (quietUntil), the line does not end (the line's last clock pulses the TOD counters,
     // the keyboard and the drives' index and may end a frame), and no step of them
