@@ -343,6 +343,19 @@ inline void Machine::syncTo(MasterClock t) {
     updateIpl();
 }
 
+inline bool Machine::syncCanWait(MasterClock t) const {
+    // Agnus has only fixed slots that raise no interrupt to run up to t (Agnus::quietUntil):
+    // the next catch-up runs them the same, and the CPU's interrupt level cannot change
+    // meanwhile. Neither CIA can change before t (quietUntil) or asks for an interrupt, and
+    // Paula holds both lines inactive already.
+    return t / kCyclesPerCck <= agnus_.quietUntil() && t < ciaA_.quietUntil() && t < ciaB_.quietUntil() &&
+           !ciaA_.irq() && !ciaB_.irq() && paula_.ciaLinesIdle();
+}
+
+inline void Machine::syncOffBus(MasterClock t) {
+    if (!syncsMayWait_ || !syncCanWait(t)) syncTo(t);
+}
+
 namespace {
 // What a step of the CPU was, for the per-frame accounting.
 enum StepKind : unsigned { StepInstruction = 0, StepIrq = 1, StepStopped = 2 };
@@ -372,7 +385,10 @@ inline unsigned Machine::stoppedClockTo(MasterClock next) {
     return wasStopped && !cpu_.stopped() && !cpu_.halted() ? StepIrq : StepStopped;
 }
 
-void Machine::stepInstruction() {
+void Machine::stepInstruction() { step<true>(); }
+
+template <bool Whole>
+inline void Machine::step() {
     const MasterClock t0 = cpu_.cycles();
     const std::uint64_t denied0 = agnus_.cpuDeniedTotal();
     // At an instruction boundary the opcode came from pc - 4 (m68k_types.h, Registers).
@@ -392,10 +408,23 @@ void Machine::stepInstruction() {
     } else {
         kind = cpu_.interruptNext() ? StepIrq : StepInstruction;
         if ((cpu_.pc() & 0xFFFFFF) == uaelib::kEntry + 4 && !cpu_.exceptionPending() &&
-            config_.uaelib) [[unlikely]]
+            config_.uaelib) [[unlikely]] {
+            if constexpr (!Whole) syncTo(t0); // the call reads the beam
             uaelibCall();
-        cpu_.step();
-        syncTo(cpu_.cycles());
+        }
+        // Between two steps the machine is whole (caught up to the CPU) for whoever looks;
+        // inside runFrame and runUntil nobody does, unless an observer is told of the step
+        // or of a frame it ended. Only there may a catch-up wait for the next one.
+        {
+            struct MayWait {
+                bool& flag;
+                ~MayWait() { flag = false; }
+            } mayWait{syncsMayWait_};
+            syncsMayWait_ = !Whole;
+            cpu_.step();
+        }
+        if (Whole || stepObserver_ || momentObserver_ || statsFrameEnded_ || !syncCanWait(cpu_.cycles()))
+            syncTo(cpu_.cycles());
     }
     if (!stepObserver_ && !momentObserver_ && !statsFrameEnded_) [[likely]] {
         // accountStep with nobody to tell and no frame ended in the step.
@@ -515,16 +544,18 @@ void Machine::runFrame() {
     while (agnus_.frame() < target) {
         if (cpu_.stopped()) [[unlikely]]
             runStoppedSteps(CpuMomentObserver::kNever, target - 1);
-        if (agnus_.frame() < target) stepInstruction();
+        if (agnus_.frame() < target) step<false>();
     }
+    syncTo(cpu_.cycles());
 }
 
 void Machine::runUntil(MasterClock until) {
     while (cpu_.cycles() < until) {
         if (cpu_.stopped()) [[unlikely]]
             runStoppedSteps(until, agnus_.frame());
-        if (cpu_.cycles() < until) stepInstruction();
+        if (cpu_.cycles() < until) step<false>();
     }
+    syncTo(cpu_.cycles());
 }
 
 std::uint64_t Machine::sleepEnd(MasterClock t0, MasterClock until) const {
@@ -608,13 +639,10 @@ void Machine::frameCommitted(std::uint64_t frame) {
     f.longFrame = denise_.longFrame();
     f.interlaced = denise_.interlaced();
     f.frame = frame;
-    f.pixels.resize(std::size_t(f.width) * f.lines);
-    for (unsigned y = 0; y < f.lines; ++y) {
-        const std::uint32_t* row = denise_.line(y);
-        std::uint32_t* out = f.pixels.data() + std::size_t(y) * f.width;
-        if (row) std::copy(row, row + f.width, out);
-        else std::fill(out, out + f.width, 0xFF000000u);
-    }
+    // Denise hands over the buffer she drew in and draws the next field in the one this
+    // field held; rows past her height, if any, are black.
+    denise_.exchangePicture(f.pixels, f.lines);
+    if (f.lines > denise_.height()) f.pixels.resize(std::size_t(f.width) * f.lines, 0xFF000000u);
     lastFieldIndex_ = index;
     // Close the frame's accounting (its CPU counters are completed at the end of the step
     // in progress, accountStep) and open the next frame's.
@@ -759,7 +787,7 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     }
     case Region::Fast: {
         // Off the chip bus: the CPU's own four-clock cycle, no wait.
-        syncTo(t);
+        syncOffBus(t);
         std::uint8_t* p = fast_.data() + ((a - zorro_.base) & ~1u);
         if (c.op == m68k::BusOp::TestAndSet) {
             std::uint8_t& b = p[a & 1];
@@ -776,7 +804,7 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     case Region::Rom:
     case Region::ExtRom:
         // Off the chip bus: no wait; writes go nowhere.
-        syncTo(t);
+        syncOffBus(t);
         if (!write) c.data = readMemoryWord(a, r);
         return 0;
     case Region::Autoconfig:

@@ -349,6 +349,11 @@ private:
     std::uint16_t autoconfigWord(std::uint32_t a) const;
     void autoconfigWrite(std::uint32_t a, std::uint8_t v);
     void syncTo(MasterClock t);
+    // The catch-up at an access off the chip bus (the ROMs, fast RAM): syncTo, unless it
+    // would change nothing the next catch-up does not do all the same (syncCanWait).
+    void syncOffBus(MasterClock t);
+    bool syncCanWait(MasterClock t) const;
+    bool syncsMayWait_ = false; // inside a step of runFrame or runUntil (step<false>)
     void syncCias(MasterClock t);
     void updateIpl();
     // Hands CIA-B's port B pins to the drives and their status lines to CIA-A's port A.
@@ -400,6 +405,11 @@ private:
     CpuStepStart momentStart_; // where a step near the next moment started
     MasterClock momentStartAt_ = ~MasterClock(0);
     bool muted_ = false;
+    // stepInstruction; with Whole false the chipset may be left behind the CPU where
+    // nothing but the next catch-up would see it (syncCanWait): runFrame and runUntil
+    // catch up before they return.
+    template <bool Whole>
+    void step();
     void beginFrameStats(std::uint64_t frame, std::uint64_t firstCck, bool partial);
     void accountStep(MasterClock t0, std::uint64_t denied0, unsigned kind, std::uint32_t pc);
     // Steps of STOP (one colour clock each, as stepInstruction takes them) while nothing

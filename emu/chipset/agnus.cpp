@@ -69,6 +69,7 @@ void Agnus::reset() {
     cpuRefused_ = 0;
     blitIrqAt_ = 0;
     copperDeferred_ = false;
+    fixedUntil_ = quietUntil_ = 0;
     std::fill(owners_.begin(), owners_.end(), 0);
     counts_.fill(0);
     cpuWaitCck_ = 0;
@@ -82,6 +83,7 @@ void Agnus::reset() {
 }
 
 void Agnus::setRecordSlots(bool on) {
+    fixedUntil_ = quietUntil_ = 0;
     if (on == recordSlots_) return;
     recordSlots_ = on;
     if (on) records_.assign(owners_.size(), SlotRecord{});
@@ -199,16 +201,19 @@ void Agnus::buildBitplanePlan() {
 
 // ---- fetches ---------------------------------------------------------------------------
 
+template <bool Slots>
 [[gnu::always_inline]] inline void Agnus::doBitplaneFetch(std::uint8_t code, SlotRecord& rec) {
     const unsigned p = code & 7;
     std::uint32_t& pt = bplpt_[p - 1];
     const std::uint16_t data = chip_.readWord(pt);
-    rec.address = pt;
-    rec.data = data;
-    rec.subtype = std::uint8_t(p);
-    rec.size = 2;
-    rec.reg = std::uint16_t(reg::BPL1DAT + 2 * (p - 1));
-    rec.flags = slot_flag::Register;
+    if constexpr (Slots) {
+        rec.address = pt;
+        rec.data = data;
+        rec.subtype = std::uint8_t(p);
+        rec.size = 2;
+        rec.reg = std::uint16_t(reg::BPL1DAT + 2 * (p - 1));
+        rec.flags = slot_flag::Register;
+    }
     pt += 2;
     if (code & PlanLastUnit) pt += std::uint32_t(std::int32_t(std::int16_t(p & 1 ? bpl1mod_ : bpl2mod_)));
     pt &= 0x1FFFFE;
@@ -240,6 +245,55 @@ void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
     deniseNow().poke(target, data);
 }
 
+// The fixed DMA of the clock at hpos_ whose plan code is `code` (not PlanNone): who owns
+// it, with the transfer made and, with slot records, described in `rec`.
+template <bool Slots>
+[[gnu::always_inline]] inline BusOwner Agnus::fixedSlot(std::uint8_t code, SlotRecord& rec) {
+    if (code == PlanRefresh) return BusOwner::Refresh;
+    if (code & PlanBitplane) {
+        doBitplaneFetch<Slots>(code, rec);
+        return BusOwner::Bitplane;
+    }
+    if (code >= PlanSprite) {
+        doSpriteFetch((code - PlanSprite) >> 1, (code - PlanSprite) & 1, rec);
+        return BusOwner::Sprite;
+    }
+    if (code == PlanDisk) {
+        // The slot is the disk's only when the controller has a word to move.
+        FloppyController* disk = paula_.floppy();
+        if (!disk || !disk->wantsSlot(cck_)) return BusOwner::Idle;
+        const std::uint32_t addr = disk->pointer();
+        std::uint16_t data;
+        if (disk->writing()) {
+            data = chip_.readWord(addr);
+            disk->giveWord(data, cck_);
+        } else {
+            data = disk->takeWord(cck_);
+            chip_.writeWord(addr, data);
+            rec.flags = slot_flag::Write;
+        }
+        rec.address = addr;
+        rec.data = data;
+        rec.size = 2;
+        rec.reg = std::uint16_t(disk->writing() ? reg::DSKDAT : reg::DSKDATR);
+        rec.flags |= slot_flag::Register;
+        return BusOwner::Disk;
+    }
+    // An audio channel's slot.
+    const unsigned ch = code - PlanAudio0;
+    if (!paula_.audioWantsDma(ch, cck_)) return BusOwner::Idle;
+    const std::uint32_t addr = paula_.audioPointer(ch);
+    const std::uint16_t data = chip_.readWord(addr);
+    rec.address = addr;
+    rec.data = data;
+    rec.subtype = std::uint8_t(ch);
+    rec.size = 2;
+    rec.reg = std::uint16_t(reg::AUD0DAT + 0x10 * ch);
+    rec.flags = slot_flag::Register;
+    paula_.audioDmaWord(ch, data, cck_);
+    return BusOwner::Audio;
+}
+
 // ---- one colour clock --------------------------------------------------------------------
 
 // A denied CPU clock in the frame's accounting (every denied clock passes here).
@@ -252,60 +306,32 @@ void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
     ++f.stallPcs[entry].waitCck;
 }
 
-// Inlined into both of its loops (runClocks, cpuAcquire), each with its own CpuWants.
-template <bool CpuWants>
+// The owner, the counts and (with slot records) the record of the clock at hpos_, and the
+// beam moved on past it. Every clock ends here.
+template <bool Slots>
+[[gnu::always_inline]] inline void Agnus::endClock(BusOwner owner, SlotRecord& rec) {
+    const unsigned h = hpos_;
+    const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
+    // The grid starts each frame zeroed, and an idle clock is zero.
+    if (recordOwners_ && owner != BusOwner::Idle) owners_[index] = std::uint8_t(owner);
+    ++counts_[unsigned(owner)];
+    if constexpr (Slots) {
+        rec.owner = owner;
+        rec.ipl = std::uint8_t(paula_.iplAt(cck_));
+        rec.events = slotEvents(h);
+        records_[index] = rec;
+    }
+    ++cck_;
+    if (++hpos_ >= lineLength_) endLine();
+}
+
+// Inlined into its loops (runClocksFor, cpuAcquireFor), each with its own CpuWants.
+template <bool CpuWants, bool Slots>
 [[gnu::always_inline]] inline void Agnus::executeClock(bool& cpuGranted) {
     const unsigned h = hpos_;
     SlotRecord rec;
     BusOwner owner = BusOwner::Idle;
-    const std::uint8_t code = plan_[h];
-    if (code) {
-        if (code == PlanRefresh) {
-            owner = BusOwner::Refresh;
-        } else if (code & PlanBitplane) {
-            owner = BusOwner::Bitplane;
-            doBitplaneFetch(code, rec);
-        } else if (code >= PlanSprite) {
-            const unsigned n = (code - PlanSprite) >> 1;
-            owner = BusOwner::Sprite;
-            doSpriteFetch(n, (code - PlanSprite) & 1, rec);
-        } else if (code == PlanDisk) {
-            // The slot is the disk's only when the controller has a word to move.
-            FloppyController* disk = paula_.floppy();
-            if (disk && disk->wantsSlot(cck_)) {
-                owner = BusOwner::Disk;
-                const std::uint32_t addr = disk->pointer();
-                std::uint16_t data;
-                if (disk->writing()) {
-                    data = chip_.readWord(addr);
-                    disk->giveWord(data, cck_);
-                } else {
-                    data = disk->takeWord(cck_);
-                    chip_.writeWord(addr, data);
-                    rec.flags = slot_flag::Write;
-                }
-                rec.address = addr;
-                rec.data = data;
-                rec.size = 2;
-                rec.reg = std::uint16_t(disk->writing() ? reg::DSKDAT : reg::DSKDATR);
-                rec.flags |= slot_flag::Register;
-            }
-        } else if (code >= PlanAudio0) {
-            const unsigned ch = code - PlanAudio0;
-            if (paula_.audioWantsDma(ch, cck_)) {
-                owner = BusOwner::Audio;
-                const std::uint32_t addr = paula_.audioPointer(ch);
-                const std::uint16_t data = chip_.readWord(addr);
-                rec.address = addr;
-                rec.data = data;
-                rec.subtype = std::uint8_t(ch);
-                rec.size = 2;
-                rec.reg = std::uint16_t(reg::AUD0DAT + 0x10 * ch);
-                rec.flags = slot_flag::Register;
-                paula_.audioDmaWord(ch, data, cck_);
-            }
-        }
-    }
+    if (const std::uint8_t code = plan_[h]) owner = fixedSlot<Slots>(code, rec);
 
     // The Copper acts in even clocks and takes the bus only when fixed DMA left it free.
     // When it wants the bus at $E0 ($E1 on an NTSC long line) nobody gets that clock and the
@@ -328,14 +354,18 @@ template <bool CpuWants>
                                 : copper_.clock(vpos_, std::uint16_t(h), may, blitter_.busy(), chip_);
             if (s.usedBus) {
                 owner = BusOwner::Copper;
-                rec.address = s.address;
-                rec.data = s.data;
-                rec.size = 2;
+                if constexpr (Slots) {
+                    rec.address = s.address;
+                    rec.data = s.data;
+                    rec.size = 2;
+                }
             }
             if (s.move) {
-                rec.reg = s.reg;
-                rec.flags |= slot_flag::Register | slot_flag::Write;
-                rec.data = std::uint64_t(s.value) | std::uint64_t(s.data) << 16;
+                if constexpr (Slots) {
+                    rec.reg = s.reg;
+                    rec.flags |= slot_flag::Register | slot_flag::Write;
+                    rec.data = std::uint64_t(s.value) | std::uint64_t(s.data) << 16;
+                }
                 copperWriting_ = true;
                 writeCustom(s.reg, s.value);
                 copperWriting_ = false;
@@ -354,11 +384,13 @@ template <bool CpuWants>
         const Blitter::Step b = blitter_.clock(slotFree, slotFree);
         if (b.usedBus) {
             owner = BusOwner::Blitter;
-            rec.address = b.address;
-            rec.data = b.data;
-            rec.subtype = b.channel;
-            rec.size = 2;
-            rec.flags = b.write ? slot_flag::Write : 0;
+            if constexpr (Slots) {
+                rec.address = b.address;
+                rec.data = b.data;
+                rec.subtype = b.channel;
+                rec.size = 2;
+                rec.flags = b.write ? slot_flag::Write : 0;
+            }
         }
         // INTREQ BLIT is set 4 colour clocks after the last main cycle (WinUAE blitter.cpp
         // INTREQ_INT(6, 3): 3 CCK plus one; vAmiga raises it one DMA cycle after its BLTDONE
@@ -380,7 +412,7 @@ template <bool CpuWants>
             owner = BusOwner::Cpu;
             cpuGranted = true;
             cpuRefused_ = 0;
-            rec = pendingCpu_;
+            if constexpr (Slots) rec = pendingCpu_;
             lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
             lastCpuCommitted_ = false;
         } else {
@@ -389,25 +421,13 @@ template <bool CpuWants>
             ++cpuRefused_;
             ++cpuWaitCck_;
             ++cpuDeniedTotal_;
-            rec.flags |= slot_flag::CpuWaited;
+            if constexpr (Slots) rec.flags |= slot_flag::CpuWaited;
             if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
         }
     }
 
     // Denise draws this clock later, in a run with the clocks around it (flushDenise).
-
-    const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
-    if (recordOwners_) owners_[index] = std::uint8_t(owner);
-    ++counts_[unsigned(owner)];
-    if (recordSlots_) {
-        rec.owner = owner;
-        rec.ipl = std::uint8_t(paula_.iplAt(cck_));
-        rec.events = slotEvents(h);
-        records_[index] = rec;
-    }
-
-    ++cck_;
-    if (++hpos_ >= lineLength_) endLine();
+    endClock<Slots>(owner, rec);
 }
 
 std::uint32_t Agnus::slotEvents(unsigned h) const {
@@ -433,10 +453,72 @@ std::uint32_t Agnus::slotEvents(unsigned h) const {
     return ev;
 }
 
+unsigned Agnus::fixedStretchEnd() const {
+    // Only the fixed slots act while no blit runs (or waits to write its last word), no
+    // blit interrupt is due and the Copper sleeps; nothing but the Copper can write DMACON
+    // or a Copper register inside a run of clocks (the CPU's writes come between runs).
+    // The stretch stops short of the line's last clock, which ends the line.
+    const unsigned last = lineLength_ - 1u;
+    if (blitter_.running() || blitIrqAt_ || copperDeferred_ || hpos_ >= last) return hpos_;
+    const bool dma = (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::COPEN);
+    const unsigned nextEven = (hpos_ + 1u) & ~1u;
+    switch (copper_.state()) {
+    case Copper::State::Idle:
+    case Copper::State::Halted: return last;
+    case Copper::State::Wait: return copper_.waitEnd(vpos_, hpos_, last);
+    case Copper::State::Restart:
+    case Copper::State::Fetch1:
+    case Copper::State::Fetch2:
+    case Copper::State::Wakeup:
+        // Without Copper DMA these wait for a bus the Copper may not have.
+        return dma ? nextEven : last;
+    default: return nextEven; // a jump or a SKIP moves on in the next even clock
+    }
+}
+
+template <bool Slots, bool StopOnInterrupt>
+void Agnus::runFixedStretch(unsigned end) {
+    // Clocks hpos_ .. end-1 of this line, in which only the fixed slots act
+    // (fixedStretchEnd): each is its slot's, or idle.
+    const unsigned h0 = hpos_;
+    const std::uint64_t cck0 = cck_;
+    const std::uint16_t intreq = paula_.intreq();
+    const unsigned ipl = paula_.ipl();
+    const std::uint64_t iplAt = paula_.iplChangedAt();
+    unsigned idle = 0;
+    for (unsigned h = h0; h < end; ++h) {
+        const std::uint8_t code = plan_[h];
+        if (!code) {
+            if constexpr (Slots) {
+                // The frame's records start zeroed (an idle clock with no transfer); only
+                // the interrupt level and the events need writing.
+                SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
+                r.ipl = std::uint8_t(paula_.iplAt(cck0 + (h - h0)));
+                r.events = slotEvents(h);
+            }
+            ++idle;
+            continue;
+        }
+        hpos_ = std::uint16_t(h);
+        cck_ = cck0 + (h - h0);
+        counts_[unsigned(BusOwner::Idle)] += idle;
+        idle = 0;
+        SlotRecord rec;
+        const BusOwner owner = fixedSlot<Slots>(code, rec);
+        endClock<Slots>(owner, rec); // (the line does not end here: end < lineLength_)
+        if (StopOnInterrupt && code < PlanSprite && code >= PlanDisk &&
+            (paula_.intreq() != intreq || paula_.ipl() != ipl || paula_.iplChangedAt() != iplAt))
+            return;
+    }
+    counts_[unsigned(BusOwner::Idle)] += idle;
+    cck_ = cck0 + (end - h0);
+    hpos_ = std::uint16_t(end);
+}
+
+template <bool Slots>
 [[gnu::always_inline]] inline void Agnus::idleClock() {
     const unsigned h = hpos_;
-    if (recordOwners_) owners_[std::size_t(vpos_) * kMaxLineCck + h] = std::uint8_t(BusOwner::Idle);
-    if (recordSlots_) {
+    if constexpr (Slots) {
         // The frame's records start zeroed (an idle clock with no transfer); only the
         // interrupt level and the events need writing.
         SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
@@ -448,47 +530,55 @@ std::uint32_t Agnus::slotEvents(unsigned h) const {
     if (++hpos_ >= lineLength_) endLine();
 }
 
-void Agnus::runClocks(std::uint64_t target) {
+template <bool Slots>
+void Agnus::runClocksFor(std::uint64_t target) {
     bool granted = false;
     while (cck_ < target) {
-        if (quietClock()) idleClock();
-        else executeClock<false>(granted);
+        const unsigned stretch = fixedStretchEnd();
+        if (stretch > hpos_) {
+            // The next catch-ups inside the stretch take runTo's short way (runFixedTo).
+            if constexpr (!Slots) {
+                fixedUntil_ = cck_ + (stretch - hpos_);
+                // Disk and audio slots (disk $07-$0B, audio $0D-$13) may raise interrupts.
+                unsigned quiet = stretch;
+                for (unsigned h = std::max(hpos_, std::uint16_t(0x07)) | 1u; h < std::min(quiet, 0x14u); h += 2)
+                    if (plan_[h] >= PlanDisk && plan_[h] < PlanSprite) quiet = h;
+                quietUntil_ = cck_ + (quiet - hpos_);
+            }
+            runFixedStretch<Slots, false>(unsigned(std::min<std::uint64_t>(stretch, hpos_ + (target - cck_))));
+        } else if (quietClock()) {
+            idleClock<Slots>();
+        } else {
+            executeClock<false, Slots>(granted);
+        }
     }
 }
 
-void Agnus::runToInterruptChange(std::uint64_t target) {
+void Agnus::runFixedSlots(unsigned end) { runFixedStretch<false, false>(end); }
+
+void Agnus::runClocks(std::uint64_t target) {
+    if (recordSlots_) runClocksFor<true>(target);
+    else runClocksFor<false>(target);
+}
+
+template <bool Slots>
+bool Agnus::runToInterruptChangeFor(std::uint64_t target) {
     const std::uint16_t intreq = paula_.intreq();
     const unsigned ipl = paula_.ipl();
     const std::uint64_t iplAt = paula_.iplChangedAt();
     bool granted = false;
     while (cck_ < target) {
-        if (quietClock()) {
-            // Quiet clocks touch nothing but their own bookkeeping, and what makes a clock
-            // quiet holds through them (no blit runs, the Copper does not move): they are
-            // found and counted together, short of the line's last clock (it ends the line).
-            const unsigned h0 = hpos_;
-            const unsigned limit = unsigned(std::min<std::uint64_t>(lineLength_ - 1, h0 + (target - cck_)));
-            unsigned h = h0 + 1;
-            if (!recordSlots_)
-                while (h < limit && plan_[h] == PlanNone &&
-                       (((h & 1) && !copperDeferred_) || copper_.dormant(vpos_, std::uint16_t(h), false)))
-                    ++h;
-            if (h == h0 + 1) {
-                idleClock();
-                continue;
-            }
-            const unsigned n = h - h0;
-            if (recordOwners_)
-                std::fill_n(owners_.begin() + std::ptrdiff_t(std::size_t(vpos_) * kMaxLineCck + h0), n,
-                            std::uint8_t(BusOwner::Idle));
-            counts_[unsigned(BusOwner::Idle)] += n;
-            cck_ += n;
-            hpos_ = std::uint16_t(h);
-            continue;
-        }
-        executeClock<false>(granted);
-        if (paula_.intreq() != intreq || paula_.ipl() != ipl || paula_.iplChangedAt() != iplAt) break;
+        const unsigned end = unsigned(std::min<std::uint64_t>(fixedStretchEnd(), hpos_ + (target - cck_)));
+        if (end > hpos_) runFixedStretch<Slots, true>(end);
+        else if (quietClock()) idleClock<Slots>();
+        else executeClock<false, Slots>(granted);
+        if (paula_.intreq() != intreq || paula_.ipl() != ipl || paula_.iplChangedAt() != iplAt) return true;
     }
+    return false;
+}
+
+bool Agnus::runToInterruptChange(std::uint64_t target) {
+    return recordSlots_ ? runToInterruptChangeFor<true>(target) : runToInterruptChangeFor<false>(target);
 }
 
 void Agnus::amendCpuWrite(std::uint16_t data) {
@@ -499,12 +589,32 @@ void Agnus::amendCpuWrite(std::uint16_t data) {
     records[lastCpuIndex_].flags |= slot_flag::Write;
 }
 
+template <bool Slots>
+std::uint64_t Agnus::cpuAcquireFor() {
+    for (;;) {
+        bool granted = false;
+        executeClock<true, Slots>(granted);
+        if (granted) return cck_ - 1;
+    }
+}
+
 std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
                                 std::uint8_t size, int customReg, CpuAccessKind kind, std::uint32_t pc) {
     runTo(at);
     pendingKind_ = kind;
     pendingPc_ = pc;
     stallEntry_ = -1;
+    if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) {
+        // A clock of a fixed-slot stretch that no slot takes: the CPU's, as executeClock
+        // would give it (no slot records: fixedUntil_ is 0 with them).
+        cpuRefused_ = 0;
+        lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + hpos_;
+        lastCpuCommitted_ = false;
+        SlotRecord none;
+        endClock<false>(BusOwner::Cpu, none);
+        return cck_ - 1;
+    }
+    if (!recordSlots_) return cpuAcquireFor<false>();
     pendingCpu_ = SlotRecord{};
     pendingCpu_.address = address & 0xFFFFFF;
     pendingCpu_.data = data;
@@ -514,11 +624,7 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
         pendingCpu_.reg = std::uint16_t(customReg);
         pendingCpu_.flags |= slot_flag::Register;
     }
-    for (;;) {
-        bool granted = false;
-        executeClock<true>(granted);
-        if (granted) return cck_ - 1;
-    }
+    return cpuAcquireFor<true>();
 }
 
 // ---- lines and frames ------------------------------------------------------------------
@@ -713,6 +819,7 @@ void Agnus::writeRegisterAgnus(std::uint16_t r, std::uint16_t v) {
 
 void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     r &= 0x1FE;
+    fixedUntil_ = quietUntil_ = 0;
     written_[r >> 1] = v;
     writtenMask_[r >> 6] |= 1u << ((r >> 1) & 31);
     if (r >= reg::BLTCON0 && r <= reg::BLTADAT) {
@@ -857,6 +964,7 @@ std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
 
 std::uint16_t Agnus::readCustom(std::uint16_t r) {
     r &= 0x1FE;
+    fixedUntil_ = quietUntil_ = 0;
     if (r == reg::COPJMP1 || r == reg::COPJMP2) {
         // A read strobes the jump too (ocs-timing-facts section 3).
         copper_.poke(r, 0);
@@ -876,6 +984,13 @@ void Agnus::serialize(Archive& ar) {
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
     ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_,
        blitIrqAt_, copperDeferred_);
+    fixedUntil_ = quietUntil_ = 0;
+    // The owner grid of the frame in progress holds zero for an idle clock, which is never
+    // written: what another timeline wrote from the beam on goes.
+    if (ar.loading())
+        std::fill(owners_.begin() + std::ptrdiff_t(std::min<std::size_t>(std::size_t(vpos_) * kMaxLineCck + hpos_,
+                                                                          owners_.size())),
+                  owners_.end(), std::uint8_t(0));
     // A state is saved with Denise's picture drawn up to the beam (Machine::serialize).
     deniseAt_ = hpos_;
 }

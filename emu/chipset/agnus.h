@@ -85,11 +85,18 @@ public:
 
     // Runs colour clocks until cck() == target.
     void runTo(std::uint64_t target) {
-        if (cck_ < target) runClocks(target);
+        if (cck_ >= target) return;
+        if (target <= fixedUntil_) runFixedTo(target);
+        else runClocks(target);
     }
     // Runs clocks towards `target` like runTo, but stops after a clock that changed
-    // Paula's interrupt requests or the level she gives the CPU (a stopped CPU's stretch).
-    void runToInterruptChange(std::uint64_t target);
+    // Paula's interrupt requests or the level she gives the CPU (a stopped CPU's stretch,
+    // the CPU's deferred catch-ups). Returns whether it stopped for such a change.
+    bool runToInterruptChange(std::uint64_t target);
+    // runTo(t) for a t up to this clock only runs fixed DMA slots that raise no interrupt
+    // and need no CPU: no disk or audio slot, no blit, no Copper, no line end. Nothing a
+    // catch-up to such a t does (Machine::syncTo) differs if it waits for the next one.
+    std::uint64_t quietUntil() const { return quietUntil_; }
 
     // ---- the CPU on the chip bus ---------------------------------------------------------
     // The CPU wants the chip bus from colour clock `at` (>= cck()). Runs the clocks before
@@ -174,8 +181,26 @@ private:
         PlanLastUnit = 0x40,
     };
 
-    template <bool CpuWants>
+    template <bool CpuWants, bool Slots>
     void executeClock(bool& cpuGranted);
+    // The fixed DMA of a clock whose plan code is `code`, and the record of the clock.
+    template <bool Slots>
+    BusOwner fixedSlot(std::uint8_t code, SlotRecord& rec);
+    template <bool Slots>
+    void endClock(BusOwner owner, SlotRecord& rec);
+    // Where a stretch of clocks from hpos_ in which only the fixed slots act ends (hpos_:
+    // none): no blit, no blit interrupt due, the Copper asleep, short of the line's last
+    // clock. runFixedStretch runs such a stretch, stopping early after a slot that changed
+    // an interrupt request or level when StopOnInterrupt.
+    unsigned fixedStretchEnd() const;
+    template <bool Slots, bool StopOnInterrupt>
+    void runFixedStretch(unsigned end);
+    template <bool Slots>
+    void runClocksFor(std::uint64_t target);
+    template <bool Slots>
+    bool runToInterruptChangeFor(std::uint64_t target);
+    template <bool Slots>
+    std::uint64_t cpuAcquireFor();
     // Denise draws Agnus's clocks in runs (Denise::clockRun): the clocks of this line from
     // deniseAt_ up to hpos_ have run but are not drawn yet. Whatever writes to Denise, reads
     // her or ends the line draws them first (deniseNow). Drawing them changes nothing that
@@ -190,8 +215,23 @@ private:
         return plan_[hpos_] == PlanNone && !blitter_.running() && !blitIrqAt_ &&
                (((hpos_ & 1) && !copperDeferred_) || copper_.dormant(vpos_, hpos_, false));
     }
+    template <bool Slots>
     void idleClock();
     void runClocks(std::uint64_t target); // runTo's clocks, when there are any
+    // runTo's clocks inside the stretch fixedUntil_ marks: a look at the plan for each, and
+    // the slots found there run out of line.
+    void runFixedTo(std::uint64_t target) {
+        const unsigned h0 = hpos_, h1 = unsigned(h0 + (target - cck_));
+        for (unsigned h = h0; h < h1; ++h)
+            if (plan_[h]) {
+                runFixedSlots(h1);
+                return;
+            }
+        counts_[0] += h1 - h0; // BusOwner::Idle
+        cck_ = target;
+        hpos_ = std::uint16_t(h1);
+    }
+    void runFixedSlots(unsigned end);
     std::uint32_t slotEvents(unsigned h) const;
     void startLine();
     void endLine();
@@ -199,6 +239,7 @@ private:
     void commitFrame();
     void buildBitplanePlan();
     void planSprites();
+    template <bool Slots>
     void doBitplaneFetch(std::uint8_t code, SlotRecord& rec);
     void doSpriteFetch(unsigned sprite, unsigned word, SlotRecord& rec);
     void writeRegisterAgnus(std::uint16_t reg, std::uint16_t value);
@@ -256,6 +297,11 @@ private:
     static constexpr unsigned kBlitIrqDelayCck = 4;
     std::uint64_t blitIrqAt_ = 0;
     bool copperDeferred_ = false; // the Copper wanted the barred $E0: it acts in $E1
+    // Clocks before this one (of the line in progress) are a stretch in which only the
+    // fixed slots act (fixedStretchEnd), without slot records. Whatever may end such a
+    // stretch early, a CPU's read or write of a register above all, sets it back to 0.
+    std::uint64_t fixedUntil_ = 0;
+    std::uint64_t quietUntil_ = 0; // ... and before this one no disk or audio slot either
 
     // Recording.
     std::vector<std::uint8_t> owners_, committedOwners_;

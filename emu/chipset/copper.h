@@ -67,6 +67,21 @@ public:
         return (ir1_ == 0xFFFF && ir2_ == 0xFFFE) || !beamReached(vpos, hpos, blitterBusy);
     }
 
+    // In a WAIT, with the blitter idle: the first clock from `from` on, of line `vpos`, at
+    // which the wait may end; `lineEnd` if it does not end before, and `from` when only a
+    // look at each clock tells (a compare with masked bits). The comparator sees hpos + 2,
+    // in steps of two clocks: a full compare of VP and HP ends the wait at hpos HP - 2.
+    unsigned waitEnd(std::uint16_t vpos, unsigned from, unsigned lineEnd) const {
+        if (ir1_ == 0xFFFF && ir2_ == 0xFFFE) return lineEnd;
+        if ((ir2_ & 0x7FFE) != 0x7FFE) return from;
+        const unsigned v = vpos & 0xFFu, vp = ir1_ >> 8;
+        if (v > vp) return from;
+        if (v < vp) return lineEnd;
+        const unsigned hp = ir1_ & 0xFEu;
+        const unsigned at = hp >= 2 ? hp - 2 : 0;
+        return at < from ? from : at > lineEnd ? lineEnd : at;
+    }
+
     // Whether the Copper would use the bus in this clock if it were free.
     bool wantsBus() const {
         return state_ == State::Fetch1 || state_ == State::Fetch2 || state_ == State::Wakeup ||

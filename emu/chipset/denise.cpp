@@ -118,6 +118,7 @@ void Denise::reset() {
     armedOdd_ = armedEven_ = false;
     armTick_ = 0;
     shifted_.fill(0);
+    shiftEnd_ = 0;
     hstart_ = 0;
     hstop_ = 0x100;
     window_ = false;
@@ -154,6 +155,7 @@ void Denise::poke(std::uint16_t r, std::uint16_t v) {
         // of this very clock (column 4s): vAmiga pokeCOLORxx, CL COLOR_WRITE_HPOS_FB0.
         shadow_[r >> 1] = v;
         colour_[(r - reg::COLOR00) >> 1] = v & 0x0FFF;
+        coloursDirty_ |= 1u << ((r - reg::COLOR00) >> 1);
         tablesDirty_ = true;
         return;
     }
@@ -334,13 +336,23 @@ void Denise::buildTables() {
         }
     };
     if (!layoutDirty_) {
-        // Only the palette changed (a COLORxx write): the playfield table's colour
-        // numbers, codes and matches stand; each entry takes its colour's new value.
-        palette();
-        for (unsigned s = 0; s < 64; ++s) pfRgb_[s] = rgb_[pf_[s].colour];
+        // Only colour registers changed (COLORxx writes): the playfield table's colour
+        // numbers, codes and matches stand; the entries showing a changed colour, or its
+        // half-bright copy, take its new value.
+        for (std::uint32_t dirty = coloursDirty_; dirty; dirty &= dirty - 1) {
+            const unsigned i = unsigned(std::countr_zero(dirty));
+            rgb_[i] = kRgb12.v[colour_[i]];
+            rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
+            for (std::uint64_t users = colourUsers_[i] | colourUsers_[32 + i]; users; users &= users - 1) {
+                const unsigned s = unsigned(std::countr_zero(users));
+                pfRgb_[s] = rgb_[pf_[s].colour];
+            }
+        }
+        coloursDirty_ = 0;
         return;
     }
     layoutDirty_ = false;
+    coloursDirty_ = 0;
     const bool dpf = bplcon0_ & kDblpf;
     const bool ham = (bplcon0_ & kHomod) && !dpf;
     if (ham && !hamMode_) {
@@ -352,6 +364,7 @@ void Denise::buildTables() {
     hamMode_ = ham;
     palette();
 
+    colourUsers_.fill(0);
     const unsigned pf1 = bplcon2_ & 7, pf2 = (bplcon2_ >> 3) & 7;
     const bool pf2First = bplcon2_ & kPf2pri;
     const unsigned enabled = (clxcon_ >> 6) & 0x3F, value = clxcon_ & 0x3F;
@@ -400,6 +413,7 @@ void Denise::buildTables() {
         }
         pf_[s] = p;
         pfRgb_[s] = rgb_[p.colour];
+        colourUsers_[p.colour] |= std::uint64_t(1) << s;
     }
 }
 
@@ -425,11 +439,32 @@ const std::uint32_t* Denise::line(unsigned vpos) const {
     return vpos < height_ ? picture_.data() + std::size_t(vpos) * width_ : nullptr;
 }
 
+void Denise::exchangePicture(std::vector<std::uint32_t>& field, unsigned lines) {
+    lines = std::min(lines, height_);
+    const std::size_t size = std::size_t(height_) * width_;
+    picture_.swap(field);
+    // The old buffer (a field handed over before, or nothing yet) takes what it must keep
+    // from the picture just handed over; the rest the next field draws.
+    picture_.resize(size);
+    std::copy(field.begin() + std::ptrdiff_t(std::size_t(lines) * width_), field.end(),
+              picture_.begin() + std::ptrdiff_t(std::size_t(lines) * width_));
+    constexpr unsigned kShortLinePixels = kPalLineCck * kPixelsPerCck;
+    if (width_ > kShortLinePixels)
+        for (unsigned y = 0; y < lines; ++y) {
+            const std::size_t row = std::size_t(y) * width_;
+            std::copy(field.begin() + std::ptrdiff_t(row + kShortLinePixels),
+                      field.begin() + std::ptrdiff_t(row + width_),
+                      picture_.begin() + std::ptrdiff_t(row + kShortLinePixels));
+        }
+    field.resize(std::size_t(lines) * width_);
+}
+
 void Denise::startLine(std::uint16_t vpos) {
     lineVpos_ = vpos;
     // Shifter output and sprite pixels that ran past the end of the previous line would
     // show in the next line's horizontal blank; they are dropped.
-    shifted_.fill(0);
+    std::fill_n(shifted_.begin(), shiftEnd_, std::uint8_t(0));
+    shiftEnd_ = 0;
     spritesLive_ = 0;
     for (unsigned n = 0; n < 8; ++n) {
         Sprite& s = sprites_[n];
@@ -468,6 +503,7 @@ void Denise::loadShifters(unsigned hpos) {
                 std::uint8_t* d = dst + 8 * half;
                 store64(d, (load64(d) & (keep * 0x0101010101010101ull)) | bits);
             }
+            shiftEnd_ = std::max(shiftEnd_, unsigned(dst + 16 - shifted_.data()));
         } else {
             for (unsigned q = 0; q < 4; ++q) {
                 std::uint64_t bits = 0;
@@ -476,6 +512,7 @@ void Denise::loadShifters(unsigned hpos) {
                 std::uint8_t* d = dst + 8 * q;
                 store64(d, (load64(d) & (keep * 0x0101010101010101ull)) | bits);
             }
+            shiftEnd_ = std::max(shiftEnd_, unsigned(dst + 32 - shifted_.data()));
         }
     }
 }
@@ -590,30 +627,40 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
         if (tablesDirty_) buildTables();
 
         const unsigned n = (end - h) * kPixelsPerCck;
-        std::uint8_t* d = shifted_.data() + h * kPixelsPerCck;
+        const unsigned column = h * kPixelsPerCck;
+        std::uint8_t* d = shifted_.data() + column;
+        // Only the columns a load reached hold bits (shiftEnd_); past them every pixel is 0.
+        const unsigned live = shiftEnd_ > column ? std::min(n, shiftEnd_ - column) : 0;
         // The pixels of the run that are in the picture (clock() sends the rest nowhere).
         const unsigned last = std::min(end, lineCck_);
         const unsigned drawn = vpos < height_ && last > h ? (last - h) * kPixelsPerCck : 0;
-        std::uint32_t* out = drawn ? picture_.data() + std::size_t(vpos) * width_ + h * kPixelsPerCck : nullptr;
-        if (!(clxdat_ & 1))
-            for (unsigned k = 0; k < n; ++k)
+        std::uint32_t* out = drawn ? picture_.data() + std::size_t(vpos) * width_ + column : nullptr;
+        if (!(clxdat_ & 1)) {
+            for (unsigned k = 0; k < live; ++k)
                 if (pf_[d[k]].match == 3) {
                     clxdat_ |= 1;
                     break;
                 }
+            if (live < n && pf_[0].match == 3) clxdat_ |= 1;
+        }
         if (hamMode_) {
             for (unsigned k = 0; k < n; ++k) {
                 ham_ = holdAndModify(ham_, d[k]);
                 if (k < drawn) out[k] = blank ? kBlack : window_ ? kRgb12.v[ham_] : rgb_[0];
             }
         } else {
-            if (blank) std::fill(out, out + drawn, kBlack);
-            else if (window_)
-                for (unsigned k = 0; k < drawn; ++k) out[k] = pfRgb_[d[k]];
-            else std::fill(out, out + drawn, rgb_[0]);
-            lastBits_ = d[n - 1];
+            if (blank) {
+                std::fill(out, out + drawn, kBlack);
+            } else if (window_) {
+                const unsigned looked = std::min(live, drawn);
+                for (unsigned k = 0; k < looked; ++k) out[k] = pfRgb_[d[k]];
+                std::fill(out + looked, out + drawn, pfRgb_[0]);
+            } else {
+                std::fill(out, out + drawn, rgb_[0]);
+            }
+            lastBits_ = live == n ? d[n - 1] : 0;
         }
-        for (unsigned k = 0; k < n; k += kPixelsPerCck) store32(d + k, 0);
+        for (unsigned k = 0; k < live; k += kPixelsPerCck) store32(d + k, 0);
         tick_ += end - h;
         h = end;
     }
@@ -722,6 +769,7 @@ void Denise::serialize(Archive& ar) {
         hamMode_ = (bplcon0_ & kHomod) && !(bplcon0_ & kDblpf);
         tablesDirty_ = true;
         layoutDirty_ = true;
+        shiftEnd_ = kShiftColumns;
     }
 }
 

@@ -103,6 +103,12 @@ public:
 
     // The picture: row vpos (nullptr past the last row), width() pixels long.
     const std::uint32_t* line(unsigned vpos) const;
+    // Hands over the field drawn so far, rows 0 .. lines-1 (at most height()): `field`
+    // becomes those rows, and Denise draws on in the buffer `field` held, without copying
+    // the whole picture. Every pixel the next field does not draw over keeps what it held
+    // here: rows from `lines` on, and the columns past a short line's end (NTSC lines of
+    // 227 colour clocks in a picture 228 wide).
+    void exchangePicture(std::vector<std::uint32_t>& field, unsigned lines);
     unsigned width() const { return width_; }
     unsigned height() const { return height_; }
 
@@ -172,6 +178,8 @@ private:
     // The shifters' output ahead of the beam: the six plane bits of every pixel column of
     // the current line that a load has placed. Columns are cleared as they are emitted.
     std::array<std::uint8_t, kShiftColumns> shifted_{};
+    // Every column from here on holds 0 (derived, not state: a loaded state takes them all).
+    unsigned shiftEnd_ = 0;
 
     std::uint16_t hstart_ = 0, hstop_ = 0x100; // 9-bit comparator values
     bool window_ = false;                      // the horizontal display-window flip-flop
@@ -188,6 +196,8 @@ private:
     // Derived, rebuilt lazily after writes that change them (not state).
     bool tablesDirty_ = true;
     bool layoutDirty_ = true; // ... and more than the palette: BPLCON0/2 or CLXCON too
+    std::uint32_t coloursDirty_ = 0; // the colour registers written since the tables were built
+    std::array<std::uint64_t, 64> colourUsers_{}; // per palette index, the pf_ entries showing it
     bool hamMode_ = false; // HOMOD without DBLPF
     std::array<Playfield, 64> pf_{};
     std::array<std::uint32_t, 64> rgb_{};

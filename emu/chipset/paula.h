@@ -62,6 +62,8 @@ public:
             raise(std::uint16_t((ciaA ? intreq::PORTS : 0) | (ciaB ? intreq::EXTER : 0)), cck);
     }
 
+    // Whether Paula holds both CIA lines inactive (what the last setCiaLines gave her).
+    bool ciaLinesIdle() const { return !ciaA_ && !ciaB_; }
     std::uint16_t intena() const { return intena_; }
     std::uint16_t intreq() const { return intreq_; }
     // The level the CPU sees at colour clock `cck` (0 = none).
