@@ -218,9 +218,11 @@ template <bool Slots>
     if (code & PlanLastUnit) pt += std::uint32_t(std::int32_t(std::int16_t(p & 1 ? bpl1mod_ : bpl2mod_)));
     pt &= 0x1FFFFE;
     // BPL2DAT-BPL6DAT only hold their word until BPL1DAT loads them all: no pixel Denise
-    // has still to draw depends on them, so she need not catch up first.
-    if (p == 1) deniseNow().writeBitplane(0, data);
-    else denise_.writeBitplane(p - 1, data);
+    // has still to draw depends on them, so she need not catch up first. BPL1DAT waits in
+    // her queue for the clock it was written in.
+    if (p != 1) denise_.writeBitplane(p - 1, data);
+    else if (!denise_.loadsQueueFull()) denise_.queueBitplaneLoad(hpos_ - deniseAt_, data);
+    else deniseNow().writeBitplane(0, data);
 }
 
 void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {

@@ -117,6 +117,7 @@ void Denise::reset() {
     bplPipe_.fill(0);
     armedOdd_ = armedEven_ = false;
     armTick_ = 0;
+    queuedCount_ = queuedNext_ = 0;
     shifted_.fill(0);
     shiftEnd_ = 0;
     hstart_ = 0;
@@ -483,35 +484,70 @@ void Denise::loadShifters(unsigned hpos) {
     const bool hires = bplcon0_ & kHires;
     const unsigned mask = hires ? 3 : 7;
     const unsigned n = planes();
+    const unsigned delayOdd = bplcon1_ & 15, delayEven = (bplcon1_ >> 4) & 15;
+    if (armedOdd_ && armedEven_ && (hpos & mask) == ((delayOdd >> 1) & mask) &&
+        (hpos & mask) == ((delayEven >> 1) & mask) && ((delayOdd ^ delayEven) & 1) == 0) {
+        // Both playfields load here, into the same columns: every plane's bit is replaced
+        // (the loop below, for both parities at once; plane p is bit p of a pixel).
+        armedOdd_ = armedEven_ = false;
+        std::uint8_t* dst = shifted_.data() + hpos * kPixelsPerCck + 2 + 2 * (delayOdd & 1);
+        if (hires) {
+            std::uint64_t high = 0, low = 0;
+            for (unsigned p = 0; p < n; ++p) {
+                const unsigned w = bplPipe_[p];
+                high |= kSpread.bytes[w >> 8] << p;
+                low |= kSpread.bytes[w & 0xFF] << p;
+            }
+            store64(dst, high);
+            store64(dst + 8, low);
+            shiftEnd_ = std::max(shiftEnd_, unsigned(dst + 16 - shifted_.data()));
+        } else {
+            std::uint64_t quarter[4] = {0, 0, 0, 0};
+            for (unsigned p = 0; p < n; ++p) {
+                const unsigned w = bplPipe_[p];
+                quarter[0] |= kSpread.nibbles[w >> 12] << p;
+                quarter[1] |= kSpread.nibbles[(w >> 8) & 15] << p;
+                quarter[2] |= kSpread.nibbles[(w >> 4) & 15] << p;
+                quarter[3] |= kSpread.nibbles[w & 15] << p;
+            }
+            for (unsigned q = 0; q < 4; ++q) store64(dst + 8 * q, quarter[q]);
+            shiftEnd_ = std::max(shiftEnd_, unsigned(dst + 32 - shifted_.data()));
+        }
+        return;
+    }
     for (unsigned parity = 0; parity < 2; ++parity) {
         bool& armed = parity ? armedEven_ : armedOdd_;
         if (!armed) continue;
         const unsigned delay = (bplcon1_ >> (4 * parity)) & 15;
         if ((hpos & mask) != ((delay >> 1) & mask)) continue;
         armed = false;
-        const std::uint8_t keep = std::uint8_t(~(parity ? kEvenPlanes : kOddPlanes));
+        const std::uint64_t keep =
+            std::uint64_t(std::uint8_t(~(parity ? kEvenPlanes : kOddPlanes))) * 0x0101010101010101ull;
         std::uint8_t* dst = shifted_.data() + hpos * kPixelsPerCck + 2 + 2 * (delay & 1);
-        // Planes beyond BPU shift out zeros (vAmiga updateShiftRegistersOdd/Even).
-        std::uint16_t words[3] = {0, 0, 0};
-        for (unsigned k = 0, p = parity; k < 3; ++k, p += 2)
-            if (p < n) words[k] = bplPipe_[p];
+        // This playfield's planes that BPU enables (1, 3, 5 or 2, 4, 6): the words of the
+        // others shift out zeros (vAmiga updateShiftRegistersOdd/Even).
+        const unsigned count = (n + 1 - parity) / 2;
+        const std::uint16_t* words = bplPipe_.data() + parity; // every second one
         if (hires) {
-            for (unsigned half = 0; half < 2; ++half) {
-                std::uint64_t bits = 0;
-                for (unsigned k = 0; k < 3; ++k)
-                    bits |= kSpread.bytes[(words[k] >> (8 - 8 * half)) & 0xFF] << (parity + 2 * k);
-                std::uint8_t* d = dst + 8 * half;
-                store64(d, (load64(d) & (keep * 0x0101010101010101ull)) | bits);
+            std::uint64_t high = 0, low = 0;
+            for (unsigned k = 0; k < count; ++k) {
+                const unsigned w = words[2 * k], shift = parity + 2 * k;
+                high |= kSpread.bytes[w >> 8] << shift;
+                low |= kSpread.bytes[w & 0xFF] << shift;
             }
+            store64(dst, (load64(dst) & keep) | high);
+            store64(dst + 8, (load64(dst + 8) & keep) | low);
             shiftEnd_ = std::max(shiftEnd_, unsigned(dst + 16 - shifted_.data()));
         } else {
-            for (unsigned q = 0; q < 4; ++q) {
-                std::uint64_t bits = 0;
-                for (unsigned k = 0; k < 3; ++k)
-                    bits |= kSpread.nibbles[(words[k] >> (12 - 4 * q)) & 15] << (parity + 2 * k);
-                std::uint8_t* d = dst + 8 * q;
-                store64(d, (load64(d) & (keep * 0x0101010101010101ull)) | bits);
+            std::uint64_t quarter[4] = {0, 0, 0, 0};
+            for (unsigned k = 0; k < count; ++k) {
+                const unsigned w = words[2 * k], shift = parity + 2 * k;
+                quarter[0] |= kSpread.nibbles[w >> 12] << shift;
+                quarter[1] |= kSpread.nibbles[(w >> 8) & 15] << shift;
+                quarter[2] |= kSpread.nibbles[(w >> 4) & 15] << shift;
+                quarter[3] |= kSpread.nibbles[w & 15] << shift;
             }
+            for (unsigned q = 0; q < 4; ++q) store64(dst + 8 * q, (load64(dst + 8 * q) & keep) | quarter[q]);
             shiftEnd_ = std::max(shiftEnd_, unsigned(dst + 32 - shifted_.data()));
         }
     }
@@ -534,6 +570,8 @@ std::uint16_t Denise::holdAndModify(std::uint16_t held, std::uint8_t bits) const
 void Denise::clock(std::uint16_t vpos, std::uint16_t hpos, bool blank) {
     if (vpos != lineVpos_) startLine(vpos);
     if (hpos >= kMaxLineCck) hpos = kMaxLineCck - 1;
+    // A BPL1DAT write queued for this clock comes before it, as it came before it was drawn.
+    while (queuedNext_ < queuedCount_ && queued_[queuedNext_].tick <= tick_) takeQueuedLoad();
     if (pendingCount_ && pending_[0].due <= tick_) applyPending(0);
     if ((armedOdd_ || armedEven_) && tick_ > armTick_) loadShifters(hpos);
     if (tablesDirty_) buildTables();
@@ -606,23 +644,19 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
         if ((hstart_ >> 1) > h) end = std::min(end, unsigned(hstart_ >> 1));
         if ((hstop_ >> 1) > h) end = std::min(end, unsigned(hstop_ >> 1));
         if (pendingCount_) end = unsigned(std::min<std::uint64_t>(end, h + (pending_[0].due - tick_)));
-        if (armedOdd_ || armedEven_) {
-            // A held word loads at the first clock after the write whose low bits match
-            // its playfield's scroll (loadShifters). A load inside the run is made before
-            // it is drawn: it fills the shifter output from its own clock on, which the
-            // run draws after the clocks before it, and nothing else in the run depends on
-            // it. A load at or past the run's end waits for its own run.
-            const unsigned mask = (bplcon0_ & kHires) ? 3 : 7;
-            const unsigned first = h + (tick_ > armTick_ ? 0u : unsigned(armTick_ - tick_) + 1);
-            unsigned at[2] = {end, end};
-            for (unsigned parity = 0; parity < 2; ++parity) {
-                if (!(parity ? armedEven_ : armedOdd_)) continue;
-                const unsigned want = ((bplcon1_ >> (4 * parity)) >> 1) & mask;
-                at[parity] = first + ((want - first) & mask);
-            }
-            // Both playfields' loads at one clock happen in one call.
-            if (at[0] < end) loadShifters(at[0]);
-            if (at[1] < end && at[1] != at[0]) loadShifters(at[1]);
+        // A held word loads at the first clock after the write whose low bits match its
+        // playfield's scroll (loadShifters). A load inside the run is made before it is
+        // drawn: it fills the shifter output from its own clock on, which the run draws
+        // after the clocks before it, and nothing else in the run depends on it. A load at
+        // or past the run's end waits for its own run. So do the loads of the BPL1DAT
+        // writes queued inside the run, write by write: a write replaces the words held,
+        // and the loads of those still waiting with them.
+        for (;;) {
+            const bool another = queuedNext_ < queuedCount_ && queued_[queuedNext_].tick < tick_ + (end - h);
+            const unsigned limit = another ? h + unsigned(queued_[queuedNext_].tick - tick_) : end;
+            if (armedOdd_ || armedEven_) loadsBefore(h, limit);
+            if (!another) break;
+            takeQueuedLoad();
         }
         if (tablesDirty_) buildTables();
 
@@ -664,6 +698,20 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
         tick_ += end - h;
         h = end;
     }
+}
+
+void Denise::loadsBefore(unsigned h, unsigned limit) {
+    const unsigned mask = (bplcon0_ & kHires) ? 3 : 7;
+    const unsigned first = h + (tick_ > armTick_ ? 0u : unsigned(armTick_ - tick_) + 1);
+    unsigned at[2] = {limit, limit};
+    for (unsigned parity = 0; parity < 2; ++parity) {
+        if (!(parity ? armedEven_ : armedOdd_)) continue;
+        const unsigned want = ((bplcon1_ >> (4 * parity)) >> 1) & mask;
+        at[parity] = first + ((want - first) & mask);
+    }
+    // Both playfields' loads at one clock happen in one call.
+    if (at[0] < limit) loadShifters(at[0]);
+    if (at[1] < limit && at[1] != at[0]) loadShifters(at[1]);
 }
 
 void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
@@ -767,6 +815,7 @@ void Denise::serialize(Archive& ar) {
             throw StateError("Denise state holds a colour above $FFF (12 bits)");
         // The mode the tables were built for, so that rebuilding them sees no HAM switch.
         hamMode_ = (bplcon0_ & kHomod) && !(bplcon0_ & kDblpf);
+        queuedCount_ = queuedNext_ = 0;
         tablesDirty_ = true;
         layoutDirty_ = true;
         shiftEnd_ = kShiftColumns;

@@ -73,6 +73,19 @@ public:
             armTick_ = tick_;
         }
     }
+    // BPL1DAT written by bitplane DMA `ahead` colour clocks after the last one drawn, before
+    // Denise has drawn up to it: the write takes effect when her drawing reaches that clock,
+    // exactly as writeBitplane(0, value) would there (BPL2DAT-BPL6DAT, which only hold
+    // their words until then, are written at once with writeBitplane). The clocks are drawn
+    // with clockRun or clock; loadsQueueFull() says when no more can wait.
+    void queueBitplaneLoad(unsigned ahead, std::uint16_t value) {
+        shadow_[reg::BPL1DAT >> 1] = value;
+        bpldat_[0] = value;
+        QueuedLoad& q = queued_[queuedCount_++];
+        q.tick = tick_ + ahead;
+        q.words = bpldat_;
+    }
+    bool loadsQueueFull() const { return queuedCount_ == kMaxQueued; }
     // A read with its side effects: CLXDAT clears. JOY0DAT/JOY1DAT return the counters.
     // Offsets Denise does not drive return 0 (the bus decides what such a read yields).
     std::uint16_t peek(std::uint16_t reg);
@@ -175,6 +188,27 @@ private:
     std::array<std::uint16_t, 6> bplPipe_{};
     bool armedOdd_ = false, armedEven_ = false;
     std::uint64_t armTick_ = 0;
+    // BPL1DAT writes queued ahead of the drawing (queueBitplaneLoad), in clock order; the
+    // first not taken yet is queuedNext_. Empty whenever the machine saves a state (it
+    // draws up to the beam first), so not part of it.
+    struct QueuedLoad {
+        std::uint64_t tick = 0;
+        std::array<std::uint16_t, 6> words{};
+    };
+    static constexpr unsigned kMaxQueued = 64;
+    std::array<QueuedLoad, kMaxQueued> queued_{};
+    unsigned queuedCount_ = 0, queuedNext_ = 0;
+    // Takes the next queued BPL1DAT write (its clock has come), as writeBitplane(0) does.
+    void takeQueuedLoad() {
+        const QueuedLoad& q = queued_[queuedNext_];
+        bplPipe_ = q.words;
+        armedOdd_ = armedEven_ = true;
+        armTick_ = q.tick;
+        if (++queuedNext_ == queuedCount_) queuedNext_ = queuedCount_ = 0;
+    }
+    // The loads of the BPL1DAT write held now that fall in clocks [h, limit) of a stretch
+    // that starts at clock h, tick tick_.
+    void loadsBefore(unsigned h, unsigned limit);
     // The shifters' output ahead of the beam: the six plane bits of every pixel column of
     // the current line that a load has placed. Columns are cleared as they are emitted.
     std::array<std::uint8_t, kShiftColumns> shifted_{};

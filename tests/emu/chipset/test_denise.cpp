@@ -814,20 +814,41 @@ private slots:
     // writes at the same clocks, one clock by clock, the other in runs cut at random
     // between the writes (as Agnus cuts them), through lores, hires, dual playfield, HAM,
     // scroll, window, sprite, palette and collision changes; pictures, collisions and
-    // states must stay equal.
+    // states must stay equal. A third gets the bitplane words as bitplane DMA gives them
+    // (BPL1DAT queued ahead of her drawing, queueBitplaneLoad; BPL2DAT-BPL6DAT at once) and
+    // draws only before the other writes and at random clocks, in random runs; BPL1DAT
+    // comes every 8 clocks, every 4, and sometimes in clocks next to each other, so that a
+    // write replaces words whose load has not come yet.
     void clocksInRunsEqualClocksOneByOne() {
         std::uint32_t seed = 12345;
         const auto next = [&seed](unsigned n) {
             seed = seed * 1103515245u + 12345u;
             return (seed >> 8) % n;
         };
-        Denise a, b;
-        std::uint64_t runs = 0, plainStretches = 0;
+        Denise a, b, c;
+        std::uint64_t runs = 0, plainStretches = 0, queuedTotal = 0;
+        unsigned mostQueued = 0;
         const std::uint16_t modes[] = {0x2200, 0x4200, 0x5200, 0x6200, 0x9200, 0xA200, 0x6A00, 0x6600, 0x0200};
         for (unsigned v = 0; v < 300; ++v) {
             const bool vblank = v < 0x1A || v > 0x128;
-            unsigned drawnB = 0; // b has drawn clocks 0 .. drawnB-1 of this line
+            unsigned drawnB = 0, drawnC = 0; // b and c have drawn clocks 0 .. drawn-1 of this line
+            unsigned queued = 0;             // BPL1DAT writes c holds queued
             const auto blankAt = [&](unsigned h) { return vblank || (h >= 0x0F && h < 0x2E); };
+            const auto catchUpC = [&](unsigned upTo) {
+                while (drawnC < upTo) {
+                    unsigned end = drawnC + 1;
+                    while (end < upTo && blankAt(end) == blankAt(drawnC) && next(24) != 0) ++end;
+                    c.clockRun(std::uint16_t(v), drawnC, end, blankAt(drawnC));
+                    drawnC = end;
+                }
+                queued = 0;
+            };
+            // Where this line's BPL1DAT writes come: lores units, hires units, or those
+            // and now and then one more in the clock after.
+            const unsigned spacing = next(2) ? 8 : 4;
+            const bool extra = next(3) == 0;
+            // Some lines have no other writes: c's queue grows long there.
+            const bool quiet = next(4) == 0;
             const auto catchUp = [&](unsigned upTo) {
                 // b draws [drawnB, upTo) in runs of one blank value, cut at random too.
                 while (drawnB < upTo) {
@@ -843,11 +864,13 @@ private slots:
                 // Writes in this clock (before its pixels), as bitplane DMA, the Copper and
                 // the CPU make them.
                 std::vector<std::pair<std::uint16_t, std::uint16_t>> writes;
-                if (h >= 0x38 && h < 0xD8 && (h & 7) == 7) {
+                const bool unit = (h & (spacing - 1)) == spacing - 1 || (extra && (h & 7) == 0 && next(2));
+                if (h >= 0x38 && h < 0xD8 && unit) {
                     for (unsigned p = 6; p-- > 1;) writes.push_back({std::uint16_t(reg::BPL1DAT + 2 * p), std::uint16_t(next(0x10000))});
                     writes.push_back({reg::BPL1DAT, std::uint16_t(next(0x10000))});
                 }
-                switch (next(40)) {
+                const bool dmaOnly = !writes.empty();
+                switch (quiet ? 40u : next(40)) {
                 case 0: writes.push_back({std::uint16_t(reg::COLOR00 + 2 * next(32)), std::uint16_t(next(0x1000))}); break;
                 case 1: writes.push_back({reg::BPLCON0, modes[next(9)]}); break;
                 case 2: writes.push_back({reg::BPLCON1, std::uint16_t(next(0x100))}); break;
@@ -867,27 +890,53 @@ private slots:
                 default: break;
                 }
                 if (!writes.empty()) catchUp(h);
+                // c draws before any write but bitplane DMA's, before a full queue, and
+                // now and then at random.
+                if ((writes.size() > (dmaOnly ? 6u : 0u)) || c.loadsQueueFull() || next(quiet ? 200 : 50) == 0)
+                    catchUpC(h);
                 for (const auto& [r, value] : writes) {
                     if (r == reg::CLXDAT) {
-                        QCOMPARE(b.peek(r), a.peek(r));
+                        const std::uint16_t read = a.peek(r); // (the read clears it)
+                        QCOMPARE(b.peek(r), read);
+                        QCOMPARE(c.peek(r), read);
                         continue;
                     }
                     a.poke(r, value);
                     b.poke(r, value);
+                    if (r == reg::BPL1DAT && dmaOnly) {
+                        c.queueBitplaneLoad(h - drawnC, value);
+                        mostQueued = std::max(mostQueued, ++queued);
+                        ++queuedTotal;
+                    } else if (r > reg::BPL1DAT && r < reg::BPL1DAT + 12 && dmaOnly) {
+                        c.writeBitplane((r - reg::BPL1DAT) >> 1, value);
+                    } else {
+                        c.poke(r, value);
+                    }
                 }
                 a.clock(std::uint16_t(v), std::uint16_t(h), blankAt(h));
             }
             catchUp(Denise::kPalLineCck);
-            for (unsigned c = 0; c < a.width(); ++c)
-                if (a.line(v)[c] != b.line(v)[c])
+            catchUpC(Denise::kPalLineCck);
+            for (unsigned x = 0; x < a.width(); ++x) {
+                if (a.line(v)[x] != b.line(v)[x])
                     QFAIL(qPrintable(QString("line %1 column %2: %3 clock by clock, %4 in runs")
-                                         .arg(v).arg(c).arg(a.line(v)[c], 8, 16).arg(b.line(v)[c], 8, 16)));
+                                         .arg(v).arg(x).arg(a.line(v)[x], 8, 16).arg(b.line(v)[x], 8, 16)));
+                if (a.line(v)[x] != c.line(v)[x])
+                    QFAIL(qPrintable(QString("line %1 column %2: %3 clock by clock, %4 with queued loads")
+                                         .arg(v).arg(x).arg(a.line(v)[x], 8, 16).arg(c.line(v)[x], 8, 16)));
+            }
             QCOMPARE(b.spy(reg::CLXDAT), a.spy(reg::CLXDAT));
+            QCOMPARE(c.spy(reg::CLXDAT), a.spy(reg::CLXDAT));
         }
-        Archive ha = Archive::hasher(), hb = Archive::hasher();
+        Archive ha = Archive::hasher(), hb = Archive::hasher(), hc = Archive::hasher();
         a.serialize(ha);
         b.serialize(hb);
+        c.serialize(hc);
         QCOMPARE(ha.hash(), hb.hash());
+        QCOMPARE(hc.hash(), ha.hash());
+        // Many loads waited in the queue, many at once.
+        QVERIFY(queuedTotal > 3000);
+        QVERIFY(mostQueued >= 10);
         // The runs were many, and many of them long.
         QVERIFY(runs > 5000);
         QVERIFY(plainStretches > 500);
