@@ -70,6 +70,7 @@ void Agnus::reset() {
     blitIrqAt_ = 0;
     copperDeferred_ = false;
     fixedUntil_ = quietUntil_ = 0;
+    planKey_ = kNoPlanKey;
     std::fill(owners_.begin(), owners_.end(), 0);
     counts_.fill(0);
     cpuWaitCck_ = 0;
@@ -143,6 +144,14 @@ void Agnus::planSprites() {
 }
 
 void Agnus::buildBitplanePlan() {
+    // The plan follows from these alone; a line like the one before keeps its plan.
+    std::uint64_t key = std::uint64_t(dmacon_ & 0x3FF) | std::uint64_t(vdiw_) << 10 | std::uint64_t(lol_) << 11 |
+                        std::uint64_t(bplcon0_ >> 12) << 12 | std::uint64_t(ddfstrt_ & 0xFF) << 16 |
+                        std::uint64_t(ddfstop_ & 0xFF) << 24;
+    for (unsigned n = 0; n < 8; ++n)
+        if (sprites_[n].line != SpriteDma::Off) key |= std::uint64_t(1) << (32 + n);
+    if (key == planKey_) return;
+    planKey_ = key;
     plan_.fill(PlanNone);
     for (unsigned h : kRefresh) plan_[h] = PlanRefresh;
     // The fourth refresh slot is one later on an NTSC long line (ocs-timing-facts 2).
@@ -986,6 +995,7 @@ void Agnus::serialize(Archive& ar) {
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
     ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_,
        blitIrqAt_, copperDeferred_);
+    planKey_ = kNoPlanKey; // the plan loaded, whatever made it
     fixedUntil_ = quietUntil_ = 0;
     // The owner grid of the frame in progress holds zero for an idle clock, which is never
     // written: what another timeline wrote from the beam on goes.

@@ -290,6 +290,9 @@ private:
     std::array<Sprite, 8> sprites_{};
 
     std::array<std::uint8_t, kMaxLineCck> plan_{};  // fixed DMA slots of this line
+    // What plan_ was built from (buildBitplanePlan), or none.
+    static constexpr std::uint64_t kNoPlanKey = ~std::uint64_t(0);
+    std::uint64_t planKey_ = kNoPlanKey;
     bool bitplaneLine_ = false;
     bool lineBlank_ = false;  // the whole line is in vertical blank
     unsigned cpuRefused_ = 0;  // consecutive clocks the blitter took while the CPU waited
