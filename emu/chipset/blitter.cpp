@@ -25,14 +25,6 @@ constexpr std::uint32_t pointerLow(std::uint32_t ptr, std::uint16_t v, std::uint
 
 } // namespace
 
-std::uint32_t Blitter::pointerMask() const {
-    return ram_.mask() & ~1u;
-}
-
-std::uint32_t Blitter::addSigned(std::uint32_t ptr, std::int32_t delta) const {
-    return std::uint32_t(std::int32_t(ptr) + delta) & pointerMask();
-}
-
 Blitter::Blitter(ChipRam& ram) : ram_(ram) {
     reset();
 }
@@ -141,6 +133,7 @@ void Blitter::buildGroup() {
     if (useD) group_[groupSize_++] = Slot::D;
     if (!useC && !useD) group_[groupSize_++] = Slot::Idle;
     if ((con1_ & (Ife | Efe)) && useD && !useC) group_[groupSize_++] = Slot::Idle;
+    groupWritesD_ = groupWrites();
 }
 
 bool Blitter::groupWrites() const {
@@ -223,43 +216,6 @@ void Blitter::runToCompletion() {
         clock(true, true);
 }
 
-std::uint16_t Blitter::fetch(std::uint32_t& ptr, std::uint16_t mod, std::uint8_t channel,
-                             Step& out) {
-    const std::uint16_t v = ram_.readWord(ptr);
-    out = {true, channel, false, ptr, v, false};
-    // Ascending mode adds 2 and, after a row's last word, the modulo; descending mode
-    // subtracts both (HRM "Descending Mode").
-    std::int32_t delta = 2;
-    if (x_ + 1 == width_) delta += std::int16_t(mod);
-    ptr = addSigned(ptr, descending() ? -delta : delta);
-    return v;
-}
-
-void Blitter::areaSlot(Slot s, Step& out) {
-    switch (s) {
-    case Slot::A: adat_ = fetch(apt_, amod_, 0, out); break;
-    case Slot::B: {
-        bdat_ = fetch(bpt_, bmod_, 1, out);
-        const unsigned bsh = con1_ >> 12;
-        bhold_ = descending() ? std::uint16_t((std::uint32_t(bdat_) << 16 | bold_) >> (16 - bsh))
-                              : std::uint16_t((std::uint32_t(bold_) << 16 | bdat_) >> bsh);
-        bold_ = bdat_;
-        break;
-    }
-    case Slot::C: cdat_ = fetch(cpt_, cmod_, 2, out); break;
-    case Slot::D:
-        ram_.writeWord(pendingAddr_, pendingData_);
-        out = {true, 3, true, pendingAddr_, pendingData_, false};
-        pending_ = false;
-        break;
-    default: break;
-    }
-    if (++slot_ == groupSize_) {
-        slot_ = 0;
-        finishWord(out);
-    }
-}
-
 std::uint16_t Blitter::minterm(std::uint16_t a, std::uint16_t b, std::uint16_t c) const {
     // LF7..LF0 select ABC, ABc, AbC, Abc, aBC, aBc, abC, abc (HRM "Logic Functions").
     const unsigned lf = con0_ & 0xFF;
@@ -311,7 +267,7 @@ void Blitter::finishWord(Step& out) {
     ddat_ = d;
     out.produced = true;
     out.result = d;
-    if (groupWrites()) {
+    if (groupWritesD_) {
         pending_ = true;
         pendingAddr_ = dpt_;
         pendingData_ = d;
@@ -460,6 +416,7 @@ void Blitter::serialize(Archive& ar) {
     ar(used_, stalled_, blits_);
     if (ar.loading() && (groupSize_ > group_.size() || slot_ >= 4 || tail_ > 2))
         throw StateError("blitter state is out of range");
+    if (ar.loading()) groupWritesD_ = groupWrites();
 }
 
 } // namespace copperline

@@ -15,13 +15,14 @@
 // and the blit interrupt is raised, and a D blit still needs two clocks (an idle one and
 // the final D write). Line mode takes four clocks per pixel.
 
+#include "emu/memory/chip_ram.h"
+
 #include <array>
 #include <cstdint>
 
 namespace copperline {
 
 class Archive;
-class ChipRam;
 
 class Blitter {
 public:
@@ -35,7 +36,7 @@ public:
     // clang-format on
     // The pointers are as wide as Agnus's chip RAM addresses: 19 bits on the A500's 8371
     // (512K), 20 or 21 on an ECS 8372 with 1M or 2M.
-    std::uint32_t pointerMask() const;
+    std::uint32_t pointerMask() const { return ram_.mask() & ~1u; }
 
     explicit Blitter(ChipRam& ram);
     // The RESET line: registers and sequencer. The blit count survives it.
@@ -87,6 +88,27 @@ public:
     // "Blitter Idle Cycle"). The default keeps the simpler rule that idle steps always
     // advance.
     Step clock(bool busGranted, bool slotFree = true);
+    // clock(free, free), as Agnus clocks it: the clock is the blitter's if it wants it, or
+    // nobody's. The steps of an area blit run here, inline.
+    Step clockAs(bool free) {
+        Step out;
+        if (tail_ || phase_ == Phase::Line) [[unlikely]]
+            return clock(free, free);
+        if (phase_ == Phase::Idle) return out;
+        if (!free) {
+            ++stalled_;
+            return out;
+        }
+        if (phase_ == Phase::Startup) {
+            if (--startup_ == 0) phase_ = line_ ? Phase::Line : Phase::Area;
+            return out;
+        }
+        const Slot s = group_[slot_];
+        // The first word's D slot has nothing to write yet: D lags one word behind.
+        areaSlot(s == Slot::D && !pending_ ? Slot::Idle : s, out);
+        if (out.usedBus) ++used_;
+        return out;
+    }
 
     // Runs the blit (and a pending final write) to the end at once: the same results as
     // clocking it with the bus always granted.
@@ -115,7 +137,9 @@ public:
 
 private:
     // A pointer moved by a modulo or a word, wrapped to the pointer width.
-    std::uint32_t addSigned(std::uint32_t ptr, std::int32_t delta) const;
+    std::uint32_t addSigned(std::uint32_t ptr, std::int32_t delta) const {
+        return std::uint32_t(std::int32_t(ptr) + delta) & pointerMask();
+    }
     enum class Phase : std::uint8_t { Idle, Startup, Area, Line };
     // What one clock of the sequence does.
     enum class Slot : std::uint8_t {
@@ -136,11 +160,43 @@ private:
     void buildGroup();
     Slot nextSlot() const;
     static bool slotNeedsBus(Slot s);
-    void areaSlot(Slot s, Step& out);
+    void areaSlot(Slot s, Step& out) {
+        switch (s) {
+        case Slot::A: adat_ = fetch(apt_, amod_, 0, out); break;
+        case Slot::B: {
+            bdat_ = fetch(bpt_, bmod_, 1, out);
+            const unsigned bsh = con1_ >> 12;
+            bhold_ = descending() ? std::uint16_t((std::uint32_t(bdat_) << 16 | bold_) >> (16 - bsh))
+                                  : std::uint16_t((std::uint32_t(bold_) << 16 | bdat_) >> bsh);
+            bold_ = bdat_;
+            break;
+        }
+        case Slot::C: cdat_ = fetch(cpt_, cmod_, 2, out); break;
+        case Slot::D:
+            ram_.writeWord(pendingAddr_, pendingData_);
+            out = {true, 3, true, pendingAddr_, pendingData_, false};
+            pending_ = false;
+            break;
+        default: break;
+        }
+        if (++slot_ == groupSize_) {
+            slot_ = 0;
+            finishWord(out);
+        }
+    }
     void lineSlot(Slot s, Step& out);
     void finishWord(Step& out);
     void linePixel(Step& out);
-    std::uint16_t fetch(std::uint32_t& ptr, std::uint16_t mod, std::uint8_t channel, Step& out);
+    std::uint16_t fetch(std::uint32_t& ptr, std::uint16_t mod, std::uint8_t channel, Step& out) {
+        const std::uint16_t v = ram_.readWord(ptr);
+        out = {true, channel, false, ptr, v, false};
+        // Ascending mode adds 2 and, after a row's last word, the modulo; descending mode
+        // subtracts both (HRM "Descending Mode").
+        std::int32_t delta = 2;
+        if (x_ + 1 == width_) delta += std::int16_t(mod);
+        ptr = addSigned(ptr, descending() ? -delta : delta);
+        return v;
+    }
     std::uint16_t minterm(std::uint16_t a, std::uint16_t b, std::uint16_t c) const;
     bool groupWrites() const;
     bool descending() const { return (con1_ & Line) == 0 && (con1_ & Desc) != 0; }
@@ -165,6 +221,7 @@ private:
     Phase phase_ = Phase::Idle;
     std::array<Slot, 4> group_{}; // the slots of one word's group
     std::uint8_t groupSize_ = 0;
+    bool groupWritesD_ = false;   // the group has a D slot (groupWrites, kept)
     std::uint8_t slot_ = 0;       // next slot in the group (or in the pixel)
     std::uint8_t startup_ = 0;    // set-up clocks left
     std::uint16_t x_ = 0, y_ = 0; // word within the row and row (pixel in line mode)
