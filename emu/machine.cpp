@@ -12,7 +12,6 @@
 
 namespace copperline {
 
-unsigned CpuBus::access(m68k::BusCycle& c) { return machine->cpuAccess(c); }
 void CpuBus::resetAsserted(std::uint64_t, std::uint64_t to) {
     machine->syncTo(to);
     machine->resetLine();
@@ -354,6 +353,23 @@ inline bool Machine::syncCanWait(MasterClock t) const {
 
 inline void Machine::syncOffBus(MasterClock t) {
     if (!syncsMayWait_ || !syncCanWait(t)) syncTo(t);
+}
+
+unsigned CpuBus::access(m68k::BusCycle& c) {
+    // A read of a ROM, the most common access while the ROM's code runs: no wait, nothing
+    // on the chip bus, the catch-up as syncOffBus has it (Machine::cpuAccess in full).
+    Machine& m = *machine;
+    if (c.op == m68k::BusOp::Read && !m.accessObserver_ && !m.accessProbe_) {
+        const Machine::Region r = m.region(c.address);
+        if (r == Machine::Region::Rom || r == Machine::Region::ExtRom) {
+            m.syncOffBus(c.cycle);
+            const std::vector<std::uint8_t>& rom = r == Machine::Region::Rom ? m.rom_ : m.extRom_;
+            const std::uint32_t o = c.address & 0x7FFFE; // both ROMs start on a 512K boundary
+            c.data = rom.empty() ? 0xFFFF : std::uint16_t(rom[o] << 8 | rom[o + 1]);
+            return 0;
+        }
+    }
+    return m.cpuAccess(c);
 }
 
 namespace {
