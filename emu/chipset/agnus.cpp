@@ -541,6 +541,23 @@ template <bool Slots>
     if (++hpos_ >= lineLength_) endLine();
 }
 
+void Agnus::noteFixedStretch(unsigned stretch) {
+    fixedUntil_ = cck_ + (stretch - hpos_);
+    noteQuiet(stretch);
+}
+
+void Agnus::noteQuiet(unsigned stretch) {
+    // Disk and audio slots (disk $07-$0B, audio $0D-$13) may raise interrupts: the quiet
+    // clocks end at the first of them.
+    unsigned quiet = stretch;
+    for (unsigned h = std::max(hpos_, std::uint16_t(0x07)) | 1u; h < std::min(quiet, 0x14u); h += 2)
+        if (plan_[h] >= PlanDisk && plan_[h] < PlanSprite) {
+            quiet = h;
+            break;
+        }
+    quietUntil_ = cck_ + (quiet - hpos_);
+}
+
 template <bool Slots>
 void Agnus::runClocksFor(std::uint64_t target) {
     bool granted = false;
@@ -548,14 +565,7 @@ void Agnus::runClocksFor(std::uint64_t target) {
         const unsigned stretch = fixedStretchEnd();
         if (stretch > hpos_) {
             // The next catch-ups inside the stretch take runTo's short way (runFixedTo).
-            if constexpr (!Slots) {
-                fixedUntil_ = cck_ + (stretch - hpos_);
-                // Disk and audio slots (disk $07-$0B, audio $0D-$13) may raise interrupts.
-                unsigned quiet = stretch;
-                for (unsigned h = std::max(hpos_, std::uint16_t(0x07)) | 1u; h < std::min(quiet, 0x14u); h += 2)
-                    if (plan_[h] >= PlanDisk && plan_[h] < PlanSprite) quiet = h;
-                quietUntil_ = cck_ + (quiet - hpos_);
-            }
+            if constexpr (!Slots) noteFixedStretch(stretch);
             runFixedStretch<Slots, false>(unsigned(std::min<std::uint64_t>(stretch, hpos_ + (target - cck_))));
         } else if (quietClock()) {
             idleClock<Slots>();
@@ -565,7 +575,11 @@ void Agnus::runClocksFor(std::uint64_t target) {
     }
 }
 
-void Agnus::runFixedSlots(unsigned end) { runFixedStretch<false, false>(end); }
+void Agnus::runFixedSlots(unsigned end) {
+    runFixedStretch<false, false>(end);
+    // Past a disk or audio slot the rest of the stretch may be quiet.
+    if (cck_ > quietUntil_) noteQuiet(unsigned(hpos_ + (fixedUntil_ - cck_)));
+}
 
 void Agnus::runClocks(std::uint64_t target) {
     if (recordSlots_) runClocksFor<true>(target);

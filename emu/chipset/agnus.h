@@ -232,6 +232,11 @@ private:
         hpos_ = std::uint16_t(h1);
     }
     void runFixedSlots(unsigned end);
+    // Notes that clocks hpos_ .. stretch-1 are a fixed-slot stretch (fixedStretchEnd):
+    // fixedUntil_ and quietUntil_, for runTo's short way and Machine's deferred catch-ups.
+    void noteFixedStretch(unsigned stretch);
+    // quietUntil_ for the stretch's clocks from hpos_ on (noteFixedStretch).
+    void noteQuiet(unsigned stretch);
     std::uint32_t slotEvents(unsigned h) const;
     void startLine();
     void endLine();
