@@ -5,6 +5,8 @@
 #include "emu/state/archive.h"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 namespace copperline {
 
@@ -113,6 +115,7 @@ void Agnus::startLine() {
     }
     planSprites();
     buildBitplanePlan();
+    markEventCols(true);
 }
 
 void Agnus::planSprites() {
@@ -441,7 +444,19 @@ template <bool CpuWants, bool Slots>
     endClock<Slots>(owner, rec);
 }
 
-std::uint32_t Agnus::slotEvents(unsigned h) const {
+void Agnus::markEventCols(bool fresh) {
+    if (fresh) eventCols_.fill(0);
+    const auto mark = [this](unsigned h) { eventCols_[(h >> 6) & 3] |= std::uint64_t(1) << (h & 63); };
+    for (unsigned h : {unsigned(kRefresh[0]), unsigned(kRefresh[1]), unsigned(kHblankStart), unsigned(kHblankEnd),
+                       unsigned(kHsyncStart), unsigned(kHsyncEnd)})
+        mark(h);
+    mark((diwstrt_ & 0xFFu) / 2);
+    mark(((diwstop_ & 0xFFu) | 0x100u) / 2);
+    mark(ddfstrt_ & 0xFCu);
+    mark(ddfstop_ & 0xFCu);
+}
+
+std::uint32_t Agnus::slotEventsAt(unsigned h) const {
     std::uint32_t ev = 0;
     if (h == kRefresh[0]) {
         if (lineBlank_) ev |= slot_event::VB;
@@ -565,7 +580,7 @@ void Agnus::runClocksFor(std::uint64_t target) {
         const unsigned stretch = fixedStretchEnd();
         if (stretch > hpos_) {
             // The next catch-ups inside the stretch take runTo's short way (runFixedTo).
-            if constexpr (!Slots) noteFixedStretch(stretch);
+            noteFixedStretch(stretch);
             runFixedStretch<Slots, false>(unsigned(std::min<std::uint64_t>(stretch, hpos_ + (target - cck_))));
         } else if (quietClock()) {
             idleClock<Slots>();
@@ -576,7 +591,8 @@ void Agnus::runClocksFor(std::uint64_t target) {
 }
 
 void Agnus::runFixedSlots(unsigned end) {
-    runFixedStretch<false, false>(end);
+    if (recordSlots_) runFixedStretch<true, false>(end);
+    else runFixedStretch<false, false>(end);
     // Past a disk or audio slot the rest of the stretch may be quiet.
     if (cck_ > quietUntil_) noteQuiet(unsigned(hpos_ + (fixedUntil_ - cck_)));
 }
@@ -615,6 +631,19 @@ void Agnus::amendCpuWrite(std::uint16_t data) {
 }
 
 template <bool Slots>
+std::uint64_t Agnus::grantFixedClock() {
+    // A clock of a fixed-slot stretch that no slot takes: the CPU's, as executeClock gives
+    // it (no Copper, no blit there).
+    cpuRefused_ = 0;
+    lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + hpos_;
+    lastCpuCommitted_ = false;
+    SlotRecord rec;
+    if constexpr (Slots) rec = pendingCpu_;
+    endClock<Slots>(BusOwner::Cpu, rec);
+    return cck_ - 1;
+}
+
+template <bool Slots>
 std::uint64_t Agnus::cpuAcquireFor() {
     for (;;) {
         bool granted = false;
@@ -629,17 +658,10 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
     pendingKind_ = kind;
     pendingPc_ = pc;
     stallEntry_ = -1;
-    if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) {
-        // A clock of a fixed-slot stretch that no slot takes: the CPU's, as executeClock
-        // would give it (no slot records: fixedUntil_ is 0 with them).
-        cpuRefused_ = 0;
-        lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + hpos_;
-        lastCpuCommitted_ = false;
-        SlotRecord none;
-        endClock<false>(BusOwner::Cpu, none);
-        return cck_ - 1;
+    if (!recordSlots_) {
+        if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) return grantFixedClock<false>();
+        return cpuAcquireFor<false>();
     }
-    if (!recordSlots_) return cpuAcquireFor<false>();
     pendingCpu_ = SlotRecord{};
     pendingCpu_.address = address & 0xFFFFFF;
     pendingCpu_.data = data;
@@ -649,6 +671,7 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
         pendingCpu_.reg = std::uint16_t(customReg);
         pendingCpu_.flags |= slot_flag::Register;
     }
+    if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) return grantFixedClock<true>();
     return cpuAcquireFor<true>();
 }
 
@@ -707,7 +730,10 @@ void Agnus::commitFrame() {
     lastCpuCommitted_ = true;
     if (recordSlots_) {
         std::swap(committedRecords_, records_);
-        records_.assign(committedRecords_.size(), SlotRecord{});
+        // SlotRecord{} is all zero bytes (slot_record.h): one memset, not a loop of records.
+        static_assert(std::is_trivially_copyable_v<SlotRecord>);
+        records_.resize(committedRecords_.size());
+        std::memset(records_.data(), 0, records_.size() * sizeof(SlotRecord));
     } else {
         committedRecords_.clear();
     }
@@ -893,18 +919,22 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
         break;
     case reg::DIWSTRT:
         diwstrt_ = v;
+        markEventCols(false);
         deniseNow().poke(r, v);
         break;
     case reg::DIWSTOP:
         diwstop_ = v;
+        markEventCols(false);
         deniseNow().poke(r, v);
         break;
     case reg::DDFSTRT:
         ddfstrt_ = v;
+        markEventCols(false);
         buildBitplanePlan();
         break;
     case reg::DDFSTOP:
         ddfstop_ = v;
+        markEventCols(false);
         buildBitplanePlan();
         break;
     case reg::BPL1MOD: bpl1mod_ = v & 0xFFFE; break;
@@ -1011,6 +1041,7 @@ void Agnus::serialize(Archive& ar) {
        blitIrqAt_, copperDeferred_);
     planKey_ = kNoPlanKey; // the plan loaded, whatever made it
     fixedUntil_ = quietUntil_ = 0;
+    markEventCols(true);
     // The owner grid of the frame in progress holds zero for an idle clock, which is never
     // written: what another timeline wrote from the beam on goes.
     if (ar.loading())

@@ -217,11 +217,18 @@ private:
     }
     template <bool Slots>
     void idleClock();
+    template <bool Slots>
+    std::uint64_t grantFixedClock(); // cpuAcquire's clock inside a fixed-slot stretch
     void runClocks(std::uint64_t target); // runTo's clocks, when there are any
     // runTo's clocks inside the stretch fixedUntil_ marks: a look at the plan for each, and
-    // the slots found there run out of line.
+    // the slots found there run out of line (all of them with slot records, which idle
+    // clocks write too).
     void runFixedTo(std::uint64_t target) {
         const unsigned h0 = hpos_, h1 = unsigned(h0 + (target - cck_));
+        if (recordSlots_) {
+            runFixedSlots(h1);
+            return;
+        }
         for (unsigned h = h0; h < h1; ++h)
             if (plan_[h]) {
                 runFixedSlots(h1);
@@ -237,7 +244,15 @@ private:
     void noteFixedStretch(unsigned stretch);
     // quietUntil_ for the stretch's clocks from hpos_ on (noteFixedStretch).
     void noteQuiet(unsigned stretch);
-    std::uint32_t slotEvents(unsigned h) const;
+    // The slot_event bits of clock h of this line (slotEventsAt), zero without a look where
+    // no event can fall (eventCols_).
+    std::uint32_t slotEvents(unsigned h) const {
+        return (eventCols_[h >> 6] >> (h & 63) & 1) ? slotEventsAt(h) : 0;
+    }
+    std::uint32_t slotEventsAt(unsigned h) const;
+    // Marks the clocks where slotEventsAt may find an event, from the registers as they are:
+    // afresh at a line's start, added to after a write that moves one.
+    void markEventCols(bool fresh);
     void startLine();
     void endLine();
     void startFrame();
@@ -310,6 +325,7 @@ private:
     // stretch early, a CPU's read or write of a register above all, sets it back to 0.
     std::uint64_t fixedUntil_ = 0;
     std::uint64_t quietUntil_ = 0; // ... and before this one no disk or audio slot either
+    std::array<std::uint64_t, 4> eventCols_{}; // a bit per clock (< 256) of the line: markEventCols
 
     // Recording.
     std::vector<std::uint8_t> owners_, committedOwners_;
