@@ -517,10 +517,14 @@ void Agnus::runFixedStretch(unsigned end) {
         if (!code) {
             if constexpr (Slots) {
                 // The frame's records start zeroed (an idle clock with no transfer); only
-                // the interrupt level and the events need writing.
-                SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
-                r.ipl = std::uint8_t(paula_.iplAt(cck0 + (h - h0)));
-                r.events = slotEvents(h);
+                // the interrupt level and the events need writing, where they are not zero.
+                const unsigned ipl = paula_.iplAt(cck0 + (h - h0));
+                const std::uint32_t events = slotEvents(h);
+                if (ipl | events) {
+                    SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
+                    r.ipl = std::uint8_t(ipl);
+                    r.events = events;
+                }
             }
             ++idle;
             continue;
