@@ -518,11 +518,11 @@ void Agnus::runFixedStretch(unsigned end) {
             if constexpr (Slots) {
                 // The frame's records start zeroed (an idle clock with no transfer); only
                 // the interrupt level and the events need writing, where they are not zero.
-                const unsigned ipl = paula_.iplAt(cck0 + (h - h0));
+                const unsigned level = paula_.iplAt(cck0 + (h - h0));
                 const std::uint32_t events = slotEvents(h);
-                if (ipl | events) {
+                if (level | events) {
                     SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
-                    r.ipl = std::uint8_t(ipl);
+                    r.ipl = std::uint8_t(level);
                     r.events = events;
                 }
             }
@@ -737,7 +737,7 @@ void Agnus::commitFrame() {
         // SlotRecord{} is all zero bytes (slot_record.h): one memset, not a loop of records.
         static_assert(std::is_trivially_copyable_v<SlotRecord>);
         records_.resize(committedRecords_.size());
-        std::memset(records_.data(), 0, records_.size() * sizeof(SlotRecord));
+        std::memset(static_cast<void*>(records_.data()), 0, records_.size() * sizeof(SlotRecord));
     } else {
         committedRecords_.clear();
     }
