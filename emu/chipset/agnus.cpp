@@ -5,8 +5,6 @@
 #include "emu/state/archive.h"
 
 #include <algorithm>
-#include <cstring>
-#include <type_traits>
 
 namespace copperline {
 
@@ -502,6 +500,15 @@ unsigned Agnus::fixedStretchEnd() const {
     }
 }
 
+[[gnu::always_inline]] inline void Agnus::writeIdleRecord(unsigned h, std::uint64_t cck) {
+    // Every clock of a line writes its whole record (the buffer is not cleared between
+    // frames): an idle clock's has only its interrupt level and its events.
+    SlotRecord r;
+    r.ipl = std::uint8_t(paula_.iplAt(cck));
+    r.events = slotEvents(h);
+    records_[std::size_t(vpos_) * kMaxLineCck + h] = r;
+}
+
 template <bool Slots, bool StopOnInterrupt>
 void Agnus::runFixedStretch(unsigned end) {
     // Clocks hpos_ .. end-1 of this line, in which only the fixed slots act
@@ -515,17 +522,7 @@ void Agnus::runFixedStretch(unsigned end) {
     for (unsigned h = h0; h < end; ++h) {
         const std::uint8_t code = plan_[h];
         if (!code) {
-            if constexpr (Slots) {
-                // The frame's records start zeroed (an idle clock with no transfer); only
-                // the interrupt level and the events need writing, where they are not zero.
-                const unsigned level = paula_.iplAt(cck0 + (h - h0));
-                const std::uint32_t events = slotEvents(h);
-                if (level | events) {
-                    SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
-                    r.ipl = std::uint8_t(level);
-                    r.events = events;
-                }
-            }
+            if constexpr (Slots) writeIdleRecord(h, cck0 + (h - h0));
             ++idle;
             continue;
         }
@@ -548,13 +545,7 @@ void Agnus::runFixedStretch(unsigned end) {
 template <bool Slots>
 [[gnu::always_inline]] inline void Agnus::idleClock() {
     const unsigned h = hpos_;
-    if constexpr (Slots) {
-        // The frame's records start zeroed (an idle clock with no transfer); only the
-        // interrupt level and the events need writing.
-        SlotRecord& r = records_[std::size_t(vpos_) * kMaxLineCck + h];
-        r.ipl = std::uint8_t(paula_.iplAt(cck_));
-        r.events = slotEvents(h);
-    }
+    if constexpr (Slots) writeIdleRecord(h, cck_);
     ++counts_[unsigned(BusOwner::Idle)];
     ++cck_;
     if (++hpos_ >= lineLength_) endLine();
@@ -705,6 +696,12 @@ void Agnus::flushDenise() const {
 }
 
 void Agnus::endLine() {
+    if (recordSlots_ && lineLength_ < kMaxLineCck) {
+        // A short line's columns past its end hold no clock: idle records, as readers of a
+        // frame's kMaxLineCck-wide rows expect.
+        const auto row = records_.begin() + std::ptrdiff_t(std::size_t(vpos_) * kMaxLineCck);
+        std::fill(row + lineLength_, row + kMaxLineCck, SlotRecord{});
+    }
     flushDenise();
     hpos_ = 0;
     deniseAt_ = 0;
@@ -734,10 +731,12 @@ void Agnus::commitFrame() {
     lastCpuCommitted_ = true;
     if (recordSlots_) {
         std::swap(committedRecords_, records_);
-        // SlotRecord{} is all zero bytes (slot_record.h): one memset, not a loop of records.
-        static_assert(std::is_trivially_copyable_v<SlotRecord>);
+        // The frame before last's records stay in the buffer: each clock of the next frame
+        // writes its own whole record, endLine clears the columns a short line leaves, and
+        // here the rows past the frame's lines are cleared.
         records_.resize(committedRecords_.size());
-        std::memset(static_cast<void*>(records_.data()), 0, records_.size() * sizeof(SlotRecord));
+        const std::size_t used = std::min(committedRecords_.size(), std::size_t(committedLines_) * kMaxLineCck);
+        std::fill(committedRecords_.begin() + std::ptrdiff_t(used), committedRecords_.end(), SlotRecord{});
     } else {
         committedRecords_.clear();
     }

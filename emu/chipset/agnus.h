@@ -217,6 +217,7 @@ private:
     }
     template <bool Slots>
     void idleClock();
+    void writeIdleRecord(unsigned h, std::uint64_t cck); // an idle clock's slot record
     template <bool Slots>
     std::uint64_t grantFixedClock(); // cpuAcquire's clock inside a fixed-slot stretch
     void runClocks(std::uint64_t target); // runTo's clocks, when there are any
