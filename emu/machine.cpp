@@ -323,6 +323,7 @@ void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t
 // ---- time ------------------------------------------------------------------------------
 
 inline void Machine::syncCias(MasterClock t) {
+    waitBound_ = 0;
     ciaA_.advanceTo(t);
     ciaB_.advanceTo(t);
     paula_.setCiaLines(ciaA_.irq(), ciaB_.irq(), agnus_.cck());
@@ -342,13 +343,18 @@ inline void Machine::syncTo(MasterClock t) {
     updateIpl();
 }
 
-inline bool Machine::syncCanWait(MasterClock t) const {
+inline bool Machine::syncCanWait(MasterClock t) {
     // Agnus has only fixed slots that raise no interrupt to run up to t (Agnus::quietUntil):
     // the next catch-up runs them the same, and the CPU's interrupt level cannot change
     // meanwhile. Neither CIA can change before t (quietUntil) or asks for an interrupt, and
-    // Paula holds both lines inactive already.
-    return t / kCyclesPerCck <= agnus_.quietUntil() && t < ciaA_.quietUntil() && t < ciaB_.quietUntil() &&
-           !ciaA_.irq() && !ciaB_.irq() && paula_.ciaLinesIdle();
+    // Paula holds both lines inactive already. While none of that moves, the answer for a
+    // later t is a comparison with the bound it gives (waitBound_).
+    if (t < waitBound_) return true;
+    if (!(t / kCyclesPerCck <= agnus_.quietUntil() && t < ciaA_.quietUntil() && t < ciaB_.quietUntil() &&
+          !ciaA_.irq() && !ciaB_.irq() && paula_.ciaLinesIdle()))
+        return false;
+    waitBound_ = std::min({(agnus_.quietUntil() + 1) * kCyclesPerCck, ciaA_.quietUntil(), ciaB_.quietUntil()});
+    return true;
 }
 
 inline void Machine::syncOffBus(MasterClock t) {
@@ -557,6 +563,7 @@ void Machine::uaelibCall() {
 
 void Machine::runFrame() {
     const std::uint64_t target = agnus_.frame() + 1;
+    waitBound_ = 0;
     while (agnus_.frame() < target) {
         if (cpu_.stopped()) [[unlikely]]
             runStoppedSteps(CpuMomentObserver::kNever, target - 1);
@@ -566,6 +573,7 @@ void Machine::runFrame() {
 }
 
 void Machine::runUntil(MasterClock until) {
+    waitBound_ = 0;
     while (cpu_.cycles() < until) {
         if (cpu_.stopped()) [[unlikely]]
             runStoppedSteps(until, agnus_.frame());

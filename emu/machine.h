@@ -352,8 +352,12 @@ private:
     // The catch-up at an access off the chip bus (the ROMs, fast RAM): syncTo, unless it
     // would change nothing the next catch-up does not do all the same (syncCanWait).
     void syncOffBus(MasterClock t);
-    bool syncCanWait(MasterClock t) const;
+    bool syncCanWait(MasterClock t);
     bool syncsMayWait_ = false; // inside a step of runFrame or runUntil (step<false>)
+    // syncCanWait holds for every t below this while nothing has moved since it was found:
+    // zero again at each catch-up of the CIAs (every access to the chipset makes one) and
+    // when runFrame or runUntil begins (whatever changed the machine between runs).
+    MasterClock waitBound_ = 0;
     void syncCias(MasterClock t);
     void updateIpl();
     // Hands CIA-B's port B pins to the drives and their status lines to CIA-A's port A.
