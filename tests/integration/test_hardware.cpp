@@ -11,9 +11,11 @@
 #include <QtTest>
 
 #include <array>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 
 using namespace copperline;
 
@@ -256,6 +258,51 @@ void runUntilStopped(Machine& m, int maxFrames) {
 class TestHardware : public QObject {
     Q_OBJECT
 private slots:
+    void slotRecordsNeedNoClearing() {
+        // Agnus writes every clock's whole record and reuses the frame before last's buffer
+        // without clearing it; a short NTSC line's spare column and the rows past a frame's
+        // lines are cleared. Interlace switched on mid-run makes a 262-line frame follow
+        // 263-line ones and shifts which rows are short: each frame is compared with one
+        // from a machine that began recording just before it, in a zeroed buffer.
+        Machine::Config ntsc;
+        ntsc.ntsc = true;
+        SlotParams params;
+        params.bplcon0 = 0x2200; // two planes, COLOR
+        params.dmacon = 0x0200 | 0x0100 | 0x0080 | 0x0020; // DMAEN BPLEN COPEN SPREN
+        params.diwstrt = 0x2C81;
+        params.diwstop = 0xF4C1;
+        const auto start = [&] {
+            auto m = std::make_unique<Machine>(ntsc);
+            m->bootBareMetal(readFileBytes(HW_DMA_SLOTS));
+            writeSlotParams(*m, params);
+            return m;
+        };
+        constexpr int kLaceAfter = 4, kLast = 8;
+        auto a = start();
+        a->agnus().setRecordSlots(true);
+        std::vector<std::unique_ptr<Machine>> fresh; // fresh[k]: records from frame k on
+        for (int k = 0; k <= kLast; ++k) fresh.push_back(start());
+        std::set<unsigned> lengths;
+        for (int f = 0; f <= kLast; ++f) {
+            // Before frame f: machine f-1 begins recording (its frame f-1 is partial, f whole).
+            if (f >= 1) fresh[f - 1]->agnus().setRecordSlots(true);
+            if (f == kLaceAfter + 1) {
+                a->agnus().writeCustom(reg::BPLCON0, 0x2204);
+                for (auto& m : fresh) m->agnus().writeCustom(reg::BPLCON0, 0x2204);
+            }
+            a->runFrame();
+            for (auto& m : fresh) m->runFrame();
+            if (f < 2) continue;
+            lengths.insert(a->agnus().committedLines());
+            const auto& want = fresh[f - 1]->agnus().committedRecords();
+            const auto& got = a->agnus().committedRecords();
+            QCOMPARE(got.size(), want.size());
+            QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * sizeof(SlotRecord)) == 0,
+                     qPrintable(QString("frame %1's records differ from a fresh buffer's").arg(f)));
+        }
+        QCOMPARE(lengths, (std::set<unsigned>{262, 263}));
+    }
+
     void dmaSlotsFollowTheSlotDiagram_data() {
         QTest::addColumn<int>("index");
         static const SlotCase cases[] = {
