@@ -357,6 +357,13 @@ inline bool Machine::syncCanWait(MasterClock t) {
     return true;
 }
 
+inline std::uint16_t Machine::romWord(std::uint32_t a, Region r) const {
+    // Both ROMs start on a 512K boundary and mirror within it; no ROM reads as $FFFF.
+    const std::vector<std::uint8_t>& rom = r == Region::Rom ? rom_ : extRom_;
+    const std::uint32_t o = a & 0x7FFFE;
+    return rom.empty() ? 0xFFFF : std::uint16_t(rom[o] << 8 | rom[o + 1]);
+}
+
 inline void Machine::syncOffBus(MasterClock t) {
     if (!syncsMayWait_ || !syncCanWait(t)) syncTo(t);
 }
@@ -369,9 +376,7 @@ unsigned CpuBus::access(m68k::BusCycle& c) {
         const Machine::Region r = m.region(c.address);
         if (r == Machine::Region::Rom || r == Machine::Region::ExtRom) {
             m.syncOffBus(c.cycle);
-            const std::vector<std::uint8_t>& rom = r == Machine::Region::Rom ? m.rom_ : m.extRom_;
-            const std::uint32_t o = c.address & 0x7FFFE; // both ROMs start on a 512K boundary
-            c.data = rom.empty() ? 0xFFFF : std::uint16_t(rom[o] << 8 | rom[o + 1]);
+            c.data = m.romWord(c.address, r);
             return 0;
         }
     }
@@ -700,14 +705,8 @@ std::uint16_t Machine::readMemoryWord(std::uint32_t a, Region r) const {
         const std::uint32_t o = (a - 0xC00000) % std::uint32_t(slow_.size());
         return std::uint16_t(slow_[o] << 8 | slow_[o + 1]);
     }
-    case Region::Rom: {
-        const std::uint32_t o = (a - 0xF80000) & 0x7FFFF;
-        return rom_.empty() ? 0xFFFF : std::uint16_t(rom_[o] << 8 | rom_[o + 1]);
-    }
-    case Region::ExtRom: {
-        const std::uint32_t o = (a - 0xE00000) & 0x7FFFF;
-        return extRom_.empty() ? 0xFFFF : std::uint16_t(extRom_[o] << 8 | extRom_[o + 1]);
-    }
+    case Region::Rom:
+    case Region::ExtRom: return romWord(a, r);
     case Region::Fast: {
         const std::uint32_t o = a - zorro_.base;
         return std::uint16_t(fast_[o] << 8 | fast_[o + 1]);

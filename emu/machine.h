@@ -352,6 +352,7 @@ private:
     // The catch-up at an access off the chip bus (the ROMs, fast RAM): syncTo, unless it
     // would change nothing the next catch-up does not do all the same (syncCanWait).
     void syncOffBus(MasterClock t);
+    std::uint16_t romWord(std::uint32_t a, Region r) const; // a word of the ROM or the extended ROM
     bool syncCanWait(MasterClock t);
     bool syncsMayWait_ = false; // inside a step of runFrame or runUntil (step<false>)
     // syncCanWait holds for every t below this while nothing has moved since it was found:

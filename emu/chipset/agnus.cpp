@@ -598,7 +598,7 @@ void Agnus::runClocks(std::uint64_t target) {
 }
 
 template <bool Slots>
-bool Agnus::runToInterruptChangeFor(std::uint64_t target) {
+void Agnus::runToInterruptChangeFor(std::uint64_t target) {
     const std::uint16_t intreq = paula_.intreq();
     const unsigned ipl = paula_.ipl();
     const std::uint64_t iplAt = paula_.iplChangedAt();
@@ -608,13 +608,13 @@ bool Agnus::runToInterruptChangeFor(std::uint64_t target) {
         if (end > hpos_) runFixedStretch<Slots, true>(end);
         else if (quietClock()) idleClock<Slots>();
         else executeClock<false, Slots>(granted);
-        if (paula_.intreq() != intreq || paula_.ipl() != ipl || paula_.iplChangedAt() != iplAt) return true;
+        if (paula_.intreq() != intreq || paula_.ipl() != ipl || paula_.iplChangedAt() != iplAt) return;
     }
-    return false;
 }
 
-bool Agnus::runToInterruptChange(std::uint64_t target) {
-    return recordSlots_ ? runToInterruptChangeFor<true>(target) : runToInterruptChangeFor<false>(target);
+void Agnus::runToInterruptChange(std::uint64_t target) {
+    if (recordSlots_) runToInterruptChangeFor<true>(target);
+    else runToInterruptChangeFor<false>(target);
 }
 
 void Agnus::amendCpuWrite(std::uint16_t data) {

@@ -90,9 +90,8 @@ public:
         else runClocks(target);
     }
     // Runs clocks towards `target` like runTo, but stops after a clock that changed
-    // Paula's interrupt requests or the level she gives the CPU (a stopped CPU's stretch,
-    // the CPU's deferred catch-ups). Returns whether it stopped for such a change.
-    bool runToInterruptChange(std::uint64_t target);
+    // Paula's interrupt requests or the level she gives the CPU (a stopped CPU's stretch).
+    void runToInterruptChange(std::uint64_t target);
     // runTo(t) for a t up to this clock only runs fixed DMA slots that raise no interrupt
     // and need no CPU: no disk or audio slot, no blit, no Copper, no line end. Nothing a
     // catch-up to such a t does (Machine::syncTo) differs if it waits for the next one.
@@ -198,7 +197,7 @@ private:
     template <bool Slots>
     void runClocksFor(std::uint64_t target);
     template <bool Slots>
-    bool runToInterruptChangeFor(std::uint64_t target);
+    void runToInterruptChangeFor(std::uint64_t target);
     template <bool Slots>
     std::uint64_t cpuAcquireFor();
     // Denise draws Agnus's clocks in runs (Denise::clockRun): the clocks of this line from
@@ -322,8 +321,8 @@ private:
     std::uint64_t blitIrqAt_ = 0;
     bool copperDeferred_ = false; // the Copper wanted the barred $E0: it acts in $E1
     // Clocks before this one (of the line in progress) are a stretch in which only the
-    // fixed slots act (fixedStretchEnd), without slot records. Whatever may end such a
-    // stretch early, a CPU's read or write of a register above all, sets it back to 0.
+    // fixed slots act (fixedStretchEnd). Whatever may end such a stretch early, a CPU's
+    // read or write of a register above all, or a change of recording, sets it back to 0.
     std::uint64_t fixedUntil_ = 0;
     std::uint64_t quietUntil_ = 0; // ... and before this one no disk or audio slot either
     std::array<std::uint64_t, 4> eventCols_{}; // a bit per clock (< 256) of the line: markEventCols
