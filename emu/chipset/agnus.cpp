@@ -321,6 +321,19 @@ template <bool Slots>
 // The owner, the counts and (with slot records) the record of the clock at hpos_, and the
 // beam moved on past it. Every clock ends here.
 template <bool Slots>
+[[gnu::always_inline]] inline SlotRecord& Agnus::clockRecord() {
+    // The record is filled where it stays: one built field by field elsewhere and then
+    // copied whole is read back wider than it was written, which stalls every clock.
+    if constexpr (Slots) {
+        SlotRecord& rec = records_[std::size_t(vpos_) * kMaxLineCck + hpos_];
+        rec = SlotRecord{};
+        return rec;
+    } else {
+        return scratchRecord_;
+    }
+}
+
+template <bool Slots>
 [[gnu::always_inline]] inline void Agnus::endClock(BusOwner owner, SlotRecord& rec) {
     const unsigned h = hpos_;
     const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
@@ -331,7 +344,6 @@ template <bool Slots>
         rec.owner = owner;
         rec.ipl = std::uint8_t(paula_.iplAt(cck_));
         rec.events = slotEvents(h);
-        records_[index] = rec;
     }
     ++cck_;
     if (++hpos_ >= lineLength_) endLine();
@@ -341,7 +353,7 @@ template <bool Slots>
 template <bool CpuWants, bool Slots>
 [[gnu::always_inline]] inline void Agnus::executeClock(bool& cpuGranted) {
     const unsigned h = hpos_;
-    SlotRecord rec;
+    SlotRecord& rec = clockRecord<Slots>();
     BusOwner owner = BusOwner::Idle;
     if (const std::uint8_t code = plan_[h]) owner = fixedSlot<Slots>(code, rec);
 
@@ -530,7 +542,7 @@ void Agnus::runFixedStretch(unsigned end) {
         cck_ = cck0 + (h - h0);
         counts_[unsigned(BusOwner::Idle)] += idle;
         idle = 0;
-        SlotRecord rec;
+        SlotRecord& rec = clockRecord<Slots>();
         const BusOwner owner = fixedSlot<Slots>(code, rec);
         endClock<Slots>(owner, rec); // (the line does not end here: end < lineLength_)
         if (StopOnInterrupt && code < PlanSprite && code >= PlanDisk &&
@@ -632,7 +644,7 @@ std::uint64_t Agnus::grantFixedClock() {
     cpuRefused_ = 0;
     lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + hpos_;
     lastCpuCommitted_ = false;
-    SlotRecord rec;
+    SlotRecord& rec = clockRecord<Slots>();
     if constexpr (Slots) rec = pendingCpu_;
     endClock<Slots>(BusOwner::Cpu, rec);
     return cck_ - 1;

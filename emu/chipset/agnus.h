@@ -185,6 +185,10 @@ private:
     // The fixed DMA of a clock whose plan code is `code`, and the record of the clock.
     template <bool Slots>
     BusOwner fixedSlot(std::uint8_t code, SlotRecord& rec);
+    // The record of the clock at hpos_, zeroed, in the frame's buffer (with slot records;
+    // else a scratch record nobody reads). endClock completes it.
+    template <bool Slots>
+    SlotRecord& clockRecord();
     template <bool Slots>
     void endClock(BusOwner owner, SlotRecord& rec);
     // Where a stretch of clocks from hpos_ in which only the fixed slots act ends (hpos_:
@@ -351,6 +355,7 @@ private:
     std::size_t blitEntry_ = 0;
     // The record being filled for the clock in progress (CPU fields are set by cpuAcquire).
     SlotRecord pendingCpu_{};
+    SlotRecord scratchRecord_{}; // clockRecord's without slot records
     std::size_t lastCpuIndex_ = 0;     // the record of the CPU's last granted clock
     bool lastCpuCommitted_ = false;    // ... which has since moved to committedRecords_
 };
