@@ -66,12 +66,15 @@ public:
     // poke(BPL1DAT + 2 * plane, value), for bitplane DMA (plane 0-5).
     void writeBitplane(unsigned plane, std::uint16_t value) {
         shadow_[(reg::BPL1DAT >> 1) + plane] = value;
-        bpldat_[plane] = value;
         if (plane == 0) {
+            // The words are copied before BPL1DAT's is stored: read back at once, a word
+            // just stored would stall the wider loads of the copy.
             bplPipe_ = bpldat_;
+            bplPipe_[0] = value;
             armedOdd_ = armedEven_ = true;
             armTick_ = tick_;
         }
+        bpldat_[plane] = value;
     }
     // BPL1DAT written by bitplane DMA `ahead` colour clocks after the last one drawn, before
     // Denise has drawn up to it: the write takes effect when her drawing reaches that clock,
@@ -80,10 +83,11 @@ public:
     // with clockRun or clock; loadsQueueFull() says when no more can wait.
     void queueBitplaneLoad(unsigned ahead, std::uint16_t value) {
         shadow_[reg::BPL1DAT >> 1] = value;
-        bpldat_[0] = value;
         QueuedLoad& q = queued_[queuedCount_++];
         q.tick = tick_ + ahead;
-        q.words = bpldat_;
+        q.words = bpldat_; // (before BPL1DAT's word is stored, as in writeBitplane)
+        q.words[0] = value;
+        bpldat_[0] = value;
     }
     bool loadsQueueFull() const { return queuedCount_ == kMaxQueued; }
     // A read with its side effects: CLXDAT clears. JOY0DAT/JOY1DAT return the counters.
