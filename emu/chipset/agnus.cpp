@@ -405,7 +405,8 @@ template <bool CpuWants, bool Slots>
         const bool yield = CpuWants && !(dmacon_ & dmacon::BLTPRI) && cpuRefused_ >= 3;
         const bool slotFree = owner == BusOwner::Idle && (dmacon_ & dmacon::DMAEN) &&
                               (dmacon_ & dmacon::BLTEN) && !yield;
-        const Blitter::Step b = blitter_.clockAs(slotFree);
+        Blitter::Step b;
+        blitter_.clockAs(slotFree, b);
         if (b.usedBus) {
             owner = BusOwner::Blitter;
             if constexpr (Slots) {

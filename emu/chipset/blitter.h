@@ -89,25 +89,27 @@ public:
     // advance.
     Step clock(bool busGranted, bool slotFree = true);
     // clock(free, free), as Agnus clocks it: the clock is the blitter's if it wants it, or
-    // nobody's. The steps of an area blit run here, inline.
-    Step clockAs(bool free) {
-        Step out;
-        if (tail_ || phase_ == Phase::Line) [[unlikely]]
-            return clock(free, free);
-        if (phase_ == Phase::Idle) return out;
+    // nobody's. The steps of an area blit run here, inline. The step goes into `out`, which
+    // the caller has fresh (a Step returned by value is packed into registers from the
+    // fields just stored one by one, and that wide read stalls).
+    void clockAs(bool free, Step& out) {
+        if (tail_ || phase_ == Phase::Line) [[unlikely]] {
+            out = clock(free, free);
+            return;
+        }
+        if (phase_ == Phase::Idle) return;
         if (!free) {
             ++stalled_;
-            return out;
+            return;
         }
         if (phase_ == Phase::Startup) {
             if (--startup_ == 0) phase_ = line_ ? Phase::Line : Phase::Area;
-            return out;
+            return;
         }
         const Slot s = group_[slot_];
         // The first word's D slot has nothing to write yet: D lags one word behind.
         areaSlot(s == Slot::D && !pending_ ? Slot::Idle : s, out);
         if (out.usedBus) ++used_;
-        return out;
     }
 
     // Runs the blit (and a pending final write) to the end at once: the same results as
