@@ -74,8 +74,7 @@ void Agnus::reset() {
     std::fill(owners_.begin(), owners_.end(), 0);
     counts_.fill(0);
     cpuWaitCck_ = 0;
-    stallEntry_ = -1;
-    stallIndex_.clear();
+    forgetStalls();
     blitActive_ = false;
     if (trace_) trace_->clear();
     records_.clear();
@@ -757,8 +756,7 @@ void Agnus::commitFrame() {
     // The frame's last word on its blit in flight and its charged instruction; the next
     // frame starts its own entries for both.
     if (blitActive_) blitSnapshot(false);
-    stallEntry_ = -1;
-    stallIndex_.clear();
+    forgetStalls();
     if (trace_) trace_->frameCommitted(frame_);
     if (listener_) listener_->frameCommitted(frame_);
     if (blitActive_ && stats_) {
@@ -771,13 +769,28 @@ void Agnus::commitFrame() {
 // ---- per-frame accounting ------------------------------------------------------------------
 
 std::size_t Agnus::openStall() {
-    // The access's first denied clock in this frame: its wait begins here.
+    // The access's first denied clock in this frame: its wait begins here. A loop's few
+    // instructions wait again and again: they are found in a small cache before the map.
     FrameStats& f = *stats_;
-    const auto [it, added] = stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
-    if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
-    stallEntry_ = int(it->second);
-    ++f.stallPcs[it->second].waits;
-    return it->second;
+    StallCacheEntry& c = stallCache_[(pendingPc_ >> 1) % kStallCacheSize];
+    std::uint32_t entry;
+    if (c.pc == pendingPc_) {
+        entry = c.entry;
+    } else {
+        const auto [it, added] = stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
+        if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
+        entry = it->second;
+        c = {pendingPc_, entry};
+    }
+    stallEntry_ = int(entry);
+    ++f.stallPcs[entry].waits;
+    return entry;
+}
+
+void Agnus::forgetStalls() {
+    stallEntry_ = -1;
+    stallIndex_.clear();
+    stallCache_.fill(StallCacheEntry{});
 }
 
 void Agnus::blitStarted() {
@@ -841,8 +854,7 @@ void Agnus::blitFinished() {
 }
 
 void Agnus::restartAccounting() {
-    stallEntry_ = -1;
-    stallIndex_.clear();
+    forgetStalls();
     blitActive_ = false;
     if (trace_) trace_->clear();
     if (blitter_.running()) {

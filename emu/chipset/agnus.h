@@ -349,6 +349,15 @@ private:
     std::uint32_t pendingPc_ = 0;
     int stallEntry_ = -1;
     std::unordered_map<std::uint32_t, std::uint32_t> stallIndex_; // pc -> stallPcs index
+    // A direct-mapped cache in front of stallIndex_ (a pc has 24 bits: ~0 marks an empty
+    // entry).
+    struct StallCacheEntry {
+        std::uint32_t pc = ~std::uint32_t(0);
+        std::uint32_t entry = 0;
+    };
+    static constexpr std::size_t kStallCacheSize = 64;
+    std::array<StallCacheEntry, kStallCacheSize> stallCache_{};
+    void forgetStalls(); // the frame's stall entries start again
     bool copperWriting_ = false;
     bool blitActive_ = false;
     BlitRecord blit_;
