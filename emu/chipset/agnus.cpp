@@ -5,6 +5,7 @@
 #include "emu/state/archive.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace copperline {
 
@@ -512,13 +513,33 @@ unsigned Agnus::fixedStretchEnd() const {
     }
 }
 
-[[gnu::always_inline]] inline void Agnus::writeIdleRecord(unsigned h, std::uint64_t cck) {
+[[gnu::always_inline]] inline void Agnus::writeIdleRecords(unsigned h, unsigned e, std::uint64_t cck) {
     // Every clock of a line writes its whole record (the buffer is not cleared between
-    // frames): an idle clock's has only its interrupt level and its events.
-    SlotRecord r;
-    r.ipl = std::uint8_t(paula_.iplAt(cck));
-    r.events = slotEvents(h);
-    records_[std::size_t(vpos_) * kMaxLineCck + h] = r;
+    // frames): an idle clock's has only its interrupt level and its events. The level
+    // changes at most once (Paula::iplAt), so a run whose ends agree has one level.
+    SlotRecord* row = records_.data() + std::size_t(vpos_) * kMaxLineCck;
+    const unsigned first = paula_.iplAt(cck), last = paula_.iplAt(cck + (e - 1 - h));
+    if (first == last) {
+        SlotRecord r;
+        r.ipl = std::uint8_t(first);
+        std::fill(row + h, row + e, r);
+    } else {
+        for (unsigned x = h; x < e; ++x) {
+            SlotRecord r;
+            r.ipl = std::uint8_t(paula_.iplAt(cck + (x - h)));
+            row[x] = r;
+        }
+    }
+    // The events, at the run's event columns.
+    for (unsigned w = h >> 6; w <= (e - 1) >> 6; ++w) {
+        std::uint64_t bits = eventCols_[w & 3];
+        if (w == h >> 6) bits &= ~std::uint64_t(0) << (h & 63);
+        if (w == (e - 1) >> 6 && ((e - 1) & 63) != 63) bits &= (std::uint64_t(1) << (((e - 1) & 63) + 1)) - 1;
+        for (; bits; bits &= bits - 1) {
+            const unsigned x = w * 64 + unsigned(std::countr_zero(bits));
+            row[x].events = slotEventsAt(x);
+        }
+    }
 }
 
 template <bool Slots, bool StopOnInterrupt>
@@ -534,7 +555,14 @@ void Agnus::runFixedStretch(unsigned end) {
     for (unsigned h = h0; h < end; ++h) {
         const std::uint8_t code = plan_[h];
         if (!code) {
-            if constexpr (Slots) writeIdleRecord(h, cck0 + (h - h0));
+            if constexpr (Slots) {
+                // The run of idle clocks from here, in one go.
+                unsigned e = h + 1;
+                while (e < end && !plan_[e]) ++e;
+                writeIdleRecords(h, e, cck0 + (h - h0));
+                idle += e - h - 1;
+                h = e - 1;
+            }
             ++idle;
             continue;
         }
@@ -557,7 +585,7 @@ void Agnus::runFixedStretch(unsigned end) {
 template <bool Slots>
 [[gnu::always_inline]] inline void Agnus::idleClock() {
     const unsigned h = hpos_;
-    if constexpr (Slots) writeIdleRecord(h, cck_);
+    if constexpr (Slots) writeIdleRecords(h, h + 1, cck_);
     ++counts_[unsigned(BusOwner::Idle)];
     ++cck_;
     if (++hpos_ >= lineLength_) endLine();

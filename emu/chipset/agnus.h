@@ -220,7 +220,8 @@ private:
     }
     template <bool Slots>
     void idleClock();
-    void writeIdleRecord(unsigned h, std::uint64_t cck); // an idle clock's slot record
+    // The slot records of idle clocks h .. e-1 of this line, the first at colour clock cck.
+    void writeIdleRecords(unsigned h, unsigned e, std::uint64_t cck);
     template <bool Slots>
     std::uint64_t grantFixedClock(); // cpuAcquire's clock inside a fixed-slot stretch
     void runClocks(std::uint64_t target); // runTo's clocks, when there are any
