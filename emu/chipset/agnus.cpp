@@ -437,7 +437,7 @@ template <bool CpuWants, bool Slots>
             owner = BusOwner::Cpu;
             cpuGranted = true;
             cpuRefused_ = 0;
-            if constexpr (Slots) rec = pendingCpu_;
+            if constexpr (Slots) writeCpuRecord(rec);
             lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
             lastCpuCommitted_ = false;
         } else {
@@ -665,6 +665,16 @@ void Agnus::amendCpuWrite(std::uint16_t data) {
     records[lastCpuIndex_].flags |= slot_flag::Write;
 }
 
+[[gnu::always_inline]] inline void Agnus::writeCpuRecord(SlotRecord& rec) const {
+    // Field by field into the clock's zeroed record: the access was stored a moment ago,
+    // and read back whole it would stall.
+    rec.reg = pendingCpu_.reg;
+    rec.size = pendingCpu_.size;
+    rec.flags = pendingCpu_.flags;
+    rec.data = pendingCpu_.data;
+    rec.address = pendingCpu_.address;
+}
+
 template <bool Slots>
 std::uint64_t Agnus::grantFixedClock() {
     // A clock of a fixed-slot stretch that no slot takes: the CPU's, as executeClock gives
@@ -673,7 +683,7 @@ std::uint64_t Agnus::grantFixedClock() {
     lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + hpos_;
     lastCpuCommitted_ = false;
     SlotRecord& rec = clockRecord<Slots>();
-    if constexpr (Slots) rec = pendingCpu_;
+    if constexpr (Slots) writeCpuRecord(rec);
     endClock<Slots>(BusOwner::Cpu, rec);
     return cck_ - 1;
 }
@@ -697,15 +707,11 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
         if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) return grantFixedClock<false>();
         return cpuAcquireFor<false>();
     }
-    pendingCpu_ = SlotRecord{};
     pendingCpu_.address = address & 0xFFFFFF;
     pendingCpu_.data = data;
     pendingCpu_.size = size;
-    pendingCpu_.flags = write ? slot_flag::Write : 0;
-    if (customReg >= 0) {
-        pendingCpu_.reg = std::uint16_t(customReg);
-        pendingCpu_.flags |= slot_flag::Register;
-    }
+    pendingCpu_.flags = std::uint16_t((write ? slot_flag::Write : 0) | (customReg >= 0 ? slot_flag::Register : 0));
+    pendingCpu_.reg = customReg >= 0 ? std::uint16_t(customReg) : 0;
     if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) return grantFixedClock<true>();
     return cpuAcquireFor<true>();
 }

@@ -363,8 +363,18 @@ private:
     bool blitActive_ = false;
     BlitRecord blit_;
     std::size_t blitEntry_ = 0;
-    // The record being filled for the clock in progress (CPU fields are set by cpuAcquire).
-    SlotRecord pendingCpu_{};
+    // The CPU's access waiting for the bus, as its slot record will show it (cpuAcquire);
+    // the clock that grants it copies it into its own (writeCpuRecord). The fields are
+    // laid out unlike a SlotRecord's so that the copy reads each as it was stored.
+    struct PendingCpu {
+        std::uint32_t address = 0;
+        std::uint16_t data = 0;
+        std::uint16_t reg = 0;
+        std::uint16_t flags = 0;
+        std::uint8_t size = 0;
+    };
+    PendingCpu pendingCpu_{};
+    void writeCpuRecord(SlotRecord& rec) const;
     SlotRecord scratchRecord_{}; // clockRecord's without slot records
     std::size_t lastCpuIndex_ = 0;     // the record of the CPU's last granted clock
     bool lastCpuCommitted_ = false;    // ... which has since moved to committedRecords_
