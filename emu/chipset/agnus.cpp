@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace copperline {
 
@@ -520,9 +521,11 @@ unsigned Agnus::fixedStretchEnd() const {
     SlotRecord* row = records_.data() + std::size_t(vpos_) * kMaxLineCck;
     const unsigned first = paula_.iplAt(cck), last = paula_.iplAt(cck + (e - 1 - h));
     if (first == last) {
+        // As three words: copied as a SlotRecord, it is stored field by field.
         SlotRecord r;
         r.ipl = std::uint8_t(first);
-        std::fill(row + h, row + e, r);
+        const auto words = std::bit_cast<std::array<std::uint64_t, 3>>(r);
+        for (unsigned x = h; x < e; ++x) std::memcpy(static_cast<void*>(row + x), words.data(), sizeof words);
     } else {
         for (unsigned x = h; x < e; ++x) {
             SlotRecord r;
