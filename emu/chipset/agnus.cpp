@@ -319,8 +319,6 @@ template <bool Slots>
     ++f.stallPcs[entry].waitCck;
 }
 
-// The owner, the counts and (with slot records) the record of the clock at hpos_, and the
-// beam moved on past it. Every clock ends here.
 template <bool Slots>
 [[gnu::always_inline]] inline SlotRecord& Agnus::clockRecord() {
     // The record is filled where it stays: one built field by field elsewhere and then
@@ -334,6 +332,8 @@ template <bool Slots>
     }
 }
 
+// The owner, the counts and (with slot records) the record of the clock at hpos_, and the
+// beam moved on past it. Every clock ends here.
 template <bool Slots>
 [[gnu::always_inline]] inline void Agnus::endClock(BusOwner owner, SlotRecord& rec) {
     const unsigned h = hpos_;
