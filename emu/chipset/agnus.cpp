@@ -334,7 +334,7 @@ template <bool Slots>
 
 // The owner, the counts and (with slot records) the record of the clock at hpos_, and the
 // beam moved on past it. Every clock ends here.
-template <bool Slots>
+template <bool Slots, bool LineMayEnd>
 [[gnu::always_inline]] inline void Agnus::endClock(BusOwner owner, SlotRecord& rec) {
     const unsigned h = hpos_;
     const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
@@ -347,7 +347,8 @@ template <bool Slots>
         rec.events = slotEvents(h);
     }
     ++cck_;
-    if (++hpos_ >= lineLength_) endLine();
+    ++hpos_;
+    if (LineMayEnd && hpos_ >= lineLength_) endLine();
 }
 
 // Inlined into its loops (runClocksFor, cpuAcquireFor), each with its own CpuWants.
@@ -611,6 +612,76 @@ void Agnus::noteQuiet(unsigned stretch) {
     quietUntil_ = cck_ + (quiet - hpos_);
 }
 
+unsigned Agnus::busyStretchEnd() const {
+    // Nothing but the Copper writes a register inside a run of clocks (the CPU's writes
+    // come between runs), and nothing but a register write starts a blit.
+    const unsigned last = lineLength_ - 1u;
+    if (blitIrqAt_ || copperDeferred_ || hpos_ >= last || !blitter_.areaOrIdle() || (trace_ && trace_->collecting()))
+        return hpos_;
+    switch (copper_.state()) {
+    case Copper::State::Idle:
+    case Copper::State::Halted: return last;
+    case Copper::State::Wait:
+        // A WAIT with BFD clear sleeps while the blit runs; the stretch ends with the blit.
+        if (!(copper_.ir2() & 0x8000) && blitter_.busy()) return last;
+        return copper_.waitEnd(vpos_, hpos_, last);
+    default: return hpos_;
+    }
+}
+
+template <bool CpuWants, bool Slots>
+bool Agnus::runBusyStretch(unsigned end) {
+    // executeClock without the Copper, a due blit interrupt, a line's end, a blit trace or
+    // a blitter state but clockArea's.
+    const bool blitEnabled = (dmacon_ & dmacon::DMAEN) && (dmacon_ & dmacon::BLTEN);
+    const bool mayYield = CpuWants && !(dmacon_ & dmacon::BLTPRI);
+    while (hpos_ < end) {
+        const unsigned h = hpos_;
+        SlotRecord& rec = clockRecord<Slots>();
+        BusOwner owner = BusOwner::Idle;
+        if (const std::uint8_t code = plan_[h]) owner = fixedSlot<Slots>(code, rec);
+        bool leave = false;
+        if (blitter_.busy()) {
+            const bool slotFree = owner == BusOwner::Idle && blitEnabled && !(mayYield && cpuRefused_ >= 3);
+            Blitter::Step b;
+            leave = !blitter_.clockArea(slotFree, b);
+            if (b.usedBus) {
+                owner = BusOwner::Blitter;
+                if constexpr (Slots) {
+                    rec.address = b.address;
+                    rec.data = b.data;
+                    rec.subtype = b.channel;
+                    rec.size = 2;
+                    rec.flags = b.write ? slot_flag::Write : 0;
+                }
+                if (blitActive_) ++blit_.words[b.channel];
+            }
+            if (b.finished) [[unlikely]] {
+                blitIrqAt_ = cck_ + kBlitIrqDelayCck;
+                if (blitActive_ && !blitter_.running()) blitClock(b);
+            }
+        }
+        if constexpr (CpuWants) {
+            if (owner == BusOwner::Idle) {
+                cpuRefused_ = 0;
+                if constexpr (Slots) writeCpuRecord(rec);
+                lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
+                lastCpuCommitted_ = false;
+                endClock<Slots, false>(BusOwner::Cpu, rec);
+                return true;
+            }
+            ++cpuRefused_;
+            ++cpuWaitCck_;
+            ++cpuDeniedTotal_;
+            if constexpr (Slots) rec.flags |= slot_flag::CpuWaited;
+            if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
+        }
+        endClock<Slots, false>(owner, rec);
+        if (leave) break;
+    }
+    return false;
+}
+
 template <bool Slots>
 void Agnus::runClocksFor(std::uint64_t target) {
     bool granted = false;
@@ -620,6 +691,8 @@ void Agnus::runClocksFor(std::uint64_t target) {
             // The next catch-ups inside the stretch take runTo's short way (runFixedTo).
             noteFixedStretch(stretch);
             runFixedStretch<Slots, false>(unsigned(std::min<std::uint64_t>(stretch, hpos_ + (target - cck_))));
+        } else if (const unsigned busy = busyStretchEnd(); busy > hpos_) {
+            runBusyStretch<false, Slots>(unsigned(std::min<std::uint64_t>(busy, hpos_ + (target - cck_))));
         } else if (quietClock()) {
             idleClock<Slots>();
         } else {
@@ -694,6 +767,10 @@ std::uint64_t Agnus::grantFixedClock() {
 template <bool Slots>
 std::uint64_t Agnus::cpuAcquireFor() {
     for (;;) {
+        if (const unsigned busy = busyStretchEnd(); busy > hpos_) {
+            if (runBusyStretch<true, Slots>(busy)) return cck_ - 1;
+            continue;
+        }
         bool granted = false;
         executeClock<true, Slots>(granted);
         if (granted) return cck_ - 1;

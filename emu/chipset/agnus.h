@@ -189,7 +189,8 @@ private:
     // else a scratch record nobody reads). endClock completes it.
     template <bool Slots>
     SlotRecord& clockRecord();
-    template <bool Slots>
+    // LineMayEnd false: the caller knows the clock is not the line's last.
+    template <bool Slots, bool LineMayEnd = true>
     void endClock(BusOwner owner, SlotRecord& rec);
     // Where a stretch of clocks from hpos_ in which only the fixed slots act ends (hpos_:
     // none): no blit, no blit interrupt due, the Copper asleep, short of the line's last
@@ -198,6 +199,15 @@ private:
     unsigned fixedStretchEnd() const;
     template <bool Slots, bool StopOnInterrupt>
     void runFixedStretch(unsigned end);
+    // Where a stretch of clocks from hpos_ ends in which the Copper sleeps, no blit
+    // interrupt is due and the blitter is idle or in an area blit (Blitter::areaOrIdle)
+    // with no trace collecting, short of the line's last clock (hpos_: none).
+    // runBusyStretch runs such a stretch up to `end`, leaving it early after the clock in
+    // which the blitter leaves that state or, when CpuWants, the CPU is granted the bus
+    // (then it returns true).
+    unsigned busyStretchEnd() const;
+    template <bool CpuWants, bool Slots>
+    bool runBusyStretch(unsigned end);
     template <bool Slots>
     void runClocksFor(std::uint64_t target);
     template <bool Slots>

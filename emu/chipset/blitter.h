@@ -98,18 +98,28 @@ public:
             return;
         }
         if (phase_ == Phase::Idle) return;
+        clockArea(free, out);
+    }
+    // Whether the blitter is in an area blit's set-up or words with no final write
+    // pending (clockArea's state), or idle with nothing left to run.
+    bool areaOrIdle() const { return tail_ == 0 && phase_ != Phase::Line; }
+    // clockAs in clockArea's state, busy: false once the blitter has left it in this clock
+    // (the blit finished, or a line blit's set-up ended).
+    bool clockArea(bool free, Step& out) {
         if (!free) {
             ++stalled_;
-            return;
+            return true;
         }
         if (phase_ == Phase::Startup) {
-            if (--startup_ == 0) phase_ = line_ ? Phase::Line : Phase::Area;
-            return;
+            if (--startup_ != 0) return true;
+            phase_ = line_ ? Phase::Line : Phase::Area;
+            return !line_;
         }
         const Slot s = group_[slot_];
         // The first word's D slot has nothing to write yet: D lags one word behind.
         areaSlot(s == Slot::D && !pending_ ? Slot::Idle : s, out);
         if (out.usedBus) ++used_;
+        return !out.finished;
     }
 
     // Runs the blit (and a pending final write) to the end at once: the same results as
