@@ -322,7 +322,7 @@ void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t
 
 // ---- time ------------------------------------------------------------------------------
 
-inline void Machine::syncCias(MasterClock t) {
+[[gnu::always_inline]] inline void Machine::syncCias(MasterClock t) {
     waitBound_ = 0;
     ciaA_.advanceTo(t);
     ciaB_.advanceTo(t);
@@ -745,16 +745,15 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     case Region::Custom: {
         // The access waits for a colour clock Agnus gives the CPU.
         const std::uint64_t at = (t + 1) / kCyclesPerCck;
-        const int customReg = r == Region::Custom ? int(a & 0x1FE) : -1;
-        const std::uint8_t size = (c.upper && c.lower) ? 2 : 1;
+        if (agnus_.recordingSlots())
+            agnus_.noteCpuAccess(a, write, c.data, (c.upper && c.lower) ? 2 : 1, r == Region::Custom ? int(a & 0x1FE) : -1);
         // What a denied clock is charged to: the access's kind and the instruction running.
         const CpuAccessKind kind = (write || c.op == m68k::BusOp::TestAndSet) ? CpuAccessKind::Write
                                    : (c.fc == m68k::FunctionCode::UserProgram ||
                                       c.fc == m68k::FunctionCode::SupervisorProgram)
                                        ? CpuAccessKind::Fetch
                                        : CpuAccessKind::Read;
-        const std::uint64_t granted =
-            agnus_.cpuAcquire(at, a, write, c.data, size, customReg, kind, cpu_.executingAddress());
+        const std::uint64_t granted = agnus_.cpuAcquire(at, kind, cpu_.executingAddress());
         syncCias(granted * kCyclesPerCck);
         const unsigned waits = unsigned(granted * kCyclesPerCck - t);
         if (r == Region::Custom) {
@@ -780,7 +779,8 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
             if (c.upper) p[0] = std::uint8_t(c.data >> 8);
             if (c.lower) p[1] = std::uint8_t(c.data);
         } else {
-            c.data = readMemoryWord(a, r);
+            // (Chip RAM without the overlay, the most common read, as readMemoryWord reads it.)
+            c.data = r == Region::Chip && !overlay() ? chip_.readWord(a) : readMemoryWord(a, r);
         }
         updateIpl();
         return waits;

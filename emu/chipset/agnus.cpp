@@ -612,7 +612,7 @@ void Agnus::noteQuiet(unsigned stretch) {
     quietUntil_ = cck_ + (quiet - hpos_);
 }
 
-unsigned Agnus::busyStretchEnd() const {
+[[gnu::always_inline]] inline unsigned Agnus::busyStretchEnd() const {
     // Nothing but the Copper writes a register inside a run of clocks (the CPU's writes
     // come between runs), and nothing but a register write starts a blit.
     const unsigned last = lineLength_ - 1u;
@@ -777,8 +777,15 @@ std::uint64_t Agnus::cpuAcquireFor() {
     }
 }
 
-std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool write, std::uint16_t data,
-                                std::uint8_t size, int customReg, CpuAccessKind kind, std::uint32_t pc) {
+void Agnus::noteCpuAccess(std::uint32_t address, bool write, std::uint16_t data, std::uint8_t size, int customReg) {
+    pendingCpu_.address = address & 0xFFFFFF;
+    pendingCpu_.data = data;
+    pendingCpu_.size = size;
+    pendingCpu_.flags = std::uint16_t((write ? slot_flag::Write : 0) | (customReg >= 0 ? slot_flag::Register : 0));
+    pendingCpu_.reg = customReg >= 0 ? std::uint16_t(customReg) : 0;
+}
+
+std::uint64_t Agnus::cpuAcquire(std::uint64_t at, CpuAccessKind kind, std::uint32_t pc) {
     runTo(at);
     pendingKind_ = kind;
     pendingPc_ = pc;
@@ -787,11 +794,6 @@ std::uint64_t Agnus::cpuAcquire(std::uint64_t at, std::uint32_t address, bool wr
         if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) return grantFixedClock<false>();
         return cpuAcquireFor<false>();
     }
-    pendingCpu_.address = address & 0xFFFFFF;
-    pendingCpu_.data = data;
-    pendingCpu_.size = size;
-    pendingCpu_.flags = std::uint16_t((write ? slot_flag::Write : 0) | (customReg >= 0 ? slot_flag::Register : 0));
-    pendingCpu_.reg = customReg >= 0 ? std::uint16_t(customReg) : 0;
     if (cck_ < fixedUntil_ && plan_[hpos_] == PlanNone) return grantFixedClock<true>();
     return cpuAcquireFor<true>();
 }

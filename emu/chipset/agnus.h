@@ -99,12 +99,12 @@ public:
 
     // ---- the CPU on the chip bus ---------------------------------------------------------
     // The CPU wants the chip bus from colour clock `at` (>= cck()). Runs the clocks before
-    // the one it is granted, gives it that clock (recording `record` fields for it), and
-    // returns the granted clock. The access itself happens at the granted clock. Its
-    // denied clocks are charged to `kind` and to `pc`, the instruction executing.
-    std::uint64_t cpuAcquire(std::uint64_t at, std::uint32_t address, bool write,
-                             std::uint16_t data, std::uint8_t size, int customReg,
-                             CpuAccessKind kind, std::uint32_t pc);
+    // the one it is granted, gives it that clock, and returns the granted clock. The access
+    // itself happens at the granted clock. Its denied clocks are charged to `kind` and to
+    // `pc`, the instruction executing. With slot records (recordingSlots), noteCpuAccess
+    // first says what the granted clock's record shows of the access.
+    std::uint64_t cpuAcquire(std::uint64_t at, CpuAccessKind kind, std::uint32_t pc);
+    void noteCpuAccess(std::uint32_t address, bool write, std::uint16_t data, std::uint8_t size, int customReg);
 
     // ---- per-frame accounting (frame_stats.h) ------------------------------------------
     // The frame in progress, where Agnus charges each denied CPU clock (by owner, access
