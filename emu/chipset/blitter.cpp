@@ -219,6 +219,17 @@ void Blitter::runToCompletion() {
 std::uint16_t Blitter::minterm(std::uint16_t a, std::uint16_t b, std::uint16_t c) const {
     // LF7..LF0 select ABC, ABc, AbC, Abc, aBC, aBc, abC, abc (HRM "Logic Functions").
     const unsigned lf = con0_ & 0xFF;
+    // The functions blits use most, which need no terms: a clear, a fill, a copy of one
+    // source, the cookie cut (A selects B over C).
+    switch (lf) {
+    case 0x00: return 0;
+    case 0xFF: return 0xFFFF;
+    case 0xF0: return a;
+    case 0xCC: return b;
+    case 0xAA: return c;
+    case 0xCA: return std::uint16_t((a & b) | (~a & c));
+    default: break;
+    }
     const std::uint16_t na = std::uint16_t(~a), nb = std::uint16_t(~b), nc = std::uint16_t(~c);
     unsigned d = 0;
     if (lf & 0x80) d |= a & b & c;
