@@ -346,7 +346,7 @@ void Denise::buildTables() {
             rgb_[32 + i] = kRgb12.v[(colour_[i] >> 1) & 0x777];
             for (std::uint64_t users = colourUsers_[i] | colourUsers_[32 + i]; users; users &= users - 1) {
                 const unsigned s = unsigned(std::countr_zero(users));
-                pfRgb_[s] = rgb_[pf_[s].colour];
+                pfRgb_[s] = rgb_[pf_[s].colour] * kTwoColumns;
             }
         }
         coloursDirty_ = 0;
@@ -359,7 +359,7 @@ void Denise::buildTables() {
     if (ham && !hamMode_) {
         // Entering HAM: the hold register starts from the colour the last pixel showed
         // (the old tables still describe it; rgb_ repeats each gun's nibble).
-        const std::uint32_t c = pfRgb_[lastBits_];
+        const std::uint32_t c = std::uint32_t(pfRgb_[lastBits_]);
         ham_ = std::uint16_t((c >> 12 & 0xF00) | (c >> 8 & 0x0F0) | (c >> 4 & 0x00F));
     }
     hamMode_ = ham;
@@ -413,7 +413,7 @@ void Denise::buildTables() {
             p.match = std::uint8_t((m1 && m2 ? 1 : 0) | (m2 ? 2 : 0));
         }
         pf_[s] = p;
-        pfRgb_[s] = rgb_[p.colour];
+        pfRgb_[s] = rgb_[p.colour] * kTwoColumns;
         colourUsers_[p.colour] |= std::uint64_t(1) << s;
     }
 }
@@ -610,7 +610,7 @@ void Denise::clock(std::uint16_t vpos, std::uint16_t hpos, bool blank) {
             out[0] = out[1] = out[2] = out[3] = kBlack;
         } else if (window_) {
             for (unsigned k = 0; k < 4; ++k)
-                out[k] = pfRgb_[d[k]];
+                out[k] = std::uint32_t(pfRgb_[d[k]]);
         } else {
             out[0] = out[1] = out[2] = out[3] = rgb_[0];
         }
@@ -687,8 +687,21 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
                 std::fill(out, out + drawn, kBlack);
             } else if (window_) {
                 const unsigned looked = std::min(live, drawn);
-                for (unsigned k = 0; k < looked; ++k) out[k] = pfRgb_[d[k]];
-                std::fill(out + looked, out + drawn, pfRgb_[0]);
+                unsigned k = 0;
+                // A lores pixel fills two columns (a pair starts at an even column): where
+                // eight columns hold four such pairs, one look-up serves both of a pair.
+                for (; k + 8 <= looked; k += 8) {
+                    const std::uint64_t w = load64(d + k);
+                    if ((w ^ (w >> 8)) & 0x00FF00FF00FF00FFull) {
+                        for (unsigned j = 0; j < 8; ++j) out[k + j] = std::uint32_t(pfRgb_[d[k + j]]);
+                        continue;
+                    }
+                    for (unsigned j = 0; j < 8; j += 2) {
+                        std::memcpy(out + k + j, &pfRgb_[d[k + j]], sizeof pfRgb_[0]);
+                    }
+                }
+                for (; k < looked; ++k) out[k] = std::uint32_t(pfRgb_[d[k]]);
+                std::fill(out + looked, out + drawn, std::uint32_t(pfRgb_[0]));
             } else {
                 std::fill(out, out + drawn, rgb_[0]);
             }
@@ -789,7 +802,7 @@ void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
                 // comes before the playfield's code (HRM table 7-2).
                 pixel = rgb_[spriteColour];
             } else {
-                pixel = hamMode_ ? kRgb12.v[ham_] : pfRgb_[bits];
+                pixel = hamMode_ ? kRgb12.v[ham_] : std::uint32_t(pfRgb_[bits]);
             }
             out[half * 2 + k] = pixel;
         }

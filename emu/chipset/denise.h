@@ -239,7 +239,10 @@ private:
     bool hamMode_ = false; // HOMOD without DBLPF
     std::array<Playfield, 64> pf_{};
     std::array<std::uint32_t, 64> rgb_{};
-    std::array<std::uint32_t, 64> pfRgb_{}; // rgb_[pf_[i].colour]
+    // rgb_[pf_[i].colour], twice: the two columns of a lores pixel in one store (the low
+    // half alone for one column).
+    static constexpr std::uint64_t kTwoColumns = 0x100000001ull;
+    std::array<std::uint64_t, 64> pfRgb_{};
 
     // The picture.
     unsigned height_ = kPalLines, width_ = kPalLineCck * kPixelsPerCck, lineCck_ = kPalLineCck;
