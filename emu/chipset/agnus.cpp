@@ -71,7 +71,7 @@ void Agnus::reset() {
     cpuRefused_ = 0;
     blitIrqAt_ = 0;
     copperDeferred_ = false;
-    fixedUntil_ = quietUntil_ = 0;
+    fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     planKey_ = kNoPlanKey;
     std::fill(owners_.begin(), owners_.end(), 0);
     counts_.fill(0);
@@ -85,7 +85,7 @@ void Agnus::reset() {
 }
 
 void Agnus::setRecordSlots(bool on) {
-    fixedUntil_ = quietUntil_ = 0;
+    fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     if (on == recordSlots_) return;
     recordSlots_ = on;
     if (on) records_.assign(owners_.size(), SlotRecord{});
@@ -354,6 +354,7 @@ template <bool Slots, bool LineMayEnd>
 // Inlined into its loops (runClocksFor, cpuAcquireFor), each with its own CpuWants.
 template <bool CpuWants, bool Slots>
 [[gnu::always_inline]] inline void Agnus::executeClock(bool& cpuGranted) {
+    busyUntil_ = 0; // (this clock may wake the Copper or move the blitter on)
     const unsigned h = hpos_;
     SlotRecord& rec = clockRecord<Slots>();
     BusOwner owner = BusOwner::Idle;
@@ -612,21 +613,28 @@ void Agnus::noteQuiet(unsigned stretch) {
     quietUntil_ = cck_ + (quiet - hpos_);
 }
 
-[[gnu::always_inline]] inline unsigned Agnus::busyStretchEnd() const {
+[[gnu::always_inline]] inline unsigned Agnus::busyStretchEnd() {
     // Nothing but the Copper writes a register inside a run of clocks (the CPU's writes
-    // come between runs), and nothing but a register write starts a blit.
+    // come between runs), and nothing but a register write starts a blit. The end found
+    // stands until a register is read or written, a clock runs outside such a stretch, or
+    // the blitter leaves clockArea's state (busyUntil_).
+    if (cck_ < busyUntil_) return unsigned(hpos_ + (busyUntil_ - cck_));
     const unsigned last = lineLength_ - 1u;
     if (blitIrqAt_ || copperDeferred_ || hpos_ >= last || !blitter_.areaOrIdle() || (trace_ && trace_->collecting()))
         return hpos_;
+    unsigned end;
     switch (copper_.state()) {
     case Copper::State::Idle:
-    case Copper::State::Halted: return last;
+    case Copper::State::Halted: end = last; break;
     case Copper::State::Wait:
         // A WAIT with BFD clear sleeps while the blit runs; the stretch ends with the blit.
-        if (!(copper_.ir2() & 0x8000) && blitter_.busy()) return last;
-        return copper_.waitEnd(vpos_, hpos_, last);
+        if (!(copper_.ir2() & 0x8000) && blitter_.busy()) end = last;
+        else end = copper_.waitEnd(vpos_, hpos_, last);
+        break;
     default: return hpos_;
     }
+    busyUntil_ = cck_ + (end - hpos_);
+    return end;
 }
 
 template <bool CpuWants, bool Slots>
@@ -677,7 +685,10 @@ bool Agnus::runBusyStretch(unsigned end) {
             if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
         }
         endClock<Slots, false>(owner, rec);
-        if (leave) break;
+        if (leave) {
+            busyUntil_ = 0;
+            break;
+        }
     }
     return false;
 }
@@ -970,6 +981,7 @@ void Agnus::blitFinished() {
 }
 
 void Agnus::restartAccounting() {
+    busyUntil_ = 0;
     forgetStalls();
     blitActive_ = false;
     if (trace_) trace_->clear();
@@ -1014,7 +1026,7 @@ void Agnus::writeRegisterAgnus(std::uint16_t r, std::uint16_t v) {
 
 void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     r &= 0x1FE;
-    fixedUntil_ = quietUntil_ = 0;
+    fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     written_[r >> 1] = v;
     writtenMask_[r >> 6] |= 1u << ((r >> 1) & 31);
     if (r >= reg::BLTCON0 && r <= reg::BLTADAT) {
@@ -1163,7 +1175,7 @@ std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
 
 std::uint16_t Agnus::readCustom(std::uint16_t r) {
     r &= 0x1FE;
-    fixedUntil_ = quietUntil_ = 0;
+    fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     if (r == reg::COPJMP1 || r == reg::COPJMP2) {
         // A read strobes the jump too (ocs-timing-facts section 3).
         copper_.poke(r, 0);
@@ -1184,7 +1196,7 @@ void Agnus::serialize(Archive& ar) {
     ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_,
        blitIrqAt_, copperDeferred_);
     planKey_ = kNoPlanKey; // the plan loaded, whatever made it
-    fixedUntil_ = quietUntil_ = 0;
+    fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     markEventCols(true);
     // The owner grid of the frame in progress holds zero for an idle clock, which is never
     // written: what another timeline wrote from the beam on goes.

@@ -112,7 +112,10 @@ public:
     // address; its owner swaps the contents at each commit.
     void setFrameStats(FrameStats* stats) { stats_ = stats; }
     // Where the words of each blit go for its preview (nullptr: nowhere).
-    void setBlitTrace(BlitTrace* trace) { trace_ = trace; }
+    void setBlitTrace(BlitTrace* trace) {
+        trace_ = trace;
+        busyUntil_ = 0;
+    }
     // After a state load: forgets the blit and the instruction charged so far, and picks
     // up a blit in flight as one that starts at this clock.
     void restartAccounting();
@@ -205,7 +208,7 @@ private:
     // runBusyStretch runs such a stretch up to `end`, leaving it early after the clock in
     // which the blitter leaves that state or, when CpuWants, the CPU is granted the bus
     // (then it returns true).
-    unsigned busyStretchEnd() const;
+    unsigned busyStretchEnd();
     template <bool CpuWants, bool Slots>
     bool runBusyStretch(unsigned end);
     template <bool Slots>
@@ -340,6 +343,10 @@ private:
     // read or write of a register above all, or a change of recording, sets it back to 0.
     std::uint64_t fixedUntil_ = 0;
     std::uint64_t quietUntil_ = 0; // ... and before this one no disk or audio slot either
+    // Clocks before this one (of the line in progress) are a busy stretch (busyStretchEnd),
+    // found when the stretch's first clock ran; set back to 0 as fixedUntil_ is, and by
+    // any clock outside such a stretch.
+    std::uint64_t busyUntil_ = 0;
     std::array<std::uint64_t, 4> eventCols_{}; // a bit per clock (< 256) of the line: markEventCols
 
     // Recording.
