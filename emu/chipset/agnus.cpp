@@ -325,6 +325,9 @@ template <bool Slots>
     // copied whole is read back wider than it was written, which stalls every clock.
     if constexpr (Slots) {
         SlotRecord& rec = records_[std::size_t(vpos_) * kMaxLineCck + hpos_];
+        // The buffer of a frame is larger than the host's nearer caches: the lines a few
+        // clocks on are asked for now, to be at hand when written.
+        __builtin_prefetch(&rec + 8, 1);
         rec = SlotRecord{};
         return rec;
     } else {
