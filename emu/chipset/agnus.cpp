@@ -671,6 +671,8 @@ bool Agnus::runBusyStretch(unsigned end) {
                 blitIrqAt_ = cck_ + kBlitIrqDelayCck;
                 if (blitActive_ && !blitter_.running()) blitClock(b);
             }
+            // The stretch ends with this clock, the CPU's or not: its end is forgotten.
+            if (leave) busyUntil_ = 0;
         }
         if constexpr (CpuWants) {
             if (owner == BusOwner::Idle) {
@@ -688,10 +690,7 @@ bool Agnus::runBusyStretch(unsigned end) {
             if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
         }
         endClock<Slots, false>(owner, rec);
-        if (leave) {
-            busyUntil_ = 0;
-            break;
-        }
+        if (leave) break;
     }
     return false;
 }
