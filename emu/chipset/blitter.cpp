@@ -216,7 +216,7 @@ void Blitter::runToCompletion() {
         clock(true, true);
 }
 
-std::uint16_t Blitter::minterm(std::uint16_t a, std::uint16_t b, std::uint16_t c) const {
+[[gnu::always_inline]] inline std::uint16_t Blitter::minterm(std::uint16_t a, std::uint16_t b, std::uint16_t c) const {
     // LF7..LF0 select ABC, ABc, AbC, Abc, aBC, aBc, abC, abc (HRM "Logic Functions").
     const unsigned lf = con0_ & 0xFF;
     // The functions blits use most, which need no terms: a clear, a fill, a copy of one
@@ -243,6 +243,24 @@ std::uint16_t Blitter::minterm(std::uint16_t a, std::uint16_t b, std::uint16_t c
     return std::uint16_t(d);
 }
 
+std::uint16_t Blitter::fill(std::uint16_t d) {
+    // Fill runs from bit 0 (the right) to bit 15, the carry passing from word to word
+    // along a row and starting each row at FCI (HRM "Area Fill Mode"). With both
+    // enables set, the exclusive fill wins (WinUAE blitter.cpp).
+    if (x_ == 0) fillCarry_ = (con1_ & Fci) != 0;
+    const bool exclusive = (con1_ & Efe) != 0;
+    bool carry = fillCarry_;
+    std::uint16_t filled = 0;
+    for (unsigned bit = 0; bit < 16; ++bit) {
+        const bool in = (d >> bit) & 1;
+        const bool o = exclusive ? (in != carry) : (in || carry);
+        if (o) filled = std::uint16_t(filled | 1u << bit);
+        if (in) carry = !carry;
+    }
+    fillCarry_ = carry;
+    return filled;
+}
+
 void Blitter::finishWord(Step& out) {
     // The order is masking, shifting, logic, fill, zero flag (HRM, Blitter summary).
     std::uint16_t mask = 0xFFFF;
@@ -256,23 +274,7 @@ void Blitter::finishWord(Step& out) {
     aold_ = a;
     std::uint16_t d = minterm(ahold, bhold_, cdat_);
 
-    if (con1_ & (Ife | Efe)) {
-        // Fill runs from bit 0 (the right) to bit 15, the carry passing from word to word
-        // along a row and starting each row at FCI (HRM "Area Fill Mode"). With both
-        // enables set, the exclusive fill wins (WinUAE blitter.cpp).
-        if (x_ == 0) fillCarry_ = (con1_ & Fci) != 0;
-        const bool exclusive = (con1_ & Efe) != 0;
-        bool carry = fillCarry_;
-        std::uint16_t filled = 0;
-        for (unsigned bit = 0; bit < 16; ++bit) {
-            const bool in = (d >> bit) & 1;
-            const bool o = exclusive ? (in != carry) : (in || carry);
-            if (o) filled = std::uint16_t(filled | 1u << bit);
-            if (in) carry = !carry;
-        }
-        fillCarry_ = carry;
-        d = filled;
-    }
+    if (con1_ & (Ife | Efe)) d = fill(d);
 
     if (d) zero_ = false;
     ddat_ = d;

@@ -198,6 +198,8 @@ private:
     }
     void lineSlot(Slot s, Step& out);
     void finishWord(Step& out);
+    // Area fill of one word (finishWord's, out of line: few blits fill).
+    [[gnu::noinline]] std::uint16_t fill(std::uint16_t d);
     void linePixel(Step& out);
     std::uint16_t fetch(std::uint32_t& ptr, std::uint16_t mod, std::uint8_t channel, Step& out) {
         const std::uint16_t v = ram_.readWord(ptr);
