@@ -707,7 +707,7 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
             }
             lastBits_ = live == n ? d[n - 1] : 0;
         }
-        for (unsigned k = 0; k < live; k += kPixelsPerCck) store32(d + k, 0);
+        std::memset(d, 0, (live + kPixelsPerCck - 1) / kPixelsPerCck * kPixelsPerCck);
         tick_ += end - h;
         h = end;
     }
@@ -747,8 +747,9 @@ void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
         if (spritesLive_) {
             std::uint8_t px[8] = {};
             std::uint8_t live = 0;
+            const unsigned was = spritesLive_; // (a local: the sprites' stores may alias it)
             for (unsigned n = 0; n < 8; ++n) {
-                if (!(spritesLive_ >> n & 1)) continue;
+                if (!(was >> n & 1)) continue;
                 Sprite& s = sprites_[n];
                 if (s.armed && counter == s.compare) {
                     s.shiftA = s.dataA;
