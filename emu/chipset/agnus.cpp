@@ -315,7 +315,19 @@ template <bool Slots>
     ++f.cpuWaitByOwner[unsigned(owner)];
     ++f.cpuWaitByKind[unsigned(pendingKind_)];
     f.cpuWaitGrid[index] = 1;
-    const std::size_t entry = stallEntry_ < 0 ? openStall() : std::size_t(stallEntry_);
+    std::size_t entry = std::size_t(stallEntry_);
+    if (stallEntry_ < 0) [[unlikely]] {
+        // The access's first denied clock: its instruction's entry, from the cache when
+        // it is there (a busy loop's few instructions nearly always are).
+        const StallCacheEntry& c = stallCache_[(pendingPc_ >> 1) % kStallCacheSize];
+        if (c.pc == pendingPc_) {
+            entry = c.entry;
+            stallEntry_ = int(entry);
+            ++f.stallPcs[entry].waits;
+        } else {
+            entry = openStall();
+        }
+    }
     ++f.stallPcs[entry].waitCck;
 }
 
@@ -898,19 +910,13 @@ void Agnus::commitFrame() {
 // ---- per-frame accounting ------------------------------------------------------------------
 
 std::size_t Agnus::openStall() {
-    // The access's first denied clock in this frame: its wait begins here. A loop's few
-    // instructions wait again and again: they are found in a small cache before the map.
+    // The access's first denied clock in this frame, its instruction not in the cache
+    // chargeDenied looks in first: the frame's map, and the cache takes it.
     FrameStats& f = *stats_;
-    StallCacheEntry& c = stallCache_[(pendingPc_ >> 1) % kStallCacheSize];
-    std::uint32_t entry;
-    if (c.pc == pendingPc_) {
-        entry = c.entry;
-    } else {
-        const auto [it, added] = stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
-        if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
-        entry = it->second;
-        c = {pendingPc_, entry};
-    }
+    const auto [it, added] = stallIndex_.try_emplace(pendingPc_, std::uint32_t(f.stallPcs.size()));
+    if (added) f.stallPcs.push_back(StallPc{pendingPc_, 0, 0});
+    const std::uint32_t entry = it->second;
+    stallCache_[(pendingPc_ >> 1) % kStallCacheSize] = {pendingPc_, entry};
     stallEntry_ = int(entry);
     ++f.stallPcs[entry].waits;
     return entry;

@@ -286,7 +286,7 @@ private:
     std::pair<unsigned, unsigned> readBeam() const;
     void ownerCount(BusOwner o);
     void chargeDenied(BusOwner owner, std::size_t index);
-    std::size_t openStall(); // chargeDenied's first clock of an access in a frame
+    std::size_t openStall(); // chargeDenied's first clock of an access in a frame, on a cache miss
     void blitStarted();
     void blitClock(const Blitter::Step& b);
     void blitFinished();
