@@ -12,6 +12,19 @@ namespace copperline {
 
 namespace {
 
+// An idle clock's slot record at each interrupt level, as three words (writeIdleRecords):
+// read from here rather than built on the stack each time, where the level's byte, stored
+// and read back inside a wider word, stalled the host.
+constexpr auto kIdleRecordWords = [] {
+    std::array<std::array<std::uint64_t, 3>, 8> words{};
+    for (unsigned level = 0; level < 8; ++level) {
+        SlotRecord r;
+        r.ipl = std::uint8_t(level);
+        words[level] = std::bit_cast<std::array<std::uint64_t, 3>>(r);
+    }
+    return words;
+}();
+
 std::uint16_t setClear(std::uint16_t old, std::uint16_t value) {
     return (value & 0x8000) ? std::uint16_t(old | (value & 0x7FFF)) : std::uint16_t(old & ~value);
 }
@@ -337,9 +350,6 @@ template <bool Slots>
     // copied whole is read back wider than it was written, which stalls every clock.
     if constexpr (Slots) {
         SlotRecord& rec = records_[std::size_t(vpos_) * kMaxLineCck + hpos_];
-        // The buffer of a frame is larger than the host's nearer caches: the lines a few
-        // clocks on are asked for now, to be at hand when written.
-        __builtin_prefetch(&rec + 8, 1);
         rec = SlotRecord{};
         return rec;
     } else {
@@ -537,17 +547,15 @@ unsigned Agnus::fixedStretchEnd() const {
     // changes at most once (Paula::iplAt), so a run whose ends agree has one level.
     SlotRecord* row = records_.data() + std::size_t(vpos_) * kMaxLineCck;
     const unsigned first = paula_.iplAt(cck), last = paula_.iplAt(cck + (e - 1 - h));
+    // As three words from kIdleRecordWords: copied as a SlotRecord, it is stored field by
+    // field.
     if (first == last) {
-        // As three words: copied as a SlotRecord, it is stored field by field.
-        SlotRecord r;
-        r.ipl = std::uint8_t(first);
-        const auto words = std::bit_cast<std::array<std::uint64_t, 3>>(r);
+        const auto& words = kIdleRecordWords[first & 7];
         for (unsigned x = h; x < e; ++x) std::memcpy(static_cast<void*>(row + x), words.data(), sizeof words);
     } else {
         for (unsigned x = h; x < e; ++x) {
-            SlotRecord r;
-            r.ipl = std::uint8_t(paula_.iplAt(cck + (x - h)));
-            row[x] = r;
+            const auto& words = kIdleRecordWords[paula_.iplAt(cck + (x - h)) & 7];
+            std::memcpy(static_cast<void*>(row + x), words.data(), sizeof words);
         }
     }
     // The events, at the run's event columns.
