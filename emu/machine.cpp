@@ -344,7 +344,7 @@ inline void Machine::syncTo(MasterClock t) {
 }
 
 inline bool Machine::syncCanWait(MasterClock t) {
-    // Agnus has only fixed slots that raise no interrupt to run up to t (Agnus::quietUntil):
+    // Agnus has only clocks that raise no interrupt to run up to t (Agnus::quietUntil):
     // the next catch-up runs them the same, and the CPU's interrupt level cannot change
     // meanwhile. Neither CIA can change before t (quietUntil) or asks for an interrupt, and
     // Paula holds both lines inactive already. While none of that moves, the answer for a

@@ -657,6 +657,12 @@ void Agnus::noteQuiet(unsigned stretch) {
     default: return hpos_;
     }
     busyUntil_ = cck_ + (end - hpos_);
+    // A catch-up inside the stretch may wait for the next one (quietUntil_) up to its first
+    // disk or audio slot, and short of the clock in which a busy blit could finish at the
+    // earliest (its interrupt follows, and a WAIT with BFD clear may wake).
+    unsigned quiet = end;
+    if (blitter_.busy()) quiet = unsigned(std::min<std::uint64_t>(quiet, hpos_ + blitter_.minClocksToFinish() - 1));
+    noteQuiet(quiet);
     return end;
 }
 
@@ -1191,15 +1197,17 @@ std::uint16_t Agnus::spyCustom(std::uint16_t r) const {
 
 std::uint16_t Agnus::readCustom(std::uint16_t r) {
     r &= 0x1FE;
-    fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     if (r == reg::COPJMP1 || r == reg::COPJMP2) {
         // A read strobes the jump too (ocs-timing-facts section 3).
+        fixedUntil_ = quietUntil_ = busyUntil_ = 0;
         copper_.poke(r, 0);
         return 0xFFFF;
     }
     switch (readerOf(r)) {
-    case Reader::Paula: return paula_.peek(r, cck_);
-    case Reader::Denise: return deniseNow().peek(r);
+    case Reader::Paula: fixedUntil_ = quietUntil_ = busyUntil_ = 0; return paula_.peek(r, cck_);
+    case Reader::Denise: fixedUntil_ = quietUntil_ = busyUntil_ = 0; return deniseNow().peek(r);
+    // The registers Agnus answers herself (DMACONR, the beam) change nothing when read: the
+    // stretches found stand (a loop polling DMACONR reads it every few clocks).
     case Reader::Agnus: return spyCustom(r);
     }
     return 0xFFFF;

@@ -92,9 +92,10 @@ public:
     // Runs clocks towards `target` like runTo, but stops after a clock that changed
     // Paula's interrupt requests or the level she gives the CPU (a stopped CPU's stretch).
     void runToInterruptChange(std::uint64_t target);
-    // runTo(t) for a t up to this clock only runs fixed DMA slots that raise no interrupt
-    // and need no CPU: no disk or audio slot, no blit, no Copper, no line end. Nothing a
-    // catch-up to such a t does (Machine::syncTo) differs if it waits for the next one.
+    // runTo(t) for a t up to this clock only runs clocks that raise no interrupt and need
+    // no CPU: fixed DMA slots but disk and audio, and an area blit's clocks short of the
+    // earliest it could finish in; no Copper, no line end. Nothing a catch-up to such a t
+    // does (Machine::syncTo) differs if it waits for the next one.
     std::uint64_t quietUntil() const { return quietUntil_; }
 
     // ---- the CPU on the chip bus ---------------------------------------------------------

@@ -100,6 +100,15 @@ public:
         if (phase_ == Phase::Idle) return;
         clockArea(free, out);
     }
+    // The fewest clocks, from the next one on, up to and with the one in which the busy
+    // blit finishes (BBUSY clears, the interrupt follows): as many as its words' slots
+    // left, every one of them granted (a line blit's set-up only).
+    std::uint32_t minClocksToFinish() const {
+        if (line_) return phase_ == Phase::Startup ? startup_ : 1;
+        const std::uint32_t words = std::uint32_t(height_ - y_ - 1) * width_ + (width_ - x_);
+        if (phase_ == Phase::Startup) return startup_ + words * groupSize_;
+        return words * groupSize_ - slot_;
+    }
     // Whether the blitter is in an area blit's set-up or words with no final write
     // pending (clockArea's state), or idle with nothing left to run.
     bool areaOrIdle() const { return tail_ == 0 && phase_ != Phase::Line; }
