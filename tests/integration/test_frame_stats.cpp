@@ -176,6 +176,44 @@ private slots:
         QVERIFY2(ciaColumns.size() > 10, qPrintable(QString::number(ciaColumns.size())));
     }
 #endif
+
+#ifdef HW_BLIT_IRQ
+    // Inside runFrame and runUntil a step's catch-up may wait for the next one while a blit
+    // runs, short of the earliest clock the blit could finish in (Agnus::quietUntil). The
+    // program takes each blit's interrupt between long DIVU and MULU instructions, whose
+    // ends are far from their bus cycles: a catch-up left waiting past a blit's end would
+    // show the interrupt an instruction late. Stepped one instruction at a time, every step
+    // is caught up. Both must be the same machine, step for step.
+    void catchUpsWaitingInABlitChangeNothing() {
+        const std::vector<std::uint8_t> bytes = readFileBytes(HW_BLIT_IRQ);
+        Machine a, b, c;
+        for (Machine* m : {&a, &b, &c}) m->bootBareMetal(bytes);
+        const int frames = 40;
+        for (int i = 0; i < frames; ++i) {
+            a.runFrame();
+            const std::uint64_t frame = b.frame();
+            while (b.frame() == frame) b.stepInstruction();
+            c.runUntil(a.now());
+            QCOMPARE(b.now(), a.now());
+            QCOMPARE(c.now(), a.now());
+            for (Machine* m : {&b, &c}) {
+                const FrameStats &x = a.lastFrameStats(), &y = m->lastFrameStats();
+                QCOMPARE(y.cpuInstructionCycles, x.cpuInstructionCycles);
+                QCOMPARE(y.cpuIrqCycles, x.cpuIrqCycles);
+                QCOMPARE(y.cpuWaitCycles, x.cpuWaitCycles);
+            }
+            QCOMPARE(b.stateHash(), a.stateHash());
+            QCOMPARE(c.stateHash(), a.stateHash());
+        }
+        // The blits ended all over the lines, each with its interrupt taken.
+        const auto word = [&](std::uint32_t at) { return unsigned(a.chipRam().readWord(at)); };
+        const unsigned taken = word(0x7F000);
+        QVERIFY2(taken > 500, qPrintable(QString::number(taken)));
+        std::set<unsigned> columns;
+        for (unsigned k = 0; k < 256; ++k) columns.insert(word(0x7F002 + 2 * k) & 0xFF);
+        QVERIFY2(columns.size() > 50, qPrintable(QString::number(columns.size())));
+    }
+#endif
 };
 
 QTEST_GUILESS_MAIN(TestFrameStats)
