@@ -550,8 +550,16 @@ unsigned Agnus::fixedStretchEnd() const {
     // As three words from kIdleRecordWords: copied as a SlotRecord, it is stored field by
     // field.
     if (first == last) {
-        const auto& words = kIdleRecordWords[first & 7];
-        for (unsigned x = h; x < e; ++x) std::memcpy(static_cast<void*>(row + x), words.data(), sizeof words);
+        // (The words in registers: read through the table, they were loaded again for
+        // every record, which the stores might have changed.)
+        const std::uint64_t w0 = kIdleRecordWords[first & 7][0], w1 = kIdleRecordWords[first & 7][1],
+                            w2 = kIdleRecordWords[first & 7][2];
+        for (unsigned x = h; x < e; ++x) {
+            auto* p = reinterpret_cast<unsigned char*>(row + x);
+            std::memcpy(p, &w0, 8);
+            std::memcpy(p + 8, &w1, 8);
+            std::memcpy(p + 16, &w2, 8);
+        }
     } else {
         for (unsigned x = h; x < e; ++x) {
             const auto& words = kIdleRecordWords[paula_.iplAt(cck + (x - h)) & 7];
