@@ -376,6 +376,37 @@ template <bool Slots, bool LineMayEnd>
     if (LineMayEnd && hpos_ >= lineLength_) endLine();
 }
 
+// The blitter's bus step in the clock at hpos_, in its record.
+template <bool Slots>
+[[gnu::always_inline]] inline BusOwner Agnus::blitterOwns(const Blitter::Step& b, SlotRecord& rec) {
+    if constexpr (Slots) {
+        rec.address = b.address;
+        rec.data = b.data;
+        rec.subtype = b.channel;
+        rec.size = 2;
+        rec.flags = b.write ? slot_flag::Write : 0;
+    }
+    return BusOwner::Blitter;
+}
+
+// Clock h (hpos_) of this line given to the waiting CPU, or denied it (to `owner`).
+template <bool Slots>
+[[gnu::always_inline]] inline void Agnus::grantCpu(SlotRecord& rec, unsigned h) {
+    cpuRefused_ = 0;
+    if constexpr (Slots) writeCpuRecord(rec);
+    lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
+    lastCpuCommitted_ = false;
+}
+
+template <bool Slots>
+[[gnu::always_inline]] inline void Agnus::denyCpu(BusOwner owner, SlotRecord& rec, unsigned h) {
+    ++cpuRefused_;
+    ++cpuWaitCck_;
+    ++cpuDeniedTotal_;
+    if constexpr (Slots) rec.flags |= slot_flag::CpuWaited;
+    if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
+}
+
 // Inlined into its loops (runClocksFor, cpuAcquireFor), each with its own CpuWants.
 template <bool CpuWants, bool Slots>
 [[gnu::always_inline]] inline void Agnus::executeClock(bool& cpuGranted) {
@@ -435,16 +466,7 @@ template <bool CpuWants, bool Slots>
                               (dmacon_ & dmacon::BLTEN) && !yield;
         Blitter::Step b;
         blitter_.clockAs(slotFree, b);
-        if (b.usedBus) {
-            owner = BusOwner::Blitter;
-            if constexpr (Slots) {
-                rec.address = b.address;
-                rec.data = b.data;
-                rec.subtype = b.channel;
-                rec.size = 2;
-                rec.flags = b.write ? slot_flag::Write : 0;
-            }
-        }
+        if (b.usedBus) owner = blitterOwns<Slots>(b, rec);
         // INTREQ BLIT is set 4 colour clocks after the last main cycle (WinUAE blitter.cpp
         // INTREQ_INT(6, 3): 3 CCK plus one; vAmiga raises it one DMA cycle after its BLTDONE
         // step, which follows the final D write).
@@ -464,18 +486,11 @@ template <bool CpuWants, bool Slots>
         if (owner == BusOwner::Idle) {
             owner = BusOwner::Cpu;
             cpuGranted = true;
-            cpuRefused_ = 0;
-            if constexpr (Slots) writeCpuRecord(rec);
-            lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
-            lastCpuCommitted_ = false;
+            grantCpu<Slots>(rec, h);
         } else {
             // Counted here, before the clock can end the frame, so that a denied last clock
             // of a frame belongs to that frame.
-            ++cpuRefused_;
-            ++cpuWaitCck_;
-            ++cpuDeniedTotal_;
-            if constexpr (Slots) rec.flags |= slot_flag::CpuWaited;
-            if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
+            denyCpu<Slots>(owner, rec, h);
         }
     }
 
@@ -691,14 +706,7 @@ bool Agnus::runBusyStretch(unsigned end) {
             Blitter::Step b;
             leave = !blitter_.clockArea(slotFree, b);
             if (b.usedBus) {
-                owner = BusOwner::Blitter;
-                if constexpr (Slots) {
-                    rec.address = b.address;
-                    rec.data = b.data;
-                    rec.subtype = b.channel;
-                    rec.size = 2;
-                    rec.flags = b.write ? slot_flag::Write : 0;
-                }
+                owner = blitterOwns<Slots>(b, rec);
                 if (blitActive_) ++blit_.words[b.channel];
             }
             if (b.finished) [[unlikely]] {
@@ -710,18 +718,11 @@ bool Agnus::runBusyStretch(unsigned end) {
         }
         if constexpr (CpuWants) {
             if (owner == BusOwner::Idle) {
-                cpuRefused_ = 0;
-                if constexpr (Slots) writeCpuRecord(rec);
-                lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
-                lastCpuCommitted_ = false;
+                grantCpu<Slots>(rec, h);
                 endClock<Slots, false>(BusOwner::Cpu, rec);
                 return true;
             }
-            ++cpuRefused_;
-            ++cpuWaitCck_;
-            ++cpuDeniedTotal_;
-            if constexpr (Slots) rec.flags |= slot_flag::CpuWaited;
-            if (stats_) chargeDenied(owner, std::size_t(vpos_) * kMaxLineCck + h);
+            denyCpu<Slots>(owner, rec, h);
         }
         endClock<Slots, false>(owner, rec);
         if (leave) break;
@@ -802,11 +803,8 @@ template <bool Slots>
 std::uint64_t Agnus::grantFixedClock() {
     // A clock of a fixed-slot stretch that no slot takes: the CPU's, as executeClock gives
     // it (no Copper, no blit there).
-    cpuRefused_ = 0;
-    lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + hpos_;
-    lastCpuCommitted_ = false;
     SlotRecord& rec = clockRecord<Slots>();
-    if constexpr (Slots) writeCpuRecord(rec);
+    grantCpu<Slots>(rec, hpos_);
     endClock<Slots>(BusOwner::Cpu, rec);
     return cck_ - 1;
 }

@@ -193,6 +193,14 @@ private:
     // else a scratch record nobody reads). endClock completes it.
     template <bool Slots>
     SlotRecord& clockRecord();
+    // The blitter's bus step in the clock's record; the clock given to the waiting CPU, or
+    // denied it (the CPU's record fields, its refusals and the frame's charges).
+    template <bool Slots>
+    BusOwner blitterOwns(const Blitter::Step& b, SlotRecord& rec);
+    template <bool Slots>
+    void grantCpu(SlotRecord& rec, unsigned h);
+    template <bool Slots>
+    void denyCpu(BusOwner owner, SlotRecord& rec, unsigned h);
     // LineMayEnd false: the caller knows the clock is not the line's last.
     template <bool Slots, bool LineMayEnd = true>
     void endClock(BusOwner owner, SlotRecord& rec);

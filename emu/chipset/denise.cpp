@@ -76,7 +76,6 @@ inline std::uint64_t load64(const std::uint8_t* p) {
     std::memcpy(&v, p, 8);
     return v;
 }
-inline void store32(std::uint8_t* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
 
 inline void store64(std::uint8_t* p, std::uint64_t v) {
     std::memcpy(p, &v, 8);

@@ -29,6 +29,20 @@ static inline void setPointer(u16 reg, u32 value) {
     REG(reg + 2) = (u16)value;
 }
 
+/* Two lores bitplanes of whatever chip RAM holds at $20000 and $30000, a 320x256 window
+ * (BPLEN is the caller's to set). */
+static inline void twoLoresPlanes(void) {
+    REG(DIWSTRT) = 0x2C81;
+    REG(DIWSTOP) = 0x2CC1;
+    REG(DDFSTRT) = 0x0038;
+    REG(DDFSTOP) = 0x00D0;
+    REG(BPLCON0) = 0x2200;
+    REG(BPL1MOD) = 0;
+    REG(BPL2MOD) = 0;
+    setPointer(BPL1PTH, 0x20000);
+    setPointer(BPL1PTH + 4, 0x30000);
+}
+
 #define CIAA ((volatile u8*)0xBFE001)
 #define CIAB ((volatile u8*)0xBFD000)
 #define CIAREG(base, n) (base)[(n) * 0x100]

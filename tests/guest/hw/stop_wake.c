@@ -90,16 +90,7 @@ int guest_main(void) {
     LOG[0] = 0;
     __asm__ volatile("move.l %0,0x68\n    move.l %1,0x6C" : : "g"(level2), "g"(level3) : "memory");
 
-    /* Two lores bitplanes of whatever chip RAM holds. */
-    REG(DIWSTRT) = 0x2C81;
-    REG(DIWSTOP) = 0x2CC1;
-    REG(DDFSTRT) = 0x0038;
-    REG(DDFSTOP) = 0x00D0;
-    REG(BPLCON0) = 0x2200;
-    REG(BPL1MOD) = 0;
-    REG(BPL2MOD) = 0;
-    setPointer(BPL1PTH, 0x20000);
-    setPointer(BPL1PTH + 4, 0x30000);
+    twoLoresPlanes();
 
     setPointer(COP1LCH, (u32)copperList);
     REG(COPJMP1) = 0;
