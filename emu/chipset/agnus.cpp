@@ -24,6 +24,8 @@ constexpr auto kIdleRecordWords = [] {
     }
     return words;
 }();
+static_assert(kIdleRecordWords[0][0] == 0 && kIdleRecordWords[0][1] == 0 && kIdleRecordWords[0][2] == 0,
+              "an idle clock at level 0 has the empty record");
 
 std::uint16_t setClear(std::uint16_t old, std::uint16_t value) {
     return (value & 0x8000) ? std::uint16_t(old | (value & 0x7FFF)) : std::uint16_t(old & ~value);
@@ -92,8 +94,7 @@ void Agnus::reset() {
     forgetStalls();
     blitActive_ = false;
     if (trace_) trace_->clear();
-    records_.clear();
-    if (recordSlots_) records_.assign(owners_.size(), SlotRecord{});
+    if (recordSlots_) armRecords();
     startLine();
 }
 
@@ -101,8 +102,66 @@ void Agnus::setRecordSlots(bool on) {
     fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     if (on == recordSlots_) return;
     recordSlots_ = on;
-    if (on) records_.assign(owners_.size(), SlotRecord{});
-    else records_.clear();
+    if (on) {
+        armRecords();
+    } else {
+        recordKinds_ = {};
+        fullRecords_ = {};
+        fullCount_ = 0;
+        events_.clear();
+    }
+}
+
+void Agnus::armRecords() {
+    recordKinds_.assign(owners_.size(), 0);
+    // One more than the clocks: a clock builds its record in the next free one before it
+    // knows whether the record is kept (endClock).
+    fullRecords_.assign(owners_.size() + 1, SlotRecord{});
+    fullCount_ = 0;
+    events_.clear();
+    eventsAt_ = hpos_;
+    lastCpuFull_ = ~std::size_t(0);
+}
+
+void Agnus::moveRecordsBeam(std::size_t from) {
+    // The frame in progress keeps the records of the clocks before the new beam that the
+    // old one had run (a rewind in the frame: the same history); clocks it had not run
+    // hold the frame before last's bytes and become empty records.
+    const std::size_t to = std::min(std::size_t(vpos_) * kMaxLineCck + hpos_, recordKinds_.size());
+    if (to > from) {
+        std::memset(recordKinds_.data() + from, 0, to - from);
+    } else {
+        fullCount_ = std::size_t(std::count_if(recordKinds_.begin(), recordKinds_.begin() + std::ptrdiff_t(to),
+                                               [](std::uint8_t k) { return (k & kFullRecord) != 0; }));
+        std::erase_if(events_, [to](const EventAt& e) { return e.index >= to; });
+    }
+    eventsAt_ = hpos_;
+    lastCpuFull_ = ~std::size_t(0);
+}
+
+void Agnus::expandCommittedRecords() const {
+    committedExpanded_ = true;
+    if (!committedSlots_) {
+        committedRecords_.clear();
+        return;
+    }
+    committedRecords_.resize(committedKinds_.size());
+    const std::size_t used = std::min(committedKinds_.size(), std::size_t(committedLines_) * kMaxLineCck);
+    const SlotRecord* full = committedFull_.data();
+    const SlotRecord* const fullEnd = full + committedFullCount_;
+    SlotRecord* out = committedRecords_.data();
+    for (std::size_t i = 0; i < used; ++i) {
+        const std::uint8_t kind = committedKinds_[i];
+        if (kind & kFullRecord) {
+            // (Each kFullRecord clock stored one record: fewer would be a defect here.)
+            out[i] = full < fullEnd ? *full++ : SlotRecord{};
+        } else {
+            std::memcpy(static_cast<void*>(out + i), kIdleRecordWords[kind & 7].data(), sizeof(SlotRecord));
+        }
+    }
+    std::fill(committedRecords_.begin() + std::ptrdiff_t(used), committedRecords_.end(), SlotRecord{});
+    for (const EventAt& e : committedEvents_)
+        if (e.index < used) committedRecords_[e.index].events |= e.events;
 }
 
 bool Agnus::verticalBlank() const {
@@ -113,6 +172,7 @@ bool Agnus::verticalBlank() const {
 // ---- the line plan -------------------------------------------------------------------
 
 void Agnus::startLine() {
+    eventsAt_ = 0;
     lineBlank_ = verticalBlank();
     // The vertical display window flip-flop: set on a VSTART match, reset on a VSTOP match
     // (HRM DIWSTRT/DIWSTOP: VSTOP's V8 is the inverse of its V7).
@@ -127,7 +187,6 @@ void Agnus::startLine() {
     }
     planSprites();
     buildBitplanePlan();
-    markEventCols(true);
 }
 
 void Agnus::planSprites() {
@@ -167,6 +226,20 @@ void Agnus::buildBitplanePlan() {
         if (sprites_[n].line != SpriteDma::Off) key |= std::uint64_t(1) << (32 + n);
     if (key == planKey_) return;
     planKey_ = key;
+    fillPlan();
+    indexPlan();
+}
+
+void Agnus::indexPlan() {
+    unsigned next = kMaxLineCck;
+    planNext_[kMaxLineCck] = std::uint8_t(next);
+    for (unsigned h = kMaxLineCck; h-- > 0;) {
+        if (plan_[h]) next = h;
+        planNext_[h] = std::uint8_t(next);
+    }
+}
+
+void Agnus::fillPlan() {
     plan_.fill(PlanNone);
     for (unsigned h : kRefresh) plan_[h] = PlanRefresh;
     // The fourth refresh slot is one later on an NTSC long line (ocs-timing-facts 2).
@@ -349,7 +422,9 @@ template <bool Slots>
     // The record is filled where it stays: one built field by field elsewhere and then
     // copied whole is read back wider than it was written, which stalls every clock.
     if constexpr (Slots) {
-        SlotRecord& rec = records_[std::size_t(vpos_) * kMaxLineCck + hpos_];
+        // The next free full record: endClock keeps it, or leaves it free for the next
+        // clock when it is an idle clock's.
+        SlotRecord& rec = fullRecords_[fullCount_];
         rec = SlotRecord{};
         return rec;
     } else {
@@ -367,9 +442,20 @@ template <bool Slots, bool LineMayEnd>
     if (recordOwners_ && owner != BusOwner::Idle) owners_[index] = std::uint8_t(owner);
     ++counts_[unsigned(owner)];
     if constexpr (Slots) {
+        // (The events come later: noteEvents.)
+        const std::uint8_t ipl = std::uint8_t(paula_.iplAt(cck_));
         rec.owner = owner;
-        rec.ipl = std::uint8_t(paula_.iplAt(cck_));
-        rec.events = slotEvents(h);
+        rec.ipl = ipl;
+        // An idle clock that moved nothing is its level alone. (Each field read as it was
+        // written: a wider read of narrower stores would stall.)
+        const bool plain = owner == BusOwner::Idle && !(rec.reg | rec.subtype | rec.size | rec.flags) &&
+                           !(rec.data | rec.address);
+        if (plain) {
+            recordKinds_[index] = ipl;
+        } else {
+            recordKinds_[index] = kFullRecord;
+            ++fullCount_;
+        }
     }
     ++cck_;
     ++hpos_;
@@ -393,7 +479,10 @@ template <bool Slots>
 template <bool Slots>
 [[gnu::always_inline]] inline void Agnus::grantCpu(SlotRecord& rec, unsigned h) {
     cpuRefused_ = 0;
-    if constexpr (Slots) writeCpuRecord(rec);
+    if constexpr (Slots) {
+        writeCpuRecord(rec);
+        lastCpuFull_ = fullCount_; // (endClock keeps the CPU's record)
+    }
     lastCpuIndex_ = std::size_t(vpos_) * kMaxLineCck + h;
     lastCpuCommitted_ = false;
 }
@@ -498,41 +587,6 @@ template <bool CpuWants, bool Slots>
     endClock<Slots>(owner, rec);
 }
 
-void Agnus::markEventCols(bool fresh) {
-    if (fresh) eventCols_.fill(0);
-    const auto mark = [this](unsigned h) { eventCols_[(h >> 6) & 3] |= std::uint64_t(1) << (h & 63); };
-    for (unsigned h : {unsigned(kRefresh[0]), unsigned(kRefresh[1]), unsigned(kHblankStart), unsigned(kHblankEnd),
-                       unsigned(kHsyncStart), unsigned(kHsyncEnd)})
-        mark(h);
-    mark((diwstrt_ & 0xFFu) / 2);
-    mark(((diwstop_ & 0xFFu) | 0x100u) / 2);
-    mark(ddfstrt_ & 0xFCu);
-    mark(ddfstop_ & 0xFCu);
-}
-
-std::uint32_t Agnus::slotEventsAt(unsigned h) const {
-    std::uint32_t ev = 0;
-    if (h == kRefresh[0]) {
-        if (lineBlank_) ev |= slot_event::VB;
-        if (vpos_ >= 2 && vpos_ < 5) ev |= slot_event::VS;
-        if (vdiw_) ev |= slot_event::VDIW;
-    }
-    if (h == kRefresh[1]) {
-        if (lof_) ev |= slot_event::LOF;
-        if (lol_) ev |= slot_event::LOL;
-    }
-    if (h == kHblankStart) ev |= slot_event::HBS;
-    if (h == kHblankEnd) ev |= slot_event::HBE;
-    if (h == kHsyncStart) ev |= slot_event::HSS;
-    if (h == kHsyncEnd) ev |= slot_event::HSE;
-    // DIWSTRT/DIWSTOP H are lores pixels, two per colour clock; DIWSTOP's H8 is 1.
-    if (h == (diwstrt_ & 0xFFu) / 2) ev |= slot_event::HDIWS;
-    if (h == ((diwstop_ & 0xFFu) | 0x100u) / 2) ev |= slot_event::HDIWE;
-    if (h == (ddfstrt_ & 0xFCu)) ev |= slot_event::DDFS;
-    if (h == (ddfstop_ & 0xFCu)) ev |= slot_event::DDFE;
-    return ev;
-}
-
 unsigned Agnus::fixedStretchEnd() const {
     // Only the fixed slots act while no blit runs (or waits to write its last word), no
     // blit interrupt is due and the Copper sleeps; nothing but the Copper can write DMACON
@@ -557,40 +611,39 @@ unsigned Agnus::fixedStretchEnd() const {
 }
 
 [[gnu::always_inline]] inline void Agnus::writeIdleRecords(unsigned h, unsigned e, std::uint64_t cck) {
-    // Every clock of a line writes its whole record (the buffer is not cleared between
-    // frames): an idle clock's has only its interrupt level and its events. The level
-    // changes at most once (Paula::iplAt), so a run whose ends agree has one level.
-    SlotRecord* row = records_.data() + std::size_t(vpos_) * kMaxLineCck;
+    // An idle clock's record is its interrupt level (recordKinds_) and its events, which
+    // noteEvents finds later. The level changes at most once (Paula::iplAt), so a run
+    // whose ends agree has one level.
+    std::uint8_t* const kinds = recordKinds_.data() + std::size_t(vpos_) * kMaxLineCck;
     const unsigned first = paula_.iplAt(cck), last = paula_.iplAt(cck + (e - 1 - h));
-    // As three words from kIdleRecordWords: copied as a SlotRecord, it is stored field by
-    // field.
-    if (first == last) {
-        // (The words in registers: read through the table, they were loaded again for
-        // every record, which the stores might have changed.)
-        const std::uint64_t w0 = kIdleRecordWords[first & 7][0], w1 = kIdleRecordWords[first & 7][1],
-                            w2 = kIdleRecordWords[first & 7][2];
-        for (unsigned x = h; x < e; ++x) {
-            auto* p = reinterpret_cast<unsigned char*>(row + x);
-            std::memcpy(p, &w0, 8);
-            std::memcpy(p + 8, &w1, 8);
-            std::memcpy(p + 16, &w2, 8);
-        }
-    } else {
-        for (unsigned x = h; x < e; ++x) {
-            const auto& words = kIdleRecordWords[paula_.iplAt(cck + (x - h)) & 7];
-            std::memcpy(static_cast<void*>(row + x), words.data(), sizeof words);
-        }
-    }
-    // The events, at the run's event columns.
-    for (unsigned w = h >> 6; w <= (e - 1) >> 6; ++w) {
-        std::uint64_t bits = eventCols_[w & 3];
-        if (w == h >> 6) bits &= ~std::uint64_t(0) << (h & 63);
-        if (w == (e - 1) >> 6 && ((e - 1) & 63) != 63) bits &= (std::uint64_t(1) << (((e - 1) & 63) + 1)) - 1;
-        for (; bits; bits &= bits - 1) {
-            const unsigned x = w * 64 + unsigned(std::countr_zero(bits));
-            row[x].events = slotEventsAt(x);
-        }
-    }
+    if (e == h + 1) kinds[h] = std::uint8_t(first);
+    else if (first == last) std::memset(kinds + h, int(first), e - h);
+    else
+        for (unsigned x = h; x < e; ++x) kinds[x] = std::uint8_t(paula_.iplAt(cck + (x - h)));
+}
+
+void Agnus::noteEvents() {
+    // The slot events of this line's clocks from eventsAt_ up to hpos_, all run under the
+    // registers read here as they are now: called before any of them changes.
+    const unsigned from = eventsAt_, end = hpos_;
+    if (!recordSlots_ || from >= end) return;
+    const std::uint32_t row = std::uint32_t(vpos_) * kMaxLineCck;
+    const auto note = [&](unsigned h, std::uint32_t events) {
+        if (events && h >= from && h < end) events_.push_back({row + h, events});
+    };
+    note(kRefresh[0], (lineBlank_ ? slot_event::VB : 0u) | (vpos_ >= 2 && vpos_ < 5 ? slot_event::VS : 0u) |
+                          (vdiw_ ? slot_event::VDIW : 0u));
+    note(kRefresh[1], (lof_ ? slot_event::LOF : 0u) | (lol_ ? slot_event::LOL : 0u));
+    note(kHblankStart, slot_event::HBS);
+    note(kHblankEnd, slot_event::HBE);
+    note(kHsyncStart, slot_event::HSS);
+    note(kHsyncEnd, slot_event::HSE);
+    // DIWSTRT/DIWSTOP H are lores pixels, two per colour clock; DIWSTOP's H8 is 1.
+    note((diwstrt_ & 0xFFu) / 2, slot_event::HDIWS);
+    note(((diwstop_ & 0xFFu) | 0x100u) / 2, slot_event::HDIWE);
+    note(ddfstrt_ & 0xFCu, slot_event::DDFS);
+    note(ddfstop_ & 0xFCu, slot_event::DDFE);
+    eventsAt_ = std::uint16_t(end);
 }
 
 template <bool Slots, bool StopOnInterrupt>
@@ -606,15 +659,11 @@ void Agnus::runFixedStretch(unsigned end) {
     for (unsigned h = h0; h < end; ++h) {
         const std::uint8_t code = plan_[h];
         if (!code) {
-            if constexpr (Slots) {
-                // The run of idle clocks from here, in one go.
-                unsigned e = h + 1;
-                while (e < end && !plan_[e]) ++e;
-                writeIdleRecords(h, e, cck0 + (h - h0));
-                idle += e - h - 1;
-                h = e - 1;
-            }
-            ++idle;
+            // The run of idle clocks from here, in one go.
+            const unsigned e = std::min<unsigned>(planNext_[h], end);
+            if constexpr (Slots) writeIdleRecords(h, e, cck0 + (h - h0));
+            idle += e - h;
+            h = e - 1;
             continue;
         }
         hpos_ = std::uint16_t(h);
@@ -783,10 +832,17 @@ void Agnus::runToInterruptChange(std::uint64_t target) {
 
 void Agnus::amendCpuWrite(std::uint16_t data) {
     if (!recordSlots_) return;
-    auto& records = lastCpuCommitted_ ? committedRecords_ : records_;
-    if (lastCpuIndex_ >= records.size()) return;
-    records[lastCpuIndex_].data = data;
-    records[lastCpuIndex_].flags |= slot_flag::Write;
+    const auto amend = [data](SlotRecord& r) {
+        r.data = data;
+        r.flags |= slot_flag::Write;
+    };
+    if (!lastCpuCommitted_) {
+        if (lastCpuFull_ < fullCount_) amend(fullRecords_[lastCpuFull_]);
+        return;
+    }
+    if (!committedSlots_ || lastCpuFull_ >= committedFullCount_) return;
+    amend(committedFull_[lastCpuFull_]);
+    if (committedExpanded_ && lastCpuIndex_ < committedRecords_.size()) amend(committedRecords_[lastCpuIndex_]);
 }
 
 [[gnu::always_inline]] inline void Agnus::writeCpuRecord(SlotRecord& rec) const {
@@ -869,11 +925,12 @@ void Agnus::flushDenise() const {
 }
 
 void Agnus::endLine() {
+    noteEvents();
     if (recordSlots_ && lineLength_ < kMaxLineCck) {
         // A short line's columns past its end hold no clock: idle records, as readers of a
         // frame's kMaxLineCck-wide rows expect.
-        const auto row = records_.begin() + std::ptrdiff_t(std::size_t(vpos_) * kMaxLineCck);
-        std::fill(row + lineLength_, row + kMaxLineCck, SlotRecord{});
+        std::memset(recordKinds_.data() + std::size_t(vpos_) * kMaxLineCck + lineLength_, 0,
+                    kMaxLineCck - lineLength_);
     }
     flushDenise();
     hpos_ = 0;
@@ -892,7 +949,9 @@ void Agnus::setCommitted(unsigned lines, std::vector<std::uint8_t> owners,
     committedLines_ = lines;
     committedOwners_ = std::move(owners);
     committedCounts_ = counts;
+    committedSlots_ = false;
     committedRecords_.clear();
+    committedExpanded_ = true;
 }
 
 void Agnus::commitFrame() {
@@ -903,16 +962,22 @@ void Agnus::commitFrame() {
     counts_.fill(0);
     lastCpuCommitted_ = true;
     if (recordSlots_) {
-        std::swap(committedRecords_, records_);
-        // The frame before last's records stay in the buffer: each clock of the next frame
-        // writes its own whole record, endLine clears the columns a short line leaves, and
-        // here the rows past the frame's lines are cleared.
-        records_.resize(committedRecords_.size());
-        const std::size_t used = std::min(committedRecords_.size(), std::size_t(committedLines_) * kMaxLineCck);
-        std::fill(committedRecords_.begin() + std::ptrdiff_t(used), committedRecords_.end(), SlotRecord{});
+        // The frame before last's stay in the buffers: each clock of the next frame writes
+        // its own byte, endLine the columns a short line leaves, and expansion ignores the
+        // rows past a frame's lines.
+        std::swap(committedKinds_, recordKinds_);
+        std::swap(committedFull_, fullRecords_);
+        std::swap(committedEvents_, events_);
+        committedFullCount_ = fullCount_;
+        fullCount_ = 0;
+        events_.clear();
+        recordKinds_.resize(committedKinds_.size());
+        fullRecords_.resize(committedFull_.size());
+        committedSlots_ = true;
     } else {
-        committedRecords_.clear();
+        committedSlots_ = false;
     }
+    committedExpanded_ = false;
     cpuWaitCck_ = 0;
     // The frame's last word on its blit in flight and its charged instruction; the next
     // frame starts its own entries for both.
@@ -1102,23 +1167,23 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
         buildBitplanePlan();
         break;
     case reg::DIWSTRT:
+        noteEvents();
         diwstrt_ = v;
-        markEventCols(false);
         deniseNow().poke(r, v);
         break;
     case reg::DIWSTOP:
+        noteEvents();
         diwstop_ = v;
-        markEventCols(false);
         deniseNow().poke(r, v);
         break;
     case reg::DDFSTRT:
+        noteEvents();
         ddfstrt_ = v;
-        markEventCols(false);
         buildBitplanePlan();
         break;
     case reg::DDFSTOP:
+        noteEvents();
         ddfstop_ = v;
-        markEventCols(false);
         buildBitplanePlan();
         break;
     case reg::BPL1MOD: bpl1mod_ = v & 0xFFFE; break;
@@ -1130,7 +1195,10 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     case reg::COPJMP1:
     case reg::COPJMP2:
     case reg::COPCON: copper_.poke(r, v); break;
-    case reg::VPOSW: lof_ = (v & 0x8000) != 0; break;
+    case reg::VPOSW:
+        noteEvents();
+        lof_ = (v & 0x8000) != 0;
+        break;
     case reg::BPLCON1:
     case reg::BPLCON2:
     case reg::CLXCON:
@@ -1220,20 +1288,23 @@ std::uint16_t Agnus::readCustom(std::uint16_t r) {
 }
 
 void Agnus::serialize(Archive& ar) {
+    const std::size_t beamBefore = std::size_t(vpos_) * kMaxLineCck + hpos_;
+    if (ar.loading()) noteEvents(); // (under the registers they ran with)
     ar(cck_, frame_, vpos_, hpos_, lineLength_, lof_, lol_, dmacon_, bplcon0_, diwstrt_, diwstop_, ddfstrt_,
        ddfstop_, bpl1mod_, bpl2mod_, bplpt_, sprpt_, vdiw_);
     for (auto& s : sprites_) ar(s.vstart, s.vstop, s.line, s.state);
     ar(plan_, bitplaneLine_, lineBlank_, cpuRefused_, cpuWaitCck_, written_, writtenMask_,
        blitIrqAt_, copperDeferred_);
     planKey_ = kNoPlanKey; // the plan loaded, whatever made it
+    indexPlan();
     fixedUntil_ = quietUntil_ = busyUntil_ = 0;
-    markEventCols(true);
     // The owner grid of the frame in progress holds zero for an idle clock, which is never
     // written: what another timeline wrote from the beam on goes.
     if (ar.loading())
         std::fill(owners_.begin() + std::ptrdiff_t(std::min<std::size_t>(std::size_t(vpos_) * kMaxLineCck + hpos_,
                                                                           owners_.size())),
                   owners_.end(), std::uint8_t(0));
+    if (ar.loading() && recordSlots_) moveRecordsBeam(beamBefore);
     // A state is saved with Denise's picture drawn up to the beam (Machine::serialize).
     deniseAt_ = hpos_;
 }

@@ -153,7 +153,13 @@ public:
     // Full 24-byte records: off, or on from the next clock.
     void setRecordSlots(bool on);
     bool recordingSlots() const { return recordSlots_; }
-    const std::vector<SlotRecord>& committedRecords() const { return committedRecords_; }
+    // The last committed frame's records, a whole row of kMaxLineCck for each clock (rows
+    // beyond frameLines() zero), or none when slot records were off at its end. Built from
+    // the frame's compact form at the first call after the frame's end.
+    const std::vector<SlotRecord>& committedRecords() const {
+        if (!committedExpanded_) expandCommittedRecords();
+        return committedRecords_;
+    }
     // Per-owner clock counts of the last committed frame.
     const std::array<std::uint32_t, kBusOwnerCount>& committedOwnerCounts() const { return committedCounts_; }
     // Stands in another timeline's last committed frame (a loaded state file's): its
@@ -247,20 +253,14 @@ private:
     template <bool Slots>
     std::uint64_t grantFixedClock(); // cpuAcquire's clock inside a fixed-slot stretch
     void runClocks(std::uint64_t target); // runTo's clocks, when there are any
-    // runTo's clocks inside the stretch fixedUntil_ marks: a look at the plan for each, and
-    // the slots found there run out of line (all of them with slot records, which idle
-    // clocks write too).
+    // runTo's clocks inside the stretch fixedUntil_ marks: the slots found in the plan run
+    // out of line (all of them with slot records, which idle clocks write too).
     void runFixedTo(std::uint64_t target) {
         const unsigned h0 = hpos_, h1 = unsigned(h0 + (target - cck_));
-        if (recordSlots_) {
+        if (recordSlots_ || planNext_[h0] < h1) {
             runFixedSlots(h1);
             return;
         }
-        for (unsigned h = h0; h < h1; ++h)
-            if (plan_[h]) {
-                runFixedSlots(h1);
-                return;
-            }
         counts_[0] += h1 - h0; // BusOwner::Idle
         cck_ = target;
         hpos_ = std::uint16_t(h1);
@@ -271,15 +271,6 @@ private:
     void noteFixedStretch(unsigned stretch);
     // quietUntil_ for the stretch's clocks from hpos_ on (noteFixedStretch).
     void noteQuiet(unsigned stretch);
-    // The slot_event bits of clock h of this line (slotEventsAt), zero without a look where
-    // no event can fall (eventCols_).
-    std::uint32_t slotEvents(unsigned h) const {
-        return (eventCols_[h >> 6] >> (h & 63) & 1) ? slotEventsAt(h) : 0;
-    }
-    std::uint32_t slotEventsAt(unsigned h) const;
-    // Marks the clocks where slotEventsAt may find an event, from the registers as they are:
-    // afresh at a line's start, added to after a write that moves one.
-    void markEventCols(bool fresh);
     void startLine();
     void endLine();
     void startFrame();
@@ -337,6 +328,14 @@ private:
     std::array<Sprite, 8> sprites_{};
 
     std::array<std::uint8_t, kMaxLineCck> plan_{};  // fixed DMA slots of this line
+    // For each clock, the first clock from it on with a plan code (kMaxLineCck if none).
+    std::array<std::uint8_t, kMaxLineCck + 1> planNext_ = [] {
+        std::array<std::uint8_t, kMaxLineCck + 1> a{};
+        a.fill(std::uint8_t(kMaxLineCck));
+        return a;
+    }();
+    void fillPlan();  // plan_ from the registers (buildBitplanePlan)
+    void indexPlan(); // planNext_ from plan_
     // What plan_ was built from (buildBitplanePlan), or none.
     static constexpr std::uint64_t kNoPlanKey = ~std::uint64_t(0);
     std::uint64_t planKey_ = kNoPlanKey;
@@ -356,14 +355,38 @@ private:
     // found when the stretch's first clock ran; set back to 0 as fixedUntil_ is, and by
     // any clock outside such a stretch.
     std::uint64_t busyUntil_ = 0;
-    std::array<std::uint64_t, 4> eventCols_{}; // a bit per clock (< 256) of the line: markEventCols
 
     // Recording.
     std::vector<std::uint8_t> owners_, committedOwners_;
     unsigned committedLines_ = 0;
     bool recordOwners_ = true;
     bool recordSlots_ = false;
-    std::vector<SlotRecord> records_, committedRecords_;
+    // A frame's slot records, compact: a byte per clock (row-major, stride kMaxLineCck)
+    // that is an idle clock's interrupt level (its record: kIdleRecordWords) or
+    // kFullRecord, and the full records of the kFullRecord clocks in beam order, without
+    // their events (events_). Every clock writes its byte (the buffers are not cleared between
+    // frames). Most clocks are idle: an idle run costs a memset, where whole records for
+    // every clock (1.7 MB a frame) cost a store of 24 bytes each and the host's cache.
+    static constexpr std::uint8_t kFullRecord = 0x80;
+    std::vector<std::uint8_t> recordKinds_, committedKinds_;
+    std::vector<SlotRecord> fullRecords_, committedFull_; // sized for every clock, and one
+    std::size_t fullCount_ = 0, committedFullCount_ = 0;  // records used
+    // The slot events (slot_event bits) of the frame's clocks, a few a line, noted a stretch
+    // of clocks at a time (noteEvents) rather than looked for in every clock's record.
+    struct EventAt {
+        std::uint32_t index; // the clock, row-major
+        std::uint32_t events;
+    };
+    std::vector<EventAt> events_, committedEvents_;
+    std::uint16_t eventsAt_ = 0; // this line's clocks before it are in events_
+    void noteEvents();
+    void moveRecordsBeam(std::size_t from); // a loaded state's beam; from: the old one
+    bool committedSlots_ = false; // the committed frame has slot records
+    // committedRecords()'s whole rows, built from the committed compact form on demand.
+    mutable std::vector<SlotRecord> committedRecords_;
+    mutable bool committedExpanded_ = true;
+    void expandCommittedRecords() const;
+    void armRecords(); // the compact buffers for a frame, all clocks idle
     std::array<std::uint32_t, kBusOwnerCount> counts_{}, committedCounts_{};
     std::uint64_t cpuWaitCck_ = 0;
     std::uint64_t cpuDeniedTotal_ = 0;
@@ -402,8 +425,10 @@ private:
     PendingCpu pendingCpu_{};
     void writeCpuRecord(SlotRecord& rec) const;
     SlotRecord scratchRecord_{}; // clockRecord's without slot records
-    std::size_t lastCpuIndex_ = 0;     // the record of the CPU's last granted clock
-    bool lastCpuCommitted_ = false;    // ... which has since moved to committedRecords_
+    // The record of the CPU's last granted clock: its clock (row-major) and its place
+    // among the full records; lastCpuCommitted_ once its frame has ended.
+    std::size_t lastCpuIndex_ = 0, lastCpuFull_ = ~std::size_t(0);
+    bool lastCpuCommitted_ = false;
 };
 
 } // namespace copperline
