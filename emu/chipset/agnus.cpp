@@ -113,10 +113,10 @@ void Agnus::setRecordSlots(bool on) {
 }
 
 void Agnus::armRecords() {
-    recordKinds_.assign(owners_.size(), 0);
+    recordKinds_.assign(owners_.size(), RecordKind{});
     // One more than the clocks: a clock builds its record in the next free one before it
     // knows whether the record is kept (endClock).
-    fullRecords_.assign(owners_.size() + 1, SlotRecord{});
+    fullRecords_.assign(owners_.size() + 1, LiveRecord{});
     fullCount_ = 0;
     events_.clear();
     eventsAt_ = hpos_;
@@ -132,7 +132,7 @@ void Agnus::moveRecordsBeam(std::size_t from) {
         std::memset(recordKinds_.data() + from, 0, to - from);
     } else {
         fullCount_ = std::size_t(std::count_if(recordKinds_.begin(), recordKinds_.begin() + std::ptrdiff_t(to),
-                                               [](std::uint8_t k) { return (k & kFullRecord) != 0; }));
+                                               [](RecordKind k) { return (std::uint8_t(k) & kFullRecord) != 0; }));
         std::erase_if(events_, [to](const EventAt& e) { return e.index >= to; });
     }
     eventsAt_ = hpos_;
@@ -147,14 +147,26 @@ void Agnus::expandCommittedRecords() const {
     }
     committedRecords_.resize(committedKinds_.size());
     const std::size_t used = std::min(committedKinds_.size(), std::size_t(committedLines_) * kMaxLineCck);
-    const SlotRecord* full = committedFull_.data();
-    const SlotRecord* const fullEnd = full + committedFullCount_;
+    const LiveRecord* full = committedFull_.data();
+    const LiveRecord* const fullEnd = full + committedFullCount_;
     SlotRecord* out = committedRecords_.data();
     for (std::size_t i = 0; i < used; ++i) {
-        const std::uint8_t kind = committedKinds_[i];
+        const auto kind = std::uint8_t(committedKinds_[i]);
         if (kind & kFullRecord) {
             // (Each kFullRecord clock stored one record: fewer would be a defect here.)
-            out[i] = full < fullEnd ? *full++ : SlotRecord{};
+            SlotRecord r;
+            if (full < fullEnd) {
+                r.reg = full->reg;
+                r.owner = full->owner;
+                r.subtype = std::uint8_t(full->subtype);
+                r.size = std::uint8_t(full->size);
+                r.ipl = std::uint8_t(full->ipl);
+                r.flags = full->flags;
+                r.data = full->data;
+                r.address = full->address;
+                ++full;
+            }
+            out[i] = r;
         } else {
             std::memcpy(static_cast<void*>(out + i), kIdleRecordWords[kind & 7].data(), sizeof(SlotRecord));
         }
@@ -299,7 +311,7 @@ void Agnus::fillPlan() {
 // ---- fetches ---------------------------------------------------------------------------
 
 template <bool Slots>
-[[gnu::always_inline]] inline void Agnus::doBitplaneFetch(std::uint8_t code, SlotRecord& rec) {
+[[gnu::always_inline]] inline void Agnus::doBitplaneFetch(std::uint8_t code, LiveRecord& rec) {
     const unsigned p = code & 7;
     std::uint32_t& pt = bplpt_[p - 1];
     const std::uint16_t data = chip_.readWord(pt);
@@ -322,7 +334,7 @@ template <bool Slots>
     else deniseNow().writeBitplane(0, data);
 }
 
-void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
+void Agnus::doSpriteFetch(unsigned n, unsigned word, LiveRecord& rec) {
     Sprite& s = sprites_[n];
     std::uint32_t& pt = sprpt_[n];
     const std::uint16_t data = chip_.readWord(pt);
@@ -347,7 +359,7 @@ void Agnus::doSpriteFetch(unsigned n, unsigned word, SlotRecord& rec) {
 // The fixed DMA of the clock at hpos_ whose plan code is `code` (not PlanNone): who owns
 // it, with the transfer made and, with slot records, described in `rec`.
 template <bool Slots>
-[[gnu::always_inline]] inline BusOwner Agnus::fixedSlot(std::uint8_t code, SlotRecord& rec) {
+[[gnu::always_inline]] inline BusOwner Agnus::fixedSlot(std::uint8_t code, LiveRecord& rec) {
     if (code == PlanRefresh) return BusOwner::Refresh;
     if (code & PlanBitplane) {
         doBitplaneFetch<Slots>(code, rec);
@@ -418,14 +430,14 @@ template <bool Slots>
 }
 
 template <bool Slots>
-[[gnu::always_inline]] inline SlotRecord& Agnus::clockRecord() {
+[[gnu::always_inline]] inline Agnus::LiveRecord& Agnus::clockRecord() {
     // The record is filled where it stays: one built field by field elsewhere and then
     // copied whole is read back wider than it was written, which stalls every clock.
     if constexpr (Slots) {
         // The next free full record: endClock keeps it, or leaves it free for the next
         // clock when it is an idle clock's.
-        SlotRecord& rec = fullRecords_[fullCount_];
-        rec = SlotRecord{};
+        LiveRecord& rec = fullRecords_[fullCount_];
+        rec = LiveRecord{};
         return rec;
     } else {
         return scratchRecord_;
@@ -435,7 +447,7 @@ template <bool Slots>
 // The owner, the counts and (with slot records) the record of the clock at hpos_, and the
 // beam moved on past it. Every clock ends here.
 template <bool Slots, bool LineMayEnd>
-[[gnu::always_inline]] inline void Agnus::endClock(BusOwner owner, SlotRecord& rec) {
+[[gnu::always_inline]] inline void Agnus::endClock(BusOwner owner, LiveRecord& rec) {
     const unsigned h = hpos_;
     const std::size_t index = std::size_t(vpos_) * kMaxLineCck + h;
     // The grid starts each frame zeroed, and an idle clock is zero.
@@ -451,9 +463,9 @@ template <bool Slots, bool LineMayEnd>
         const bool plain = owner == BusOwner::Idle && !(rec.reg | rec.subtype | rec.size | rec.flags) &&
                            !(rec.data | rec.address);
         if (plain) {
-            recordKinds_[index] = ipl;
+            recordKinds_[index] = RecordKind(ipl);
         } else {
-            recordKinds_[index] = kFullRecord;
+            recordKinds_[index] = RecordKind(kFullRecord);
             ++fullCount_;
         }
     }
@@ -464,7 +476,7 @@ template <bool Slots, bool LineMayEnd>
 
 // The blitter's bus step in the clock at hpos_, in its record.
 template <bool Slots>
-[[gnu::always_inline]] inline BusOwner Agnus::blitterOwns(const Blitter::Step& b, SlotRecord& rec) {
+[[gnu::always_inline]] inline BusOwner Agnus::blitterOwns(const Blitter::Step& b, LiveRecord& rec) {
     if constexpr (Slots) {
         rec.address = b.address;
         rec.data = b.data;
@@ -477,7 +489,7 @@ template <bool Slots>
 
 // Clock h (hpos_) of this line given to the waiting CPU, or denied it (to `owner`).
 template <bool Slots>
-[[gnu::always_inline]] inline void Agnus::grantCpu(SlotRecord& rec, unsigned h) {
+[[gnu::always_inline]] inline void Agnus::grantCpu(LiveRecord& rec, unsigned h) {
     cpuRefused_ = 0;
     if constexpr (Slots) {
         writeCpuRecord(rec);
@@ -488,7 +500,7 @@ template <bool Slots>
 }
 
 template <bool Slots>
-[[gnu::always_inline]] inline void Agnus::denyCpu(BusOwner owner, SlotRecord& rec, unsigned h) {
+[[gnu::always_inline]] inline void Agnus::denyCpu(BusOwner owner, LiveRecord& rec, unsigned h) {
     ++cpuRefused_;
     ++cpuWaitCck_;
     ++cpuDeniedTotal_;
@@ -501,7 +513,7 @@ template <bool CpuWants, bool Slots>
 [[gnu::always_inline]] inline void Agnus::executeClock(bool& cpuGranted) {
     busyUntil_ = 0; // (this clock may wake the Copper or move the blitter on)
     const unsigned h = hpos_;
-    SlotRecord& rec = clockRecord<Slots>();
+    LiveRecord& rec = clockRecord<Slots>();
     BusOwner owner = BusOwner::Idle;
     if (const std::uint8_t code = plan_[h]) owner = fixedSlot<Slots>(code, rec);
 
@@ -536,7 +548,7 @@ template <bool CpuWants, bool Slots>
                 if constexpr (Slots) {
                     rec.reg = s.reg;
                     rec.flags |= slot_flag::Register | slot_flag::Write;
-                    rec.data = std::uint64_t(s.value) | std::uint64_t(s.data) << 16;
+                    rec.data = std::uint32_t(s.value) | std::uint32_t(s.data) << 16;
                 }
                 copperWriting_ = true;
                 writeCustom(s.reg, s.value);
@@ -614,12 +626,12 @@ unsigned Agnus::fixedStretchEnd() const {
     // An idle clock's record is its interrupt level (recordKinds_) and its events, which
     // noteEvents finds later. The level changes at most once (Paula::iplAt), so a run
     // whose ends agree has one level.
-    std::uint8_t* const kinds = recordKinds_.data() + std::size_t(vpos_) * kMaxLineCck;
+    RecordKind* const kinds = recordKinds_.data() + std::size_t(vpos_) * kMaxLineCck;
     const unsigned first = paula_.iplAt(cck), last = paula_.iplAt(cck + (e - 1 - h));
-    if (e == h + 1) kinds[h] = std::uint8_t(first);
+    if (e == h + 1) kinds[h] = RecordKind(first);
     else if (first == last) std::memset(kinds + h, int(first), e - h);
     else
-        for (unsigned x = h; x < e; ++x) kinds[x] = std::uint8_t(paula_.iplAt(cck + (x - h)));
+        for (unsigned x = h; x < e; ++x) kinds[x] = RecordKind(paula_.iplAt(cck + (x - h)));
 }
 
 void Agnus::noteEvents() {
@@ -670,7 +682,7 @@ void Agnus::runFixedStretch(unsigned end) {
         cck_ = cck0 + (h - h0);
         counts_[unsigned(BusOwner::Idle)] += idle;
         idle = 0;
-        SlotRecord& rec = clockRecord<Slots>();
+        LiveRecord& rec = clockRecord<Slots>();
         const BusOwner owner = fixedSlot<Slots>(code, rec);
         endClock<Slots>(owner, rec); // (the line does not end here: end < lineLength_)
         if (StopOnInterrupt && code < PlanSprite && code >= PlanDisk &&
@@ -746,7 +758,7 @@ bool Agnus::runBusyStretch(unsigned end) {
     const bool mayYield = CpuWants && !(dmacon_ & dmacon::BLTPRI);
     while (hpos_ < end) {
         const unsigned h = hpos_;
-        SlotRecord& rec = clockRecord<Slots>();
+        LiveRecord& rec = clockRecord<Slots>();
         BusOwner owner = BusOwner::Idle;
         if (const std::uint8_t code = plan_[h]) owner = fixedSlot<Slots>(code, rec);
         bool leave = false;
@@ -832,7 +844,7 @@ void Agnus::runToInterruptChange(std::uint64_t target) {
 
 void Agnus::amendCpuWrite(std::uint16_t data) {
     if (!recordSlots_) return;
-    const auto amend = [data](SlotRecord& r) {
+    const auto amend = [data](auto& r) {
         r.data = data;
         r.flags |= slot_flag::Write;
     };
@@ -845,7 +857,7 @@ void Agnus::amendCpuWrite(std::uint16_t data) {
     if (committedExpanded_ && lastCpuIndex_ < committedRecords_.size()) amend(committedRecords_[lastCpuIndex_]);
 }
 
-[[gnu::always_inline]] inline void Agnus::writeCpuRecord(SlotRecord& rec) const {
+[[gnu::always_inline]] inline void Agnus::writeCpuRecord(LiveRecord& rec) const {
     // Field by field into the clock's zeroed record: the access was stored a moment ago,
     // and read back whole it would stall.
     rec.reg = pendingCpu_.reg;
@@ -859,7 +871,7 @@ template <bool Slots>
 std::uint64_t Agnus::grantFixedClock() {
     // A clock of a fixed-slot stretch that no slot takes: the CPU's, as executeClock gives
     // it (no Copper, no blit there).
-    SlotRecord& rec = clockRecord<Slots>();
+    LiveRecord& rec = clockRecord<Slots>();
     grantCpu<Slots>(rec, hpos_);
     endClock<Slots>(BusOwner::Cpu, rec);
     return cck_ - 1;

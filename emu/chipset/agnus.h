@@ -190,26 +190,39 @@ private:
         PlanLastUnit = 0x40,
     };
 
+    // A full slot record while its frame runs (fullRecords_): a SlotRecord's fields but its
+    // events (events_) in 16 bytes, none of them a char (a store of a char may alias
+    // anything, and the compiler loads every member again after it).
+    struct LiveRecord {
+        std::uint32_t address = 0;
+        std::uint32_t data = 0; // a word, or a Copper MOVE's value and its second word
+        std::uint16_t reg = 0;
+        std::uint16_t flags = 0;
+        BusOwner owner : 8 = BusOwner::Idle;
+        std::uint32_t subtype : 8 = 0, size : 8 = 0, ipl : 8 = 0;
+    };
+    static_assert(sizeof(LiveRecord) == 16);
+
     template <bool CpuWants, bool Slots>
     void executeClock(bool& cpuGranted);
     // The fixed DMA of a clock whose plan code is `code`, and the record of the clock.
     template <bool Slots>
-    BusOwner fixedSlot(std::uint8_t code, SlotRecord& rec);
+    BusOwner fixedSlot(std::uint8_t code, LiveRecord& rec);
     // The record of the clock at hpos_, zeroed, in the frame's buffer (with slot records;
     // else a scratch record nobody reads). endClock completes it.
     template <bool Slots>
-    SlotRecord& clockRecord();
+    LiveRecord& clockRecord();
     // The blitter's bus step in the clock's record; the clock given to the waiting CPU, or
     // denied it (the CPU's record fields, its refusals and the frame's charges).
     template <bool Slots>
-    BusOwner blitterOwns(const Blitter::Step& b, SlotRecord& rec);
+    BusOwner blitterOwns(const Blitter::Step& b, LiveRecord& rec);
     template <bool Slots>
-    void grantCpu(SlotRecord& rec, unsigned h);
+    void grantCpu(LiveRecord& rec, unsigned h);
     template <bool Slots>
-    void denyCpu(BusOwner owner, SlotRecord& rec, unsigned h);
+    void denyCpu(BusOwner owner, LiveRecord& rec, unsigned h);
     // LineMayEnd false: the caller knows the clock is not the line's last.
     template <bool Slots, bool LineMayEnd = true>
-    void endClock(BusOwner owner, SlotRecord& rec);
+    void endClock(BusOwner owner, LiveRecord& rec);
     // Where a stretch of clocks from hpos_ in which only the fixed slots act ends (hpos_:
     // none): no blit, no blit interrupt due, the Copper asleep, short of the line's last
     // clock. runFixedStretch runs such a stretch, stopping early after a slot that changed
@@ -278,8 +291,8 @@ private:
     void buildBitplanePlan();
     void planSprites();
     template <bool Slots>
-    void doBitplaneFetch(std::uint8_t code, SlotRecord& rec);
-    void doSpriteFetch(unsigned sprite, unsigned word, SlotRecord& rec);
+    void doBitplaneFetch(std::uint8_t code, LiveRecord& rec);
+    void doSpriteFetch(unsigned sprite, unsigned word, LiveRecord& rec);
     void writeRegisterAgnus(std::uint16_t reg, std::uint16_t value);
     bool verticalBlank() const;
     // The line and position a VPOSR/VHPOSR read returns.
@@ -367,9 +380,12 @@ private:
     // their events (events_). Every clock writes its byte (the buffers are not cleared between
     // frames). Most clocks are idle: an idle run costs a memset, where whole records for
     // every clock (1.7 MB a frame) cost a store of 24 bytes each and the host's cache.
+    // (A byte that is not a char: a store of one does not make the compiler load every
+    // member again.)
+    enum class RecordKind : std::uint8_t {};
     static constexpr std::uint8_t kFullRecord = 0x80;
-    std::vector<std::uint8_t> recordKinds_, committedKinds_;
-    std::vector<SlotRecord> fullRecords_, committedFull_; // sized for every clock, and one
+    std::vector<RecordKind> recordKinds_, committedKinds_;
+    std::vector<LiveRecord> fullRecords_, committedFull_; // sized for every clock, and one
     std::size_t fullCount_ = 0, committedFullCount_ = 0;  // records used
     // The slot events (slot_event bits) of the frame's clocks, a few a line, noted a stretch
     // of clocks at a time (noteEvents) rather than looked for in every clock's record.
@@ -423,8 +439,8 @@ private:
         std::uint8_t size = 0;
     };
     PendingCpu pendingCpu_{};
-    void writeCpuRecord(SlotRecord& rec) const;
-    SlotRecord scratchRecord_{}; // clockRecord's without slot records
+    void writeCpuRecord(LiveRecord& rec) const;
+    LiveRecord scratchRecord_{}; // clockRecord's without slot records
     // The record of the CPU's last granted clock: its clock (row-major) and its place
     // among the full records; lastCpuCommitted_ once its frame has ended.
     std::size_t lastCpuIndex_ = 0, lastCpuFull_ = ~std::size_t(0);
