@@ -377,11 +377,10 @@ private:
     // A frame's slot records, compact: a byte per clock (row-major, stride kMaxLineCck)
     // that is an idle clock's interrupt level (its record: kIdleRecordWords) or
     // kFullRecord, and the full records of the kFullRecord clocks in beam order, without
-    // their events (events_). Every clock writes its byte (the buffers are not cleared between
-    // frames). Most clocks are idle: an idle run costs a memset, where whole records for
-    // every clock (1.7 MB a frame) cost a store of 24 bytes each and the host's cache.
-    // (A byte that is not a char: a store of one does not make the compiler load every
-    // member again.)
+    // their events (events_). Every clock writes its byte (the buffers are not cleared
+    // between frames). Most clocks are idle: an idle run costs a memset rather than a
+    // 24-byte record per clock. (A byte that is not a char: a store of one does not make
+    // the compiler load every member again.)
     enum class RecordKind : std::uint8_t {};
     static constexpr std::uint8_t kFullRecord = 0x80;
     std::vector<RecordKind> recordKinds_, committedKinds_;
