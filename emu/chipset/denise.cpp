@@ -625,21 +625,35 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
     if (vpos != lineVpos_) startLine(vpos);
     unsigned h = h0;
     while (h < h1) {
-        // A clock that may take another path than the plain one is drawn by clock().
-        bool plain = !(pendingCount_ && pending_[0].due <= tick_) && (hstart_ >> 1) != h && (hstop_ >> 1) != h;
-        unsigned end = h1;
-        for (unsigned live = spritesLive_; live && plain; live &= live - 1) {
-            const Sprite& sp = sprites_[std::countr_zero(live)];
-            const unsigned at = sp.compare >> 1;
-            if ((sp.shiftA | sp.shiftB) || at == h) plain = false;
-            else if (at > h) end = std::min(end, at);
-        }
-        if (!plain) {
+        // A clock in which a write falls due or the window's edge is drawn by clock().
+        if ((pendingCount_ && pending_[0].due <= tick_) || (hstart_ >> 1) == h || (hstop_ >> 1) == h) {
             clock(vpos, std::uint16_t(h), blank);
             ++h;
             continue;
         }
-        // The plain clocks run until the next edge, the next write falling due or the end.
+        // Plain clocks run up to the next sprite comparator; a sprite with pixels to shift,
+        // or its comparator here, makes a sprite run of at most 8 clocks (16 lores pixels,
+        // a shifter's width), comparators and all (spriteRun). In HAM (as the tables will
+        // be built: a BPLCON0 write may have left them to build) such a clock goes by
+        // clock().
+        unsigned end = h1;
+        bool shifting = false;
+        for (unsigned live = spritesLive_; live; live &= live - 1) {
+            const Sprite& sp = sprites_[std::countr_zero(live)];
+            const unsigned at = sp.compare >> 1;
+            if ((sp.shiftA | sp.shiftB) || at == h) shifting = true;
+            else if (at > h) end = std::min(end, at);
+        }
+        if (shifting) {
+            if (hamMode_ || (bplcon0_ & kHomod)) {
+                clock(vpos, std::uint16_t(h), blank);
+                ++h;
+                continue;
+            }
+            end = std::min(h1, h + 8);
+        }
+        // The plain clocks (or the sprite run) run until the next edge, the next write
+        // falling due or the end.
         if ((hstart_ >> 1) > h) end = std::min(end, unsigned(hstart_ >> 1));
         if ((hstop_ >> 1) > h) end = std::min(end, unsigned(hstop_ >> 1));
         if (pendingCount_) end = unsigned(std::min<std::uint64_t>(end, h + (pending_[0].due - tick_)));
@@ -658,6 +672,12 @@ void Denise::clockRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) 
             takeQueuedLoad();
         }
         if (tablesDirty_) buildTables();
+        if (shifting) {
+            spriteRun(vpos, h, end, blank);
+            tick_ += end - h;
+            h = end;
+            continue;
+        }
 
         const unsigned n = (end - h) * kPixelsPerCck;
         const unsigned column = h * kPixelsPerCck;
@@ -724,6 +744,98 @@ void Denise::loadsBefore(unsigned h, unsigned limit) {
     // Both playfields' loads at one clock happen in one call.
     if (at[0] < limit) loadShifters(at[0]);
     if (at[1] < limit && at[1] != at[0]) loadShifters(at[1]);
+}
+
+void Denise::spriteRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) {
+    // Clocks h0 .. h1-1 (at most 8) drawn as clockSlow draws them, where no window edge
+    // and no write falls and HAM is off. Each live sprite's pixels over the run are one
+    // window of 32 bits, the i-th lores pixel at bit 31-i: its shifters, and from its
+    // comparator on (an armed sprite whose comparator falls in the run) its data words.
+    const unsigned count = 2 * (h1 - h0); // lores pixels, at most 16
+    const unsigned first = 2 * h0;        // the counter at the run's first
+    std::uint64_t windowA[8], windowB[8];
+    std::uint64_t any = 0;
+    const unsigned live = spritesLive_;
+    for (unsigned n = 0; n < 8; ++n) {
+        windowA[n] = windowB[n] = 0;
+        if (!(live >> n & 1)) continue;
+        const Sprite& sp = sprites_[n];
+        std::uint64_t a = std::uint64_t(sp.shiftA) << 16, b = std::uint64_t(sp.shiftB) << 16;
+        if (sp.armed && sp.compare >= first && sp.compare < first + count) {
+            // Loaded at pixel at: the shifters' first pixels before it, the data after.
+            const unsigned at = sp.compare - first;
+            const std::uint64_t keep = ~((std::uint64_t(1) << (32 - at)) - 1) & 0xFFFFFFFFu;
+            a = (a & keep) | std::uint64_t(sp.dataA) << (16 - at);
+            b = (b & keep) | std::uint64_t(sp.dataB) << (16 - at);
+        }
+        windowA[n] = a;
+        windowB[n] = b;
+        any |= a | b;
+    }
+    // Each pair's pixels as masks over the window: present, and in its collisions (odd
+    // sprites only if CLXCON enables them).
+    std::uint64_t present[4], collides[4];
+    for (unsigned g = 0; g < 4; ++g) {
+        const std::uint64_t a = windowA[2 * g] | windowB[2 * g], b = windowA[2 * g + 1] | windowB[2 * g + 1];
+        present[g] = a | b;
+        collides[g] = a | ((clxcon_ >> (12 + g) & 1) ? b : 0);
+    }
+    const unsigned column0 = h0 * kPixelsPerCck;
+    std::uint8_t* const d = shifted_.data() + column0;
+    const unsigned last = std::min(h1, lineCck_);
+    const unsigned drawn = vpos < height_ && last > h0 ? (last - h0) * kPixelsPerCck : 0;
+    std::uint32_t* const out = drawn ? picture_.data() + std::size_t(vpos) * width_ + column0 : nullptr;
+    for (unsigned i = 0; i < count; ++i) {
+        const unsigned bit = 31 - i;
+        std::uint8_t spriteColour = 0; // 0: no sprite pixel
+        unsigned spritePair = 4;
+        unsigned pairs = 0; // sprite pairs present for collisions
+        if (any >> bit & 1) {
+            for (unsigned g = 0; g < 4; ++g) pairs |= unsigned(collides[g] >> bit & 1) << g;
+            // As clockSlow: the lowest pair with a pixel wins; an attached pair (ATT on
+            // the odd sprite) is one 15-colour sprite.
+            unsigned g = 0;
+            while (!(present[g] >> bit & 1)) ++g;
+            const unsigned a = unsigned(windowA[2 * g] >> bit & 1) | unsigned(windowB[2 * g] >> bit & 1) << 1;
+            const unsigned b = unsigned(windowA[2 * g + 1] >> bit & 1) | unsigned(windowB[2 * g + 1] >> bit & 1) << 1;
+            if (sprites_[2 * g + 1].ctl & kAttach)
+                spriteColour = std::uint8_t(16 + (a | b << 2));
+            else
+                spriteColour = std::uint8_t(16 + 4 * g + (a ? a : b));
+            spritePair = g;
+        }
+        for (unsigned k = 0; k < 2; ++k) {
+            const unsigned column = 2 * i + k;
+            const unsigned bits = d[column];
+            const Playfield& p = pf_[bits];
+            if (!(clxdat_ & 1) && p.match == 3) clxdat_ |= 1;
+            if (pairs && k == 0) {
+                std::uint16_t c = kSpriteClx.v[pairs];
+                if (p.match & 1) c = std::uint16_t(c | pairs << 1);
+                if (p.match & 2) c = std::uint16_t(c | pairs << 5);
+                clxdat_ |= c;
+            }
+            if (column >= drawn) continue;
+            std::uint32_t pixel;
+            if (blank) pixel = kBlack;
+            else if (!window_) pixel = rgb_[0]; // (no sprites in the border)
+            else if (spriteColour && (p.code == kTransparent || spritePair < p.code)) pixel = rgb_[spriteColour];
+            else pixel = std::uint32_t(pfRgb_[bits]);
+            out[column] = pixel;
+        }
+    }
+    lastBits_ = d[2 * count - 1];
+    std::memset(d, 0, 2 * count);
+    // The shifters hold the window's next 16 pixels.
+    unsigned still = 0;
+    for (unsigned n = 0; n < 8; ++n) {
+        if (!(live >> n & 1)) continue;
+        Sprite& sp = sprites_[n];
+        sp.shiftA = std::uint16_t(windowA[n] >> (16 - count));
+        sp.shiftB = std::uint16_t(windowB[n] >> (16 - count));
+        if (sp.armed || sp.shiftA || sp.shiftB) still |= 1u << n;
+    }
+    spritesLive_ = std::uint8_t(still);
 }
 
 void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {

@@ -176,6 +176,8 @@ private:
     void loadShifters(unsigned hpos);
     void buildTables();
     void clockSlow(std::uint32_t* out, unsigned hpos, bool blank);
+    void spriteRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank); // clockRun's
+
     std::uint16_t holdAndModify(std::uint16_t held, std::uint8_t bits) const;
     unsigned planes() const;
 

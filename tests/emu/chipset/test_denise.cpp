@@ -829,6 +829,7 @@ private slots:
         std::uint64_t runs = 0, plainStretches = 0, queuedTotal = 0;
         unsigned mostQueued = 0;
         const std::uint16_t modes[] = {0x2200, 0x4200, 0x5200, 0x6200, 0x9200, 0xA200, 0x6A00, 0x6600, 0x0200};
+        unsigned lastSprite = 0; // the sprite last started (cases 6 and 10)
         for (unsigned v = 0; v < 300; ++v) {
             const bool vblank = v < 0x1A || v > 0x128;
             unsigned drawnB = 0, drawnC = 0; // b and c have drawn clocks 0 .. drawn-1 of this line
@@ -878,7 +879,7 @@ private slots:
                 case 4: writes.push_back({reg::DIWSTRT, std::uint16_t(0x2C00 | (0x40 + next(0x80)))}); break;
                 case 5: writes.push_back({reg::DIWSTOP, std::uint16_t(0x2C00 | (0x80 + next(0x80)))}); break;
                 case 6: {
-                    const unsigned n = next(8);
+                    const unsigned n = lastSprite = next(8);
                     writes.push_back({std::uint16_t(reg::SPR0POS + 8 * n), std::uint16_t(0x3000 | next(0x100))});
                     writes.push_back({std::uint16_t(reg::SPR0CTL + 8 * n), std::uint16_t(next(2) ? 0x0080 : 0)});
                     writes.push_back({std::uint16_t(reg::SPR0DATB + 8 * n), std::uint16_t(next(0x10000))});
@@ -887,6 +888,25 @@ private slots:
                 }
                 case 7: writes.push_back({reg::CLXCON, std::uint16_t(next(0x10000))}); break;
                 case 8: writes.push_back({reg::CLXDAT, 0}); break; // a read: clears
+                case 9: // SPRxCTL alone disarms a sprite whose shifters may still hold pixels
+                    writes.push_back({std::uint16_t(reg::SPR0CTL + 8 * next(8)), std::uint16_t(next(2) ? 0x0080 : 0)});
+                    break;
+                case 10:
+                case 11: {
+                    // A sprite started again a few clocks ahead, perhaps while its last
+                    // words still shift out (one sprite used twice on a line), or only
+                    // moved ahead, disarmed, with its pixels still shifting.
+                    const unsigned n = next(2) ? lastSprite : next(8);
+                    writes.push_back({std::uint16_t(reg::SPR0POS + 8 * n), std::uint16_t(0x3000 | ((h + 1 + next(6)) & 0xFF))});
+                    if (next(4)) {
+                        writes.push_back({std::uint16_t(reg::SPR0DATB + 8 * n), std::uint16_t(next(0x10000))});
+                        writes.push_back({std::uint16_t(reg::SPR0DATA + 8 * n), std::uint16_t(next(0x10000))});
+                        lastSprite = n;
+                    } else {
+                        writes.push_back({std::uint16_t(reg::SPR0CTL + 8 * n), 0}); // disarms
+                    }
+                    break;
+                }
                 default: break;
                 }
                 if (!writes.empty()) catchUp(h);
