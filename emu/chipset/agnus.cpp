@@ -12,9 +12,8 @@ namespace copperline {
 
 namespace {
 
-// An idle clock's slot record at each interrupt level, as three words (writeIdleRecords):
-// read from here rather than built on the stack each time, where the level's byte, stored
-// and read back inside a wider word, stalled the host.
+// An idle clock's slot record at each interrupt level, as three words: what
+// expandCommittedRecords writes for a clock whose kind byte is its level.
 constexpr auto kIdleRecordWords = [] {
     std::array<std::array<std::uint64_t, 3>, 8> words{};
     for (unsigned level = 0; level < 8; ++level) {

@@ -208,8 +208,9 @@ private:
     // The fixed DMA of a clock whose plan code is `code`, and the record of the clock.
     template <bool Slots>
     BusOwner fixedSlot(std::uint8_t code, LiveRecord& rec);
-    // The record of the clock at hpos_, zeroed, in the frame's buffer (with slot records;
-    // else a scratch record nobody reads). endClock completes it.
+    // The record of the clock at hpos_, zeroed: the frame's next free full record (with
+    // slot records; else a scratch record nobody reads). endClock completes it and keeps
+    // it, or leaves it free when the clock turns out idle.
     template <bool Slots>
     LiveRecord& clockRecord();
     // The blitter's bus step in the clock's record; the clock given to the waiting CPU, or
