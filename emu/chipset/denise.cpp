@@ -746,6 +746,22 @@ void Denise::loadsBefore(unsigned h, unsigned limit) {
     if (at[1] < limit && at[1] != at[0]) loadShifters(at[1]);
 }
 
+std::uint8_t Denise::pairColour(unsigned g, unsigned a, unsigned b) const {
+    // An attached pair (ATT on the odd sprite) is one 15-colour sprite in COLOR17-31;
+    // otherwise pair g has colours 16+4g .. 16+4g+3, the even sprite in front, with 0
+    // transparent (HRM "Attached sprites").
+    if (sprites_[2 * g + 1].ctl & kAttach) return std::uint8_t(16 + (a | b << 2));
+    return std::uint8_t(16 + 4 * g + (a ? a : b));
+}
+
+std::uint16_t Denise::spriteCollisions(unsigned pairs, unsigned match) {
+    // Pairs against pairs, and each pair against the odd (PF1) and even (PF2) planes.
+    std::uint16_t c = kSpriteClx.v[pairs];
+    if (match & 1) c = std::uint16_t(c | pairs << 1);
+    if (match & 2) c = std::uint16_t(c | pairs << 5);
+    return c;
+}
+
 void Denise::spriteRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank) {
     // Clocks h0 .. h1-1 (at most 8) drawn as clockSlow draws them, where no window edge
     // and no write falls and HAM is off. Each live sprite's pixels over the run are one
@@ -792,16 +808,12 @@ void Denise::spriteRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank)
         unsigned pairs = 0; // sprite pairs present for collisions
         if (any >> bit & 1) {
             for (unsigned g = 0; g < 4; ++g) pairs |= unsigned(collides[g] >> bit & 1) << g;
-            // As clockSlow: the lowest pair with a pixel wins; an attached pair (ATT on
-            // the odd sprite) is one 15-colour sprite.
+            // The lowest pair with a pixel wins.
             unsigned g = 0;
             while (!(present[g] >> bit & 1)) ++g;
             const unsigned a = unsigned(windowA[2 * g] >> bit & 1) | unsigned(windowB[2 * g] >> bit & 1) << 1;
             const unsigned b = unsigned(windowA[2 * g + 1] >> bit & 1) | unsigned(windowB[2 * g + 1] >> bit & 1) << 1;
-            if (sprites_[2 * g + 1].ctl & kAttach)
-                spriteColour = std::uint8_t(16 + (a | b << 2));
-            else
-                spriteColour = std::uint8_t(16 + 4 * g + (a ? a : b));
+            spriteColour = pairColour(g, a, b);
             spritePair = g;
         }
         for (unsigned k = 0; k < 2; ++k) {
@@ -809,12 +821,7 @@ void Denise::spriteRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank)
             const unsigned bits = d[column];
             const Playfield& p = pf_[bits];
             if (!(clxdat_ & 1) && p.match == 3) clxdat_ |= 1;
-            if (pairs && k == 0) {
-                std::uint16_t c = kSpriteClx.v[pairs];
-                if (p.match & 1) c = std::uint16_t(c | pairs << 1);
-                if (p.match & 2) c = std::uint16_t(c | pairs << 5);
-                clxdat_ |= c;
-            }
+            if (pairs && k == 0) clxdat_ |= spriteCollisions(pairs, p.match);
             if (column >= drawn) continue;
             std::uint32_t pixel;
             if (blank) pixel = kBlack;
@@ -877,13 +884,8 @@ void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
                 // Odd sprites join their pair's collisions only if CLXCON enables them.
                 if (a || (b && (clxcon_ >> (12 + g) & 1))) pairs = std::uint8_t(pairs | 1u << g);
                 if (!(a | b)) continue;
-                // The lower-numbered sprite wins; an attached pair (ATT on the odd sprite)
-                // is one 15-colour sprite in COLOR17-31; otherwise pair g has colours
-                // 16+4g .. 16+4g+3 with 0 transparent (HRM "Attached sprites").
-                if (sprites_[2 * g + 1].ctl & kAttach)
-                    spriteColour = std::uint8_t(16 + (a | b << 2));
-                else
-                    spriteColour = std::uint8_t(16 + 4 * g + (a ? a : b));
+                // The lower-numbered pair wins.
+                spriteColour = pairColour(g, a, b);
                 spritePair = g;
             }
         }
@@ -897,12 +899,7 @@ void Denise::clockSlow(std::uint32_t* out, unsigned hpos, bool blank) {
             if (hamMode_) ham_ = holdAndModify(ham_, bits);
             // Collisions come from the raw shifter and sprite data, window or not.
             if (!(clxdat_ & 1) && p.match == 3) clxdat_ |= 1;
-            if (pairs && k == 0) {
-                std::uint16_t c = kSpriteClx.v[pairs];
-                if (p.match & 1) c = std::uint16_t(c | pairs << 1);
-                if (p.match & 2) c = std::uint16_t(c | pairs << 5);
-                clxdat_ |= c;
-            }
+            if (pairs && k == 0) clxdat_ |= spriteCollisions(pairs, p.match);
             std::uint32_t pixel;
             if (blank) {
                 pixel = kBlack;

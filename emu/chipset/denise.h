@@ -177,6 +177,11 @@ private:
     void buildTables();
     void clockSlow(std::uint32_t* out, unsigned hpos, bool blank);
     void spriteRun(std::uint16_t vpos, unsigned h0, unsigned h1, bool blank); // clockRun's
+    // Sprite pair g's colour for its even sprite's pixel a and its odd one's b (not both 0),
+    // and the CLXDAT bits of the pairs present (a bit each) against a playfield pixel's
+    // matches (Playfield::match); used by clockSlow and spriteRun.
+    std::uint8_t pairColour(unsigned g, unsigned a, unsigned b) const;
+    static std::uint16_t spriteCollisions(unsigned pairs, unsigned match);
 
     std::uint16_t holdAndModify(std::uint16_t held, std::uint8_t bits) const;
     unsigned planes() const;

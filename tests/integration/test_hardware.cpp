@@ -253,6 +253,45 @@ void runUntilStopped(Machine& m, int maxFrames) {
     for (int f = 0; f < maxFrames && !m.cpu().stopped(); ++f) m.runFrame();
 }
 
+// dma_slots showing two lores planes (bitplane and Copper DMA on), stopped once set up;
+// slot records not armed.
+std::unique_ptr<Machine> twoPlaneSlots() {
+    SlotParams params;
+    params.bplcon0 = 0x2200; // two planes
+    params.dmacon = 0x0200 | 0x0100 | 0x0080; // DMAEN BPLEN COPEN
+    params.diwstrt = 0x2C81;
+    params.diwstop = 0xF4C1;
+    auto m = boot(HW_DMA_SLOTS);
+    writeSlotParams(*m, params);
+    runUntilStopped(*m, 10);
+    return m;
+}
+
+constexpr MasterClock kPalFrame = 2 * 227 * 313;
+
+// The beam's clock as an index into a frame's records.
+std::size_t beamIndex(Machine& m) {
+    return std::size_t(m.agnus().vpos()) * Agnus::kMaxLineCck + m.agnus().hpos();
+}
+
+std::ptrdiff_t bitplaneWords(const std::vector<SlotRecord>& r, std::size_t from, std::size_t to) {
+    return std::count_if(r.begin() + std::ptrdiff_t(from), r.begin() + std::ptrdiff_t(to),
+                         [](const SlotRecord& x) { return x.owner == BusOwner::Bitplane; });
+}
+
+// The first record of [from, to) in which got and want differ, described (empty if none).
+QString firstDifference(const std::vector<SlotRecord>& got, const std::vector<SlotRecord>& want, std::size_t from,
+                        std::size_t to, const char* whose) {
+    for (std::size_t i = from; i < to; ++i)
+        if (std::memcmp(&got[i], &want[i], sizeof(SlotRecord)) != 0)
+            return QString("record %1 (line %2, clock %3) differs from %4")
+                .arg(i)
+                .arg(i / Agnus::kMaxLineCck)
+                .arg(i % Agnus::kMaxLineCck)
+                .arg(whose);
+    return {};
+}
+
 } // namespace
 
 class TestHardware : public QObject {
@@ -310,99 +349,70 @@ private slots:
         // record must be the new timeline's, as in a machine that only ever ran that one
         // (its buffer zeroed): an idle clock whose record is left unwritten shows the
         // fetch that was there before.
-        SlotParams params;
-        params.bplcon0 = 0x2200; // two planes
-        params.dmacon = 0x0200 | 0x0100 | 0x0080; // DMAEN BPLEN COPEN
-        params.diwstrt = 0x2C81;
-        params.diwstop = 0xF4C1;
-        const auto start = [&] {
-            auto m = boot(HW_DMA_SLOTS);
-            writeSlotParams(*m, params);
-            return m;
-        };
-        auto m = start();
+        auto m = twoPlaneSlots();
         m->agnus().setRecordSlots(true);
-        runUntilStopped(*m, 10);
         m->runFrame();
-        const auto fetched = [](const Machine& x) {
-            const auto& rec = const_cast<Machine&>(x).agnus().committedRecords();
-            return std::count_if(rec.begin(), rec.end(), [](const SlotRecord& r) { return r.owner == BusOwner::Bitplane; });
-        };
-        QVERIFY2(fetched(*m) > 1000, qPrintable(QString("the first timeline fetched %1 words").arg(fetched(*m))));
+        const std::size_t all = m->agnus().committedRecords().size();
+        QVERIFY2(bitplaneWords(m->agnus().committedRecords(), 0, all) > 1000, "the first timeline fetched too little");
         // Mid-frame, in the display window: save, run on a quarter frame, come back.
-        constexpr MasterClock kFrame = 2 * 227 * 313;
-        m->runUntil(m->now() + kFrame / 2);
+        m->runUntil(m->now() + kPalFrame / 2);
         const std::vector<std::uint8_t> state = m->saveState();
-        const std::size_t from = std::size_t(m->agnus().vpos()) * Agnus::kMaxLineCck + m->agnus().hpos();
-        m->runUntil(m->now() + kFrame / 4);
+        const std::size_t from = beamIndex(*m);
+        m->runUntil(m->now() + kPalFrame / 4);
         m->loadState(state);
-        auto ref = start();
+        auto ref = twoPlaneSlots();
         ref->loadState(state);
         ref->agnus().setRecordSlots(true);
         for (Machine* x : {m.get(), ref.get()}) {
             x->agnus().writeCustom(reg::DMACON, 0x0100); // clear BPLEN
             x->runFrame();
         }
-        QCOMPARE(fetched(*ref), 0);
         const auto& got = m->agnus().committedRecords();
         const auto& want = ref->agnus().committedRecords();
         QCOMPARE(got.size(), want.size());
+        QCOMPARE(bitplaneWords(want, 0, want.size()), 0);
         const std::size_t end = std::size_t(m->agnus().committedLines()) * Agnus::kMaxLineCck;
         QVERIFY(from > 0 && from < end);
-        for (std::size_t i = from; i < end; ++i)
-            QVERIFY2(std::memcmp(&got[i], &want[i], sizeof(SlotRecord)) == 0,
-                     qPrintable(QString("record %1 (line %2, clock %3) differs from the straight run's")
-                                    .arg(i).arg(i / Agnus::kMaxLineCck).arg(i % Agnus::kMaxLineCck)));
+        QString diff = firstDifference(got, want, from, end, "the new timeline's");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
         // The clocks before the rewound beam are the same history: a machine that ran the
         // frame straight, recording all of it, has the same records there.
-        auto straight = start();
+        auto straight = twoPlaneSlots();
         straight->agnus().setRecordSlots(true);
-        runUntilStopped(*straight, 10);
         straight->runFrame();
-        straight->runUntil(straight->now() + kFrame / 2);
+        straight->runUntil(straight->now() + kPalFrame / 2);
         straight->agnus().writeCustom(reg::DMACON, 0x0100);
         straight->runFrame();
         const auto& whole = straight->agnus().committedRecords();
         QCOMPARE(whole.size(), got.size());
-        QVERIFY(std::count_if(whole.begin(), whole.begin() + std::ptrdiff_t(from),
-                              [](const SlotRecord& r) { return r.owner == BusOwner::Bitplane; }) > 100);
-        for (std::size_t i = 0; i < end; ++i)
-            QVERIFY2(std::memcmp(&got[i], &whole[i], sizeof(SlotRecord)) == 0,
-                     qPrintable(QString("record %1 (line %2, clock %3) differs from the run without a rewind's")
-                                    .arg(i).arg(i / Agnus::kMaxLineCck).arg(i % Agnus::kMaxLineCck)));
+        QVERIFY(bitplaneWords(whole, 0, from) > 100);
+        diff = firstDifference(got, whole, 0, end, "the run without a rewind's");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 
     void slotRecordsAfterALoadFurtherOnInTheFrame() {
         // A state from further on in the frame moves the beam forward over clocks this
         // timeline never ran, whose bytes in the buffer are the frame before last's: they
         // must come out empty, and every record from the new beam on the new timeline's.
-        SlotParams params;
-        params.bplcon0 = 0x2200; // two planes
-        params.dmacon = 0x0200 | 0x0100 | 0x0080; // DMAEN BPLEN COPEN
-        params.diwstrt = 0x2C81;
-        params.diwstop = 0xF4C1;
-        const auto start = [&] {
-            auto m = boot(HW_DMA_SLOTS);
-            writeSlotParams(*m, params);
-            runUntilStopped(*m, 10);
+        const auto start = [] {
+            auto m = twoPlaneSlots();
             m->runFrame();
             m->runFrame();
             return m;
         };
-        constexpr MasterClock kFrame = 2 * 227 * 313;
         auto m = start();
         m->agnus().setRecordSlots(true);
         m->runFrame();
         m->runFrame();
-        m->runUntil(m->now() + kFrame / 4);
-        const std::size_t before = std::size_t(m->agnus().vpos()) * Agnus::kMaxLineCck + m->agnus().hpos();
+        m->runUntil(m->now() + kPalFrame / 4);
+        const std::size_t before = beamIndex(*m);
         auto later = start();
         later->runFrame();
         later->runFrame();
-        later->runUntil(later->now() + kFrame / 2);
+        later->runUntil(later->now() + kPalFrame / 2);
         const std::vector<std::uint8_t> state = later->saveState();
         m->loadState(state);
-        const std::size_t from = std::size_t(m->agnus().vpos()) * Agnus::kMaxLineCck + m->agnus().hpos();
+        const std::size_t from = beamIndex(*m);
         QVERIFY2(from > before + 10 * Agnus::kMaxLineCck,
                  qPrintable(QString("the beam moved from %1 to %2").arg(before).arg(from)));
         auto ref = start();
@@ -413,13 +423,10 @@ private slots:
         const auto& got = m->agnus().committedRecords();
         const auto& want = ref->agnus().committedRecords();
         QCOMPARE(got.size(), want.size());
-        QVERIFY(std::count_if(want.begin() + std::ptrdiff_t(from), want.end(),
-                              [](const SlotRecord& r) { return r.owner == BusOwner::Bitplane; }) > 1000);
+        QVERIFY(bitplaneWords(want, from, want.size()) > 1000);
         const std::size_t end = std::size_t(m->agnus().committedLines()) * Agnus::kMaxLineCck;
-        for (std::size_t i = before; i < end; ++i)
-            QVERIFY2(std::memcmp(&got[i], &want[i], sizeof(SlotRecord)) == 0,
-                     qPrintable(QString("record %1 (line %2, clock %3) differs from the new timeline's")
-                                    .arg(i).arg(i / Agnus::kMaxLineCck).arg(i % Agnus::kMaxLineCck)));
+        const QString diff = firstDifference(got, want, before, end, "the new timeline's");
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 
     void dmaSlotsFollowTheSlotDiagram_data() {
