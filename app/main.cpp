@@ -182,9 +182,16 @@ int main(int argc, char** argv) {
         "MIB");
     const QCommandLineOption forceOpt(
         "force", "Write over files that exist (the --screenshot-after FILE.png).");
+    const QCommandLineOption symbolsOpt(
+        "symbols",
+        "Debug information for code that is no AmigaOS executable (a boot block, code a loader "
+        "places): an ELF, its lowest section at BASE ($40000, 0x40000 or decimal; without @BASE, "
+        "at its link addresses). It names that code in the window, symbols.resolve, the strip and "
+        "--profile's capture. Repeatable.",
+        "ELF@BASE");
     parser.addOptions({romOpt, extOpt, ntscOpt, chipOpt, slowOpt, fastOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
-                       shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt});
+                       shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt, symbolsOpt});
     copperline::addRunOptions(parser);
     copperline::addProfileOptions(parser);
     copperline::addCoverageOptions(parser);
@@ -213,6 +220,28 @@ int main(int argc, char** argv) {
             !parser.isSet(controlGuiOpt)) {
             std::fprintf(stderr, "copperline: --control-info needs --control or --control-gui\n");
             return copperline::exit_status::Usage;
+        }
+    }
+    // --symbols: read and placed now, so that a mistake is a message before anything runs.
+    std::vector<copperline::LoadedSymbols> symbols;
+    if (!helpOrVersion && parser.isSet(symbolsOpt)) {
+        if (parser.isSet("run") && !parser.isSet(controlGuiOpt) && !parser.isSet(controlOpt)) {
+            std::fprintf(stderr, "copperline: --symbols names code that is no AmigaOS executable; --run's program is "
+                                 "named from its own debug information (PROG.elf beside it)\n");
+            return copperline::exit_status::Usage;
+        }
+        if (!parser.isSet("profile") && (parser.isSet(shotOpt) || parser.isSet(secondsOpt))) {
+            std::fprintf(stderr, "copperline: --symbols names code for the window, the control socket and --profile; "
+                                 "a --screenshot-after or --seconds run has no use for it\n");
+            return copperline::exit_status::Usage;
+        }
+        for (const QString& v : parser.values(symbolsOpt)) {
+            try {
+                symbols.push_back(copperline::loadSymbols(copperline::parseSymbolsSpec(v.toStdString())));
+            } catch (const copperline::MediaError& e) {
+                std::fprintf(stderr, "copperline: --symbols: %s\n", e.what());
+                return copperline::exit_status::Usage;
+            }
         }
     }
     // The record's budget: the flag, else the variable users of the Rust Copperline know.
@@ -392,7 +421,7 @@ int main(int argc, char** argv) {
             });
         if (parser.isSet("run"))
             return copperline::runFromCommandLine(parser, *machine, opts, media, parser.isSet(speedOpt));
-        if (parser.isSet("profile")) return copperline::runProfileFromCommandLine(parser, *machine);
+        if (parser.isSet("profile")) return copperline::runProfileFromCommandLine(parser, *machine, symbols);
         int rc = copperline::runHeadless(*machine, opts);
         if (const int m = copperline::finishFloppies(*machine, media); m && !rc) rc = m;
         if (serialFile && serialFile != stdout) std::fclose(serialFile);
@@ -410,6 +439,7 @@ int main(int argc, char** argv) {
     if (served && parser.isSet("run")) eo.runProgram = parser.value("run").toStdString();
     for (unsigned n = 0; n < 4; ++n) eo.floppies[n] = {media.paths[n], media.writeback[n]};
     eo.buildRunDisk = copperline::runDiskBuilder();
+    eo.symbols = std::move(symbols);
     copperline::Emulator emulator(std::move(machine), eo);
     // By name: the queued event is made and freed inside Qt (ui/relay.h says why).
     emulator.setQuitHandler([] { QMetaObject::invokeMethod(QCoreApplication::instance(), "quit", Qt::QueuedConnection); });

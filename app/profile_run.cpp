@@ -87,7 +87,8 @@ std::string profileParams(const QCommandLineParser& parser, json& params) {
 
 } // namespace
 
-int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine) {
+int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine,
+                              const std::vector<LoadedSymbols>& symbols) {
     const auto usage = [](const std::string& message) {
         std::fprintf(stderr, "copperline: %s\n", message.c_str());
         return exit_status::Usage;
@@ -97,6 +98,8 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
             return usage(std::string("--profile cannot be combined with --") + flag);
     json params;
     if (const std::string error = profileParams(parser, params); !error.empty()) return usage(error);
+    // Code named by --symbols is code to sample, unless the options say otherwise.
+    if (!symbols.empty() && !params.contains("samples")) params["samples"] = true;
     double after = 0;
     if (parser.isSet("profile-after")) {
         bool ok = false;
@@ -112,6 +115,9 @@ int runProfileFromCommandLine(const QCommandLineParser& parser, Machine& machine
     } catch (const CommandError& e) {
         return usage("--profile: " + std::string(e.what()));
     }
+    std::vector<std::string> notes;
+    fillCaptureFromSymbols(options, symbols, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "copperline: --profile: %s\n", n.c_str());
 
     while (machine.emulatedSeconds() < after) {
         if (machine.halted()) {
@@ -194,6 +200,9 @@ int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, R
                          "relocation bases and code ranges of the loaded program; \"samples\": "
                          "false with a \"sampler\" leaves the system sampler alone)");
     if (!samplesOff) params["samples"] = true;
+    // Without a bound the capture runs to the program's return, as far as a capture goes.
+    toReturn_ = !params.contains("frames");
+    if (toReturn_) params["frames"] = CaptureOptions::kMaxFrames;
     if (params.value("coverage", false) && parser.isSet("coverage"))
         return usage("--profile-options: a coverage capture cannot run while --coverage counts the program");
     try {
@@ -239,6 +248,8 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
         s.relocationBases = bases;
         s.hunkSizes = hunkSizes_;
         s.codeRanges = codeRanges;
+        // Hunk 0's PCs are written relative to its base with or without an unwind table.
+        if (!bases.empty() && !codeHunks_.empty() && codeHunks_[0]) s.text = CodeRange{bases[0], hunkSizes_[0]};
         if (unwind_ && !bases.empty()) {
             try {
                 s.unwinder = std::make_shared<Unwinder>(*unwind_, bases[0], s.codeRanges);
@@ -257,17 +268,33 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
     given["relocation_bases"] = hex;
     given["program"] = std::filesystem::absolute(program_).string();
     try {
-        session_ = startCapture(machine, options_, nullptr, [](const std::string& warning) {
-            std::fprintf(stderr, "copperline: profile: %s\n", warning.c_str());
-        });
+        session_ = startCapture(
+            machine, options_, nullptr,
+            [](const std::string& warning) { std::fprintf(stderr, "copperline: profile: %s\n", warning.c_str()); },
+            [this](json& summary) {
+                summary["run"] = json{{"program", options_.capture.given.value("program", program_)},
+                                      {"until", toReturn_ ? "return" : "frames"},
+                                      {"returned", returned_}};
+            });
     } catch (const CaptureError& e) {
         return std::string("--profile: ") + e.what();
     }
+    // A capture that reaches its frame budget while the program runs on says so.
+    session_.capture->setOnFinished([this](const CaptureStatus& st) {
+        if (st.state != CaptureStatus::State::Done || returned_) return;
+        std::fprintf(stderr,
+                     "copperline: profile: the capture stopped after %u frames, before %s returned (%s); "
+                     "profile.json says \"returned\": false\n",
+                     st.framesWritten, std::filesystem::path(program_).filename().c_str(),
+                     toReturn_ ? "100000 frames is the most a capture holds"
+                               : "--profile-frames; leave it out to capture to the return");
+    });
     return {};
 }
 
 void RunProfiler::end() {
     if (!session_.capture) return;
+    returned_ = true;
     session_.capture->finish();
     const CaptureStatus& st = session_.capture->status();
     if (st.state == CaptureStatus::State::Failed)

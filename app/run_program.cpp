@@ -344,6 +344,15 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         std::fprintf(stderr, m.refused ? "copperline: %s\n" : "copperline: guest: %s\n",
                      m.text.c_str());
     });
+    // The program's warp (uaelib "cpu_speed max", Bartman's warpmode(1)): a headless run is
+    // unpaced already; said once.
+    bool warpNoted = false;
+    machine.guestApi().setWarpHandler([&warpNoted](bool on, const std::string& how) {
+        if (warpNoted) return;
+        warpNoted = true;
+        std::fprintf(stderr, "copperline: uaelib: the program asks for warp %s (%s): a headless run is unpaced already\n",
+                     on ? "on" : "off", how.c_str());
+    });
     // Then: PROG returned and the loader runs the --run-then lines.
     enum class Phase { Booting, Loaded, LoadFailed, Then, Exited } phase = Phase::Booting;
     std::uint32_t dosBase = 0, output = 0, ioErr = 0, rc = 0, runError = 0;
@@ -415,6 +424,11 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         machine.detachCpuObserver(&observer);
         machine.guestApi().setRunHandler({});
         machine.guestApi().setLogSink({});
+        machine.guestApi().setWarpHandler({});
+        for (const auto& [what, count] : machine.guestApi().refusalCounts())
+            if (count > 1)
+                std::fprintf(stderr, "copperline: %s (%llu times)\n", what.c_str(),
+                             static_cast<unsigned long long>(count));
         report.status = status;
         report.endedAt = machine.emulatedSeconds();
         report.hostRunSeconds = hostNow() - report.hostBootSeconds;

@@ -3,13 +3,17 @@
 #   add_guest_library(NAME SOURCES src...)
 #       A static archive of guest objects (libNAME.a).
 #   add_guest_program(NAME SOURCES src... [LIBRARIES lib...] [INCLUDES dir...]
-#                     [DEFINES D=V...] [CFLAGS flag...] [OPT -O2] [NO_RUNTIME])
+#                     [DEFINES D=V...] [CFLAGS flag...] [OPT -O2] [NO_RUNTIME]
+#                     [LINK_ADDRESS 0x40000] [BARTMAN_LAYOUT])
 #       Produces, in the folder amiga/ of the current binary folder:
 #         NAME.elf  the linked ELF with its DWARF and its relocations (--emit-relocs)
-#         NAME.bin  a raw binary for bare-metal use, loaded at $1000
+#         NAME.bin  a raw binary for bare-metal use, loaded at $1000 (or LINK_ADDRESS,
+#                   for code a loader places there itself)
 #         NAME      an AmigaOS hunk executable written by elf2hunk
 #       and a target NAME that builds all three. The build fails if the code holds any
-#       opcode a 68000 cannot execute (scripts/check-68000.sh).
+#       opcode a 68000 cannot execute (scripts/check-68000.sh). BARTMAN_LAYOUT writes the
+#       executable as NAME.exe instead, laid out as Bartman's elf2hunk does (elf2hunk
+#       --bartman): the layout of the programs vscode-amiga-debug's template builds.
 #
 # Sources may be C (.c), plain assembly (.s) or assembly through the C preprocessor (.S).
 # Every program links Copperline's own 68000 runtime (resources/guest/runtime): Debian's
@@ -92,7 +96,8 @@ function(add_guest_library NAME)
 endfunction()
 
 function(add_guest_program NAME)
-    cmake_parse_arguments(G "NO_RUNTIME" "OPT" "SOURCES;LIBRARIES;INCLUDES;DEFINES;CFLAGS" ${ARGN})
+    cmake_parse_arguments(G "NO_RUNTIME;BARTMAN_LAYOUT" "OPT;LINK_ADDRESS" "SOURCES;LIBRARIES;INCLUDES;DEFINES;CFLAGS"
+                          ${ARGN})
     _copperline_guest_objects(objects ${NAME} SOURCES ${G_SOURCES} INCLUDES ${G_INCLUDES}
                               DEFINES ${G_DEFINES} CFLAGS ${G_CFLAGS} OPT ${G_OPT})
     set(libs ${G_LIBRARIES})
@@ -107,24 +112,34 @@ function(add_guest_program NAME)
     # The outputs live in their own folder: a file may not share the target's name.
     set(outdir "${CMAKE_CURRENT_BINARY_DIR}/amiga")
     set(out "${outdir}/${NAME}")
+    set(link_address)
+    if(G_LINK_ADDRESS)
+        set(link_address -Ttext=${G_LINK_ADDRESS})
+    endif()
+    set(hunk "${out}")
+    set(elf2hunk_flags)
+    if(G_BARTMAN_LAYOUT)
+        set(hunk "${out}.exe")
+        set(elf2hunk_flags --bartman)
+    endif()
     add_custom_command(
-        OUTPUT "${out}.elf" "${out}.bin" "${out}"
+        OUTPUT "${out}.elf" "${out}.bin" "${hunk}"
         COMMAND ${CMAKE_COMMAND} -E make_directory "${outdir}"
-        COMMAND ${M68K_LD} -T ${COPPERLINE_GUEST_LINKER_SCRIPT} --emit-relocs -z noexecstack
+        COMMAND ${M68K_LD} -T ${COPPERLINE_GUEST_LINKER_SCRIPT} ${link_address} --emit-relocs -z noexecstack
                 --no-warn-rwx-segments -o "${out}.elf"
                 ${objects} --start-group ${archives} --end-group
         COMMAND ${CMAKE_COMMAND} -E env M68K_OBJDUMP=${M68K_OBJDUMP}
                 ${COPPERLINE_GUEST_CHECK} "${out}.elf"
         COMMAND ${M68K_OBJCOPY} -O binary "${out}.elf" "${out}.bin"
-        COMMAND $<TARGET_FILE:elf2hunk> "${out}.elf" -o "${out}" --force
+        COMMAND $<TARGET_FILE:elf2hunk> "${out}.elf" -o "${hunk}" --force ${elf2hunk_flags}
         DEPENDS ${objects} ${archives} ${COPPERLINE_GUEST_LINKER_SCRIPT}
                 ${COPPERLINE_GUEST_CHECK} elf2hunk
         COMMENT "68000 program ${NAME}"
         COMMAND_EXPAND_LISTS VERBATIM)
-    add_custom_target(${NAME} ALL DEPENDS "${out}.elf" "${out}.bin" "${out}")
+    add_custom_target(${NAME} ALL DEPENDS "${out}.elf" "${out}.bin" "${hunk}")
     if(libs)
         add_dependencies(${NAME} ${libs})
     endif()
     set_target_properties(${NAME} PROPERTIES GUEST_ELF "${out}.elf" GUEST_BIN "${out}.bin"
-                                             GUEST_HUNK "${out}")
+                                             GUEST_HUNK "${hunk}")
 endfunction()

@@ -106,6 +106,16 @@ void GuestApi::addLog(std::string text, bool refused, std::uint64_t frame, std::
     changed(Change::Log);
 }
 
+void GuestApi::requestWarp(bool on, const std::string& how) {
+    ++warpRequests_;
+    guestWarp_ = on;
+    if (warpHandler_) warpHandler_(on, how);
+}
+
+void GuestApi::refused(std::string text, std::uint64_t frame, std::uint64_t cck) {
+    if (refusalCounts_[text]++ == 0) addLog(std::move(text), true, frame, cck);
+}
+
 void GuestApi::registerResource(Resource r) {
     std::erase_if(resources_, [&](const Resource& x) { return x.address == r.address; });
     if (resources_.size() < kMaxResources) resources_.push_back(std::move(r));

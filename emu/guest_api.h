@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,21 @@ public:
     // Counts committed-overlay changes, so a reader can tell a new list from the old one.
     std::uint64_t overlayGeneration() const { return overlayGeneration_; }
 
+    // The host's pacing, as function 82 asks for it ("warp true", "cpu_speed max"): told
+    // to the handler with the option that asked (the window's Warp follows it; a headless
+    // run, unpaced anyway, notes it). Host state: not part of the machine.
+    void setWarpHandler(std::function<void(bool on, const std::string& how)> handler) {
+        warpHandler_ = std::move(handler);
+    }
+    void requestWarp(bool on, const std::string& how);
+    bool guestWarp() const { return guestWarp_; }
+    std::uint64_t warpRequests() const { return warpRequests_; }
+    // A refused call: the log hears of each refusal once per run (a program that calls
+    // every frame is not a line every frame); the same refusal again is counted
+    // (refusalCounts(), by its text).
+    void refused(std::string text, std::uint64_t frame, std::uint64_t cck);
+    const std::map<std::string, std::uint64_t>& refusalCounts() const { return refusalCounts_; }
+
     // The operations the calls perform.
     void setIdle(bool on, std::uint64_t cck);
     void addLog(std::string text, bool refused, std::uint64_t frame, std::uint64_t cck);
@@ -181,6 +197,10 @@ private:
     std::function<void(const LogMessage&)> logSink_;
     std::function<void(const RunMessage&)> runHandler_;
     std::function<void(Change)> changeListener_;
+    std::function<void(bool, const std::string&)> warpHandler_;
+    bool guestWarp_ = false;
+    std::uint64_t warpRequests_ = 0;
+    std::map<std::string, std::uint64_t> refusalCounts_;
     GuestFiles files_;
 
     // Longword registers being assembled: halves written so far (bit 0 high, bit 1 low).

@@ -6,8 +6,11 @@
 
 #include "emu/guest_api.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <sstream>
+#include <vector>
 
 namespace copperline {
 
@@ -169,21 +172,67 @@ std::uint32_t debugCommand(GuestApi& api, const std::uint32_t arg[5], std::uint6
     throw Refusal{"function 88 has no command " + std::to_string(arg[1])};
 }
 
+// Function 82: "option value" pairs as WinUAE's configuration file has them. What a
+// program built with Bartman's toolchain sends (gcc8_c_support.c, warpmode()) is provided:
+// warp on and off ("warp true|false", "cpu_speed max|real"); the cycle-exact switches
+// are accepted and change nothing (Copperline is always cycle-exact).
+std::uint32_t configCommand(GuestApi& api, const std::uint32_t arg[6], std::string& text) {
+    const std::uint32_t length = arg[3];
+    const std::size_t max = length ? std::min<std::size_t>(length, uaelib::kMaxConfigText) : uaelib::kMaxConfigText;
+    text.clear();
+    for (std::size_t i = 0; i < max; ++i) {
+        const std::uint32_t at = (arg[2] + std::uint32_t(i)) & 0xFFFFFF;
+        if (!api.readable(at, 1)) throw Refusal{"the option text at " + hex(arg[2] & 0xFFFFFF) + " is not in memory"};
+        const char c = char(api.readByte(at));
+        if (c == 0 || c == '\n' || c == '\r') break;
+        text += c;
+    }
+    // The output buffer: WinUAE writes an empty answer for a change.
+    if (arg[5] && api.writable(arg[4] & 0xFFFFFF, 1)) api.writeByte(arg[4], 0);
+    std::vector<std::string> words;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.size() < 2 || words.size() % 2)
+        throw Refusal{"'" + text + "' is not \"option value\" pairs"};
+    const auto truth = [](const std::string& v) -> std::optional<bool> {
+        if (v == "true" || v == "yes" || v == "1") return true;
+        if (v == "false" || v == "no" || v == "0") return false;
+        return std::nullopt;
+    };
+    for (std::size_t i = 0; i < words.size(); i += 2) {
+        const std::string& option = words[i];
+        const std::string& value = words[i + 1];
+        if (option == "warp" && truth(value)) {
+            api.requestWarp(*truth(value), option + " " + value);
+        } else if (option == "cpu_speed" && (value == "max" || value == "real")) {
+            api.requestWarp(value == "max", option + " " + value);
+        } else if ((option == "cpu_cycle_exact" || option == "cpu_memory_cycle_exact" ||
+                    option == "blitter_cycle_exact") &&
+                   truth(value)) {
+            // Always cycle-exact: nothing to change.
+        } else {
+            throw Refusal{"the option '" + option + " " + value + "' is not provided (warp, cpu_speed max|real "
+                          "and the cycle-exact switches are)"};
+        }
+    }
+    return uaelib::kConfigOk;
+}
+
 } // namespace
 
 std::uint32_t GuestApi::uaelibCall(std::uint32_t sp, std::uint64_t cck, std::uint64_t frame) {
     sp &= 0xFFFFFF;
-    std::uint32_t arg[5] = {};
+    std::uint32_t arg[6] = {};
     if (!readable(sp + 4, 4)) {
         addLog("uaelib: call refused: the stack pointer " + hex(sp) + " is not in memory", true,
                frame, cck);
         return uaelib::kRefused;
     }
     try {
-        // The return address at sp, then ARG0-ARG4 (WinUAE uaelib.cpp reads ARG0 at A7 + 4).
+        // The return address at sp, then ARG0-ARG5 (WinUAE uaelib.cpp reads ARG0 at A7 + 4).
         // A caller pushes only what its function takes (KPrintF: two); the rest of the
-        // five are whatever lies above, and read as 0 past the end of memory.
-        for (unsigned i = 0; i < 5; ++i) {
+        // six are whatever lies above, and read as 0 past the end of memory.
+        for (unsigned i = 0; i < 6; ++i) {
             const std::uint32_t at = sp + 4 + 4 * i;
             arg[i] = readable(at, 4) ? readLong(at) : 0;
         }
@@ -192,14 +241,22 @@ std::uint32_t GuestApi::uaelibCall(std::uint32_t sp, std::uint64_t cck, std::uin
             addLog(guestString(*this, arg[1], kMaxLogLength, "the log text"), false, frame, cck);
             return uaelib::kOk;
         case uaelib::kFnDebug: return debugCommand(*this, arg, cck, frame);
+        case uaelib::kFnConfig: {
+            std::string text;
+            try {
+                return configCommand(*this, arg, text);
+            } catch (const Refusal& r) {
+                refused("uaelib: function 82 refused: " + r.why, frame, cck);
+                return uaelib::kConfigBadOption;
+            }
+        }
         default: throw Refusal{"function " + std::to_string(arg[0]) + " is not provided"};
         }
     } catch (const Refusal& r) {
-        addLog("uaelib: function " + std::to_string(arg[0]) +
-                   (arg[0] == uaelib::kFnDebug ? " command " + std::to_string(arg[1])
-                                               : std::string()) +
-                   " refused: " + r.why,
-               true, frame, cck);
+        refused("uaelib: function " + std::to_string(arg[0]) +
+                    (arg[0] == uaelib::kFnDebug ? " command " + std::to_string(arg[1]) : std::string()) +
+                    " refused: " + r.why,
+                frame, cck);
         return uaelib::kRefused;
     }
 }

@@ -36,6 +36,10 @@ inline std::uint16_t word(std::uint32_t address, bool program) {
 }
 
 // Function numbers (WinUAE uaelib.cpp, uaelib_demux_common).
+// ARG1 index (-1), ARG2 "option value" text, ARG3 its length (0: up to its NUL), ARG4 an
+// output buffer, ARG5 its size: a configuration change (WinUAE's cfgfile_uaelib_modify).
+// D0 0 done, 5 an option not provided (WinUAE's codes, not kOk/kRefused).
+inline constexpr std::uint32_t kFnConfig = 82;
 inline constexpr std::uint32_t kFnLog = 86;   // ARG1: NUL-terminated text (KPrintF)
 inline constexpr std::uint32_t kFnDebug = 88; // ARG1: a command, ARG2-ARG4 its arguments
 
@@ -62,5 +66,8 @@ enum Type : std::uint16_t { Bitmap = 0, Palette = 1, CopperList = 2 };
 
 // D0 of a call: 1 done, 0 refused (the host log says why). UAE's own numbers.
 inline constexpr std::uint32_t kOk = 1, kRefused = 0;
+// D0 of function 82: cfgfile_modify's 0 done, 5 an option it does not know.
+inline constexpr std::uint32_t kConfigOk = 0, kConfigBadOption = 5;
+inline constexpr std::size_t kMaxConfigText = 256; // the "option value" text we read at most
 
 } // namespace copperline::uaelib

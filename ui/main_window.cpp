@@ -15,6 +15,8 @@
 #include <QDesktopServices>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
@@ -85,6 +87,12 @@ MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
     dialogs_.savePath = [this](const QString& title, const QString& filter) {
         return QFileDialog::getSaveFileName(this, title, QString(), filter, nullptr,
                                             QFileDialog::DontConfirmOverwrite);
+    };
+    dialogs_.askText = [this](const QString& title, const QString& label) -> std::optional<QString> {
+        bool ok = false;
+        const QString text = QInputDialog::getText(this, title, label, QLineEdit::Normal, QString(), &ok);
+        if (!ok) return std::nullopt;
+        return text;
     };
     dialogs_.confirmOverwrite = [this](const QString& path) {
         return QMessageBox::question(this, tr("Replace the file?"),
@@ -245,6 +253,27 @@ void MainWindow::buildFileMenu(QMenu* file) {
     writeback_->setCheckable(true);
     // The drives' state is asked for as the menu opens.
     connect(drives, &QMenu::aboutToShow, this, &MainWindow::updateDriveActions);
+    // Names for code that is no executable (a boot block, code a loader places): its ELF
+    // and where its lowest section lies (symbols.load).
+    add(file, QStringLiteral("loadSymbolsAction"), tr("Load s&ymbols..."), QKeySequence(), [this] {
+        const QString path = dialogs_.openPath(tr("Load symbols for code that is no executable"),
+                                               tr("ELF files (*.elf);;All files (*)"));
+        if (path.isEmpty()) return;
+        const auto base = dialogs_.askText(tr("Where the code lies"),
+                                           tr("Address of its lowest section ($40000, 0x40000; empty: "
+                                              "the ELF's own addresses):"));
+        if (!base) return;
+        nlohmann::json params = {{"path", QFileInfo(path).absoluteFilePath().toStdString()}};
+        if (!base->trimmed().isEmpty()) params["base"] = base->trimmed().toStdString();
+        command("symbols.load", params, [this](bool ok, const nlohmann::json& r) {
+            if (!ok) return;
+            statusBar()->showMessage(tr("symbols: %1 functions and %2 lines from %3")
+                                         .arg(r.value("functions", 0))
+                                         .arg(r.value("lines", 0))
+                                         .arg(QString::fromStdString(r.value("path", std::string()))),
+                                     8000);
+        });
+    });
     file->addSeparator();
     add(file, QStringLiteral("saveStateAction"), tr("&Save state..."),
         QKeySequence(Qt::CTRL | Qt::Key_S), [this] {

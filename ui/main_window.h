@@ -70,6 +70,8 @@ public:
         std::function<QString(const QString& title, const QString& filter)> openPath;
         std::function<QString(const QString& title, const QString& filter)> savePath;
         std::function<bool(const QString& path)> confirmOverwrite;
+        // A line of text (an address), or nullopt when the user cancelled.
+        std::function<std::optional<QString>(const QString& title, const QString& label)> askText;
     };
     FileDialogs& fileDialogs() { return dialogs_; }
 

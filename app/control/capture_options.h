@@ -55,9 +55,11 @@ struct ProfileSession {
 
 // Starts a capture on `machine` with everything profile.json records besides the frames
 // (the configuration, the guest's resources, ...). `releaseSlots` as in
-// FrameCapture::Context; `warn` hears the sampler's one warning. Throws CaptureError.
+// FrameCapture::Context; `warn` hears the sampler's one warning; `moreSummary` adds the
+// owner's own fields to profile.json when it is written. Throws CaptureError.
 ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
                             std::function<void()> releaseSlots,
-                            std::function<void(const std::string&)> warn = nullptr);
+                            std::function<void(const std::string&)> warn = nullptr,
+                            std::function<void(nlohmann::json&)> moreSummary = nullptr);
 
 } // namespace copperline

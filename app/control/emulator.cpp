@@ -86,8 +86,13 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerRunCommands(*this);
     registerStripCommands(*this);
     floppies = options.floppies;
+    loadedSymbols = options.symbols;
     sessionPaced = options.paced;
     machine->guestApi().setRunHandler([this](const GuestApi::RunMessage& message) { runMessage(message); });
+    machine->guestApi().setWarpHandler([this](bool on, const std::string&) {
+        warpGuest = on;
+        updatePacing();
+    });
     if (!options.runProgram.empty()) armRun(options.runProgram, true);
     updatePacing();
     publish();
@@ -99,6 +104,7 @@ Emulator::Impl::~Impl() {
     machine->setFrameCallback(nullptr);
     machine->setSerialSink(nullptr);
     machine->guestApi().setRunHandler({});
+    machine->guestApi().setWarpHandler({});
     machine->setCpuAccessObserver(nullptr);
     machine->guestApi().setChangeListener(nullptr);
 }
@@ -519,7 +525,7 @@ void Emulator::Impl::stripBoundary(std::uint32_t pc) {
 }
 
 void Emulator::Impl::updatePacing() {
-    const bool paced = sessionPaced && !warpManual && !run.warping;
+    const bool paced = sessionPaced && !warpManual && !warpGuest && !run.warping;
     // Pacing starts afresh from now: the warped time is not to be caught up with.
     if (paced != options.paced) paceValid = false;
     options.paced = paced;

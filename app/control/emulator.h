@@ -11,6 +11,7 @@
 
 #include "app/control/command_bus.h"
 #include "app/control/floppy_files.h"
+#include "app/control/loaded_symbols.h"
 #include "app/control/snapshot.h"
 
 #include <array>
@@ -53,6 +54,9 @@ public:
             std::vector<std::string> files; // more files for the disk's root (--run-file)
         };
         std::function<AdfImage(const RunDisk&)> buildRunDisk;
+        // --symbols ELF@BASE: debug information for code that is no AmigaOS executable,
+        // loaded as symbols.load loads it (loaded_symbols.h).
+        std::vector<LoadedSymbols> symbols;
     };
 
     // Reply to one submitted command; called on the emulator thread.

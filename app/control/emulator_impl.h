@@ -5,6 +5,7 @@
 // the listener list and the published snapshot belongs to the emulator thread alone.
 
 #include "app/control/emulator.h"
+#include "app/control/loaded_symbols.h"
 #include "app/control/run_report.h"
 #include "emu/machine.h"
 #include "profiler/capture/frame_capture.h"
@@ -135,6 +136,10 @@ struct Emulator::Impl : CpuAccessObserver {
     void runProgramLoaded(std::uint32_t segList);
     nlohmann::json runProgramJson() const;
 
+    // Debug information loaded by hand for code that is no AmigaOS executable
+    // (symbols.load, --symbols; loaded_symbols.h), in the order loaded.
+    std::vector<LoadedSymbols> loadedSymbols;
+
     bool frameCommitted = false;
     bool publishRecords = false; // frame.record: keep full slot records in snapshots
     std::uint64_t snapshotSerial = 0;
@@ -176,10 +181,12 @@ struct Emulator::Impl : CpuAccessObserver {
     // Every drive's, as the emulator stops.
     void releaseDisks();
 
-    // Pacing: a paced session (the window) runs unpaced while warp is on (warp.set) and
-    // while a run program boots; options.paced is what the run loop obeys.
+    // Pacing: a paced session (the window) runs unpaced while warp is on (warp.set), while
+    // the program asks for it (uaelib's "cpu_speed max") and while a run program boots;
+    // options.paced is what the run loop obeys.
     bool sessionPaced = false;
     bool warpManual = false;
+    bool warpGuest = false; // the program asked for it (uaelib function 82)
     void updatePacing();
 
     // Pacing and speed.

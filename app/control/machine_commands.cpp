@@ -151,9 +151,9 @@ struct Named {
 std::optional<Named> symbolName(const json& resolved) {
     if (!resolved["module"].is_string() || !resolved.contains("function")) return std::nullopt;
     Named n;
-    if (resolved.contains("lvo")) {
-        n.name =
-            resolved["module"].get<std::string>() + "/" + resolved["function"].get<std::string>();
+    if (resolved.contains("name")) {
+        // System code, by the one naming every report uses ("[Kick]exec/AllocMem").
+        n.name = resolved["name"].get<std::string>();
         n.offset = resolved.value("offset", 0u);
         if (n.offset >= kRomFunctionReach) return std::nullopt;
     } else {

@@ -30,12 +30,14 @@ void Emulator::Impl::updateSlotRecording() {
 
 ProfileSession startCapture(Machine& machine, const ProfileOptions& options,
                             std::function<void()> releaseSlots,
-                            std::function<void(const std::string&)> warn) {
+                            std::function<void(const std::string&)> warn,
+                            std::function<void(json&)> moreSummary) {
     ProfileSession session;
     FrameCapture::Context context;
     context.machineConfig = machineConfigJson(machine);
     context.releaseSlots = std::move(releaseSlots);
-    context.summaryExtras = [&machine](json& summary) {
+    context.summaryExtras = [&machine, moreSummary = std::move(moreSummary)](json& summary) {
+        if (moreSummary) moreSummary(summary);
         summary["resources"] = resourcesJson(machine.guestApi());
         // What the running guest's ROM code and libraries are, read at the end so that
         // SetFunction() patches show and conversion needs no emulator.
@@ -108,8 +110,11 @@ void registerProfileCommands(Emulator::Impl& e) {
                                        "a capture is already running into " +
                                            e.capture->status().path +
                                            "; call profile.stop before starting another");
-                const ProfileOptions options =
-                    parseCaptureOptions(p, tracesFolder(e.options.tracesDir), "");
+                ProfileOptions options = parseCaptureOptions(p, tracesFolder(e.options.tracesDir), "");
+                // Code named by symbols loaded by hand: its ranges, bases and unwind table
+                // where the options leave them out.
+                std::vector<std::string> notes;
+                fillCaptureFromSymbols(options, e.loadedSymbols, &notes);
                 ProfileSession session;
                 // The old capture's sampler goes with it; a new one replaces both.
                 e.capture.reset();
@@ -141,6 +146,7 @@ void registerProfileCommands(Emulator::Impl& e) {
                 e.capture = std::move(session.capture);
                 json out = e.capture->statusJson();
                 out["frames_limit"] = options.capture.frames;
+                if (!notes.empty()) out["notes"] = notes;
                 return out;
             });
     bus.add("profile.stop",

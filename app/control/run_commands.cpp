@@ -24,6 +24,7 @@ std::string absolute(const std::string& path) {
 json warpJson(const Emulator::Impl& e) {
     const char* source = !e.sessionPaced ? "headless"
                          : e.warpManual  ? "manual"
+                         : e.warpGuest   ? "guest"
                          : e.run.warping ? "launch"
                                          : "none";
     return {{"on", !e.options.paced}, {"paced", e.sessionPaced}, {"source", source}};
@@ -88,7 +89,7 @@ void registerRunCommands(Emulator::Impl& e) {
             });
     bus.add("warp.get",
             "Whether the machine runs unpaced: {on, paced (the session holds to real time "
-            "when warp is off), source: none|manual|launch|headless}.",
+            "when warp is off), source: none|manual|guest|launch|headless}.",
             [&e](const json&) { return warpJson(e); });
     bus.add("warp.set",
             "Runs unpaced ({on: true}) or at real time ({on: false}); headless sessions are "
@@ -97,6 +98,8 @@ void registerRunCommands(Emulator::Impl& e) {
                 if (!params.contains("on") || !params["on"].is_boolean())
                     fail(errc::InvalidParams, "on: expected true or false");
                 e.warpManual = params["on"].get<bool>();
+                // The person's word wins over the program's (uaelib "cpu_speed max").
+                if (!e.warpManual) e.warpGuest = false;
                 e.updatePacing();
                 json out = warpJson(e);
                 if (!e.sessionPaced) out["note"] = "a headless session always runs unpaced";

@@ -7,7 +7,7 @@
 #include "app/control/params.h"
 #include "emu/clock.h"
 #include "profiler/amigaos/memory_view.h"
-#include "profiler/amigaos/rom_namer.h"
+#include "profiler/amigaos/code_namer.h"
 #include "profiler/strip/call_tree.h"
 #include "profiler/strip/strip_trace.h"
 
@@ -25,26 +25,35 @@ using strip::StripFrame;
 namespace {
 
 // Every name the machine knows a first instruction by: the --run program's functions
-// (relocated by its segments) and the ROM's jump-table functions ("exec/AllocMem").
+// (relocated by its segments), those of symbols loaded by hand, and the ROM's jump-table
+// functions ("[Kick]exec/AllocMem").
 std::unordered_map<std::uint32_t, std::string> knownNames(const Emulator::Impl& e) {
     std::unordered_map<std::uint32_t, std::string> names;
     try {
-        const RomNamer rom(readAmigaOs(*e.machine));
-        for (const RomNamer::Symbol& s : rom.symbols()) names.emplace(s.target, symbolName(s));
+        const CodeNamer rom(readCodeModules(MachineMemoryView(*e.machine), true));
+        for (const CodeNamer::RomFunction& f : rom.romFunctions()) {
+            const CodeName n = rom.name(f.start);
+            if (n.functionStart == f.start) names.emplace(f.start, n.label());
+        }
     } catch (const std::exception&) {
         // No AmigaOS to read (a bare-metal program): the program's names alone.
     }
-    if (e.run.info) {
-        const DebugInfo& info = *e.run.info;
+    // A function's first run of bytes holds its first instruction.
+    const auto addFunctions = [&names](const DebugInfo& info, const auto& baseOf, std::size_t hunks) {
         std::vector<bool> seen(info.scopes().size(), false);
         for (const ScopeRange& r : info.scopeRanges()) {
-            if (r.scope >= info.scopes().size() || seen[r.scope] || r.hunk >= e.run.segments.size()) continue;
+            if (r.scope >= info.scopes().size() || seen[r.scope] || r.hunk >= hunks) continue;
             const DebugScope& s = info.scopes()[r.scope];
             if (s.kind != ScopeKind::Function) continue;
-            seen[r.scope] = true; // its first run of bytes holds its first instruction
-            names[e.run.segments[r.hunk].base + r.start] = s.name;
+            seen[r.scope] = true;
+            names[baseOf(r.hunk) + r.start] = s.name;
         }
-    }
+    };
+    // Symbols loaded by hand (symbols.load, --symbols), then the --run program's.
+    for (const LoadedSymbols& set : e.loadedSymbols)
+        addFunctions(*set.info, [&set](std::uint32_t h) { return set.bases[h]; }, set.bases.size());
+    if (e.run.info)
+        addFunctions(*e.run.info, [&e](std::uint32_t h) { return e.run.segments[h].base; }, e.run.segments.size());
     return names;
 }
 
@@ -68,8 +77,11 @@ std::uint32_t placeParam(const Emulator::Impl& e, const json& params, const char
         if (hex || std::isdigit(static_cast<unsigned char>(text[0]))) {
             address = std::uint32_t(p::number(params, key, 0xFFFFFF));
         } else {
+            // ROM functions are named "[Kick]exec/AllocMem"; "exec/AllocMem" will do.
             for (const auto& [at, name] : knownNames(e))
-                if (name == text && (!address || at < *address)) address = at;
+                if ((name == text || (name.rfind("[Kick]", 0) == 0 && name.compare(6, std::string::npos, text) == 0)) &&
+                    (!address || at < *address))
+                    address = at;
             if (!address)
                 fail(errc::InvalidParams, std::string(key) + ": no routine is named '" + text +
                                               "' (the loaded program's functions and the ROM's jump tables are "

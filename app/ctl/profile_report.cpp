@@ -1,5 +1,7 @@
 // copperline-ctl profile-report DIR --program PROG [--elf FILE] [--out FILE] [--per-frame]
 //     [--format chrome|bartman|lcov] [--source-map FROM=TO]... [--force]
+// copperline-ctl profile-report DIR --elf FILE [--base ADDR | --bases B0,B1,...] ...: code
+//     that is no executable (a boot block, code a loader placed), named from its ELF alone.
 //
 // Converts a capture with precise samples into a Chrome .cpuprofile (VS Code, DevTools,
 // speedscope): one merged file, or with --per-frame one file per frame record
@@ -34,6 +36,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 
 namespace copperline::ctl {
 
@@ -184,8 +187,27 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
 
 } // namespace
 
+namespace {
+
+std::uint32_t addressArg(const std::string& option, const std::string& text) {
+    try {
+        std::size_t used = 0;
+        const bool dollar = !text.empty() && text[0] == '$';
+        const unsigned long long v = std::stoull(dollar ? text.substr(1) : text, &used, dollar ? 16 : 0);
+        if (used != text.size() - (dollar ? 1 : 0) || v > 0xFFFFFFFFull) throw std::invalid_argument(text);
+        return std::uint32_t(v);
+    } catch (const std::exception&) {
+        throw UsageError{"profile-report: " + option + " wants an address ($40000, 0x40000 or decimal), not '" +
+                         text + "'"};
+    }
+}
+
+} // namespace
+
 int profileReport(int argc, char** argv) {
     std::string dir, program, out, format = "chrome", contain, from;
+    std::optional<std::uint32_t> base;
+    std::optional<std::vector<std::uint32_t>> bases;
     DebugInfoOptions debug;
     bool perFrame = false, force = false, agree = false;
     for (int i = 0; i < argc; ++i) {
@@ -198,6 +220,17 @@ int profileReport(int argc, char** argv) {
             program = value();
         else if (arg == "--elf")
             debug.elfPath = value();
+        else if (arg == "--base")
+            base = addressArg(arg, value());
+        else if (arg == "--bases") {
+            bases.emplace();
+            const std::string list = value();
+            for (std::size_t at = 0; at <= list.size();) {
+                const std::size_t comma = std::min(list.find(',', at), list.size());
+                bases->push_back(addressArg(arg, list.substr(at, comma - at)));
+                at = comma + 1;
+            }
+        }
         else if (arg == "--out")
             out = value();
         else if (arg == "--per-frame")
@@ -227,8 +260,17 @@ int profileReport(int argc, char** argv) {
         return samplerReport(dir, program, debug, out, format, contain, force, from, agree);
     }
     if (!from.empty()) throw UsageError{"profile-report: --from goes with --format folded, trace or table"};
-    if (program.empty())
-        throw UsageError{"profile-report: --program PROG names the executable that was profiled"};
+    // No executable: an ELF alone (a boot block, code a loader placed), where --base or
+    // --bases put it, or where the capture recorded it (symbols.load, --symbols).
+    const bool elfAlone = program.empty() && !debug.elfPath.empty();
+    if (program.empty() && !elfAlone)
+        throw UsageError{"profile-report: --program PROG names the executable that was profiled (or --elf FILE "
+                         "--base ADDR the ELF of code that is no executable)"};
+    if ((base || bases) && !elfAlone)
+        throw UsageError{"profile-report: --base and --bases place an ELF given alone (--elf FILE without "
+                         "--program); an executable's hunks are where the capture recorded them"};
+    if (base && bases) throw UsageError{"profile-report: --base or --bases, not both"};
+    if (elfAlone) program = debug.elfPath;
     if (format != "chrome" && format != "bartman" && format != "lcov")
         throw UsageError{"profile-report: --format wants chrome, bartman, lcov, folded, trace or table, not '" +
                          format + "'"};
@@ -246,8 +288,16 @@ int profileReport(int argc, char** argv) {
                   .string();
 
     const auto start = std::chrono::steady_clock::now();
-    const DebugInfo info = DebugInfo::load(program, debug);
+    const DebugInfo info = elfAlone ? DebugInfo::loadElf(debug.elfPath, debug.sourceMap) : DebugInfo::load(program, debug);
     for (const std::string& w : info.warnings()) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
+    std::optional<std::vector<std::uint32_t>> placed;
+    if (base) placed = info.basesAt(*base);
+    if (bases) {
+        if (bases->size() != info.hunks().size())
+            throw UsageError{"profile-report: --bases gives " + std::to_string(bases->size()) + " address(es); " +
+                             debug.elfPath + " has " + std::to_string(info.hunks().size()) + " loaded section(s)"};
+        placed = *bases;
+    }
     const CaptureFiles capture = readCapture(dir);
     if (format == "bartman") {
         if (!force) refuseToReplace(out, "--force");
@@ -275,6 +325,7 @@ int profileReport(int argc, char** argv) {
     }
     SampleReportOptions options;
     options.perFrame = perFrame;
+    options.bases = placed;
     const SampleReport report = buildSampleReport(capture, info, options);
     for (const std::string& w : report.warnings) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
 
@@ -315,6 +366,13 @@ int profileReport(int argc, char** argv) {
                 double(report.cck) * us / 1000.0, static_cast<unsigned long long>(report.instructionCck),
                 static_cast<unsigned long long>(report.waitCck), static_cast<unsigned long long>(report.irqCck),
                 static_cast<unsigned long long>(report.stoppedCck));
+    // What no name could be given: it says where the profile is blind.
+    std::string unnamed;
+    for (const auto& [name, cck] : report.unnamed)
+        unnamed += (unnamed.empty() ? " (" : ", ") + name + " " + std::to_string(cck);
+    std::printf("unnamed: %llu CCK, %.2f%% of the weight%s\n", static_cast<unsigned long long>(report.unnamedCck),
+                report.cck ? 100.0 * double(report.unnamedCck) / double(report.cck) : 0.0,
+                unnamed.empty() ? "" : (unnamed + ")").c_str());
     if (written.size() == 1)
         std::printf("wrote %s in %.2f s\n", written[0].c_str(), seconds);
     else

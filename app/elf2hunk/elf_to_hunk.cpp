@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -42,7 +43,7 @@ struct Section {
 
 class Converter {
 public:
-    explicit Converter(const std::string& path) : path_(path) {}
+    Converter(const std::string& path, const ElfToHunkOptions& options) : path_(path), options_(options) {}
 
     ElfToHunkResult run() {
         open();
@@ -56,7 +57,7 @@ public:
         }
         applyRelocations(out.hunks);
         collectSymbols(out.hunks);
-        collectLines(out.hunks);
+        if (!options_.bartmanLayout) collectLines(out.hunks); // his elf2hunk writes no LINE blocks
         return out;
     }
 
@@ -113,7 +114,9 @@ private:
     void loadContents(std::size_t h, HunkSection& out) {
         const Section& s = sections_[h];
         out.kind = s.kind;
-        out.allocSize = (s.size + 3) & ~3u;
+        // Bartman's elf2hunk gives every hunk (size + 4) / 4 longwords: one more than needed
+        // when the section fills whole longwords.
+        out.allocSize = options_.bartmanLayout ? (s.size + 4) & ~3u : (s.size + 3) & ~3u;
         if (s.kind == HunkKind::Bss) return;
         Elf_Scn* scn = elf_getscn(f_.elf, s.index);
         out.data.reserve(out.allocSize);
@@ -256,7 +259,13 @@ private:
             const Section& s = sections_[h->second];
             if (sym.st_value < s.addr || sym.st_value > std::uint64_t(s.addr) + s.size)
                 fail("symbol '" + std::string(name) + "' lies outside its section " + s.name);
-            hunks.sections[h->second].symbols.push_back({name, std::uint32_t(sym.st_value - s.addr)});
+            std::string hunkName = name;
+            if (options_.bartmanLayout) { // "%s@%x": the name and its ELF size
+                char size[16];
+                std::snprintf(size, sizeof size, "@%x", unsigned(sym.st_size));
+                hunkName += size;
+            }
+            hunks.sections[h->second].symbols.push_back({hunkName, std::uint32_t(sym.st_value - s.addr)});
         }
         for (auto& s : hunks.sections)
             std::stable_sort(s.symbols.begin(), s.symbols.end(), [](const HunkSymbol& a, const HunkSymbol& b) {
@@ -324,6 +333,7 @@ private:
     }
 
     std::string path_;
+    ElfToHunkOptions options_;
     ElfFile f_;
     std::size_t shstrndx_ = 0;
     std::size_t symtab_ = 0;
@@ -333,6 +343,8 @@ private:
 
 } // namespace
 
-ElfToHunkResult convertElfToHunk(const std::string& elfPath) { return Converter(elfPath).run(); }
+ElfToHunkResult convertElfToHunk(const std::string& elfPath, const ElfToHunkOptions& options) {
+    return Converter(elfPath, options).run();
+}
 
 } // namespace copperline

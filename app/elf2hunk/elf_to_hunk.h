@@ -23,9 +23,17 @@ struct ElfToHunkResult {
     std::vector<std::uint32_t> sectionAddresses;
 };
 
+struct ElfToHunkOptions {
+    // Lay the hunks out as Bartman's elf2hunk (vscode-amiga-debug) does: every hunk
+    // (size + 4) / 4 longwords, one longword more than needed when the section fills whole
+    // longwords; every symbol named "NAME@SIZE" with its ELF size in lowercase hex; no LINE
+    // blocks. The debug-info reader must pair such a program with its ELF.
+    bool bartmanLayout = false;
+};
+
 // Throws MediaError with a message naming the problem: not an ELF, not m68k, no
 // relocations, a relocation that a hunk file cannot express (a PC-relative reference
 // between hunks, a 16-bit absolute reference), a corrupt line table.
-ElfToHunkResult convertElfToHunk(const std::string& elfPath);
+ElfToHunkResult convertElfToHunk(const std::string& elfPath, const ElfToHunkOptions& options = {});
 
 } // namespace copperline

@@ -11,6 +11,7 @@
 int main(int argc, char** argv) {
     std::string in, out;
     bool verbose = false, force = false;
+    copperline::ElfToHunkOptions options;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
@@ -18,11 +19,15 @@ int main(int argc, char** argv) {
             verbose = true;
         else if (!std::strcmp(argv[i], "-f") || !std::strcmp(argv[i], "--force"))
             force = true;
+        else if (!std::strcmp(argv[i], "--bartman"))
+            options.bartmanLayout = true;
         else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
             std::puts(
-                "usage: elf2hunk FILE.elf -o OUT [--force] [--verbose]\n"
+                "usage: elf2hunk FILE.elf -o OUT [--force] [--verbose] [--bartman]\n"
                 "Writes an AmigaOS hunk executable for an m68k ELF linked with --emit-relocs;\n"
-                "an existing OUT only with --force.");
+                "an existing OUT only with --force. --bartman lays the hunks out as Bartman's\n"
+                "elf2hunk does (each hunk (size + 4) / 4 longwords, symbols NAME@SIZE, no LINE\n"
+                "blocks).");
             return 0;
         } else if (argv[i][0] == '-') {
             std::fprintf(stderr, "elf2hunk: unknown option %s\n", argv[i]);
@@ -31,12 +36,12 @@ int main(int argc, char** argv) {
             in = argv[i];
     }
     if (in.empty() || out.empty()) {
-        std::fprintf(stderr, "usage: elf2hunk FILE.elf -o OUT [--force] [--verbose]\n");
+        std::fprintf(stderr, "usage: elf2hunk FILE.elf -o OUT [--force] [--verbose] [--bartman]\n");
         return 2;
     }
     try {
         if (!force) copperline::refuseToReplace(out, "--force");
-        const auto result = copperline::convertElfToHunk(in);
+        const auto result = copperline::convertElfToHunk(in, options);
         copperline::writeFileBytes(out, copperline::writeHunkFile(result.hunks));
         if (verbose) {
             for (std::size_t h = 0; h < result.hunks.sections.size(); ++h) {

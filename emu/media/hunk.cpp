@@ -38,7 +38,8 @@ void readDebugBlock(ByteReader& r, HunkSection& section, std::size_t index) {
         return;
     }
     const std::uint32_t base = be32(block, 0);
-    const std::uint32_t nameLongs = be32(block, 8);
+    // The name length's top byte is not part of it (readers of SAS/C's blocks mask it).
+    const std::uint32_t nameLongs = be32(block, 8) & 0xFFFFFF;
     if (nameLongs > longs - 3)
         r.failAt(blockStart, "LINE debug block's file name runs past the block");
     const std::size_t pairLongs = longs - 3 - nameLongs;
@@ -50,7 +51,9 @@ void readDebugBlock(ByteReader& r, HunkSection& section, std::size_t index) {
     lines.file.erase(std::find(lines.file.begin(), lines.file.end(), '\0'), lines.file.end());
     lines.lines.reserve(pairLongs / 2);
     for (std::size_t at = 12 + std::size_t(nameLongs) * 4; at < block.size(); at += 8) {
-        const std::uint32_t line = be32(block, at);
+        // SAS/C keeps the bytes of call arguments still on the stack in the line's top
+        // byte; vasm and vlink leave it 0. The line is the low 24 bits.
+        const std::uint32_t line = be32(block, at) & 0xFFFFFF;
         const std::uint64_t offset = std::uint64_t(base) + be32(block, at + 4);
         if (offset > section.allocSize)
             r.failAt(blockStart, "LINE entry for line " + std::to_string(line) + " at offset " +
@@ -261,6 +264,22 @@ HunkFile readHunkFile(std::span<const std::uint8_t> bytes, const std::string& na
             return a.target != b.target ? a.target < b.target : a.offset < b.offset;
         });
     }
+    // bebbo's amiga-gcc links its stabs (-g) as a HUNK_DEBUG of its own after the last hunk,
+    // closed by one more HUNK_END: kept for the debug-info reader. LoadSeg never reads it.
+    while (r.remaining() >= 8) {
+        const std::size_t at = r.offset();
+        ByteReader peek(std::span<const std::uint8_t>(bytes).subspan(at), name);
+        if ((peek.u32("block type") & 0x3FFFFFFF) != hunk_id::Debug) break;
+        const std::uint32_t longs = peek.u32("HUNK_DEBUG size");
+        if (longs > peek.remaining() / 4) break;
+        r.skip(8, "HUNK_DEBUG");
+        auto block = r.bytes(std::size_t(longs) * 4, "HUNK_DEBUG contents");
+        file.trailingDebug.emplace_back(block.begin(), block.end());
+        if (r.remaining() >= 4) {
+            ByteReader end(std::span<const std::uint8_t>(bytes).subspan(r.offset()), name);
+            if ((end.u32("block type") & 0x3FFFFFFF) == hunk_id::End) r.skip(4, "HUNK_END");
+        }
+    }
     // LoadSeg stops reading after the last hunk the header declares; what follows is
     // another program's business (a cruncher's packed payload, which its decruncher reads
     // from the file itself).
@@ -365,6 +384,12 @@ std::vector<std::uint8_t> writeHunkFile(const HunkFile& file) {
             w.u32(LongWriter::longsFor(raw.size()));
             w.padded(raw.data(), raw.size());
         }
+        w.u32(hunk_id::End);
+    }
+    for (const auto& raw : file.trailingDebug) {
+        w.u32(hunk_id::Debug);
+        w.u32(LongWriter::longsFor(raw.size()));
+        w.padded(raw.data(), raw.size());
         w.u32(hunk_id::End);
     }
     return w.take();

@@ -85,6 +85,8 @@ struct HunkSection {
 
 struct HunkFile {
     std::vector<HunkSection> sections;
+    // HUNK_DEBUG blocks after the last hunk (bebbo's amiga-gcc puts its stabs there), raw.
+    std::vector<std::vector<std::uint8_t>> trailingDebug;
     bool operator==(const HunkFile&) const = default;
 };
 

@@ -4,7 +4,7 @@
 // device and resource lists, the resident modules and every library's jump table. The
 // capture stores what it reads in profile.json (rom_symbols and the four stack fields,
 // docs/formats/profile-json-rom-symbols.md), the reports name ROM code with it
-// ("[Kick]exec/AllocMem", rom_namer.h) and the sampler attributes time to tasks with it.
+// ("[Kick]exec/AllocMem", code_namer.h) and the sampler attributes time to tasks with it.
 //
 // A guest's memory may hold anything: the reader validates every pointer before it
 // follows it, walks each list with a node and cycle limit, reads names with a length
@@ -178,7 +178,7 @@ std::vector<AmigaOsProgram> readCliPrograms(const MemoryView& memory, const Amig
 // profile.json's "rom_symbols" value (docs/formats/profile-json-rom-symbols.md).
 nlohmann::json romSymbolsJson(const AmigaOsSnapshot& snapshot);
 // Reads a "rom_symbols" value back: ROM ranges, residents, libraries, devices, resources
-// and problems (what romSymbolsJson writes), enough for a RomNamer. Of ExecBase only the
+// and problems (what romSymbolsJson writes), enough for codeModulesFromSnapshot. Of ExecBase only the
 // base comes back, and no tasks: stackFieldsJson of the result means nothing (profile.json
 // has the stack fields of its own). Throws std::invalid_argument, naming the field, on a
 // value of the wrong shape.

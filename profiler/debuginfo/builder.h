@@ -6,6 +6,7 @@
 
 #include "profiler/debuginfo/debug_info.h"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,7 @@ struct DebugInfo::Builder {
 
     bool hasLines() const { return !rows_.empty(); }
     void setHasDwarf() { out.hasDwarf_ = true; }
+    void addHunk(DebugHunk hunk) { out.hunks_.push_back(std::move(hunk)); }
     void setHunkSection(std::uint32_t hunk, std::string name, std::uint32_t address) {
         out.hunks_[hunk].section = std::move(name);
         out.hunks_[hunk].linkAddress = address;
@@ -87,10 +89,17 @@ private:
 };
 
 // The readers. Each throws DebugInfoError (or MediaError) naming what is wrong.
-void readElfDebugInfo(DebugInfo::Builder& builder, const HunkFile& hunks,
+// hunks null: the ELF alone, one "hunk" per loaded section, in address order.
+void readElfDebugInfo(DebugInfo::Builder& builder, const HunkFile* hunks,
                       std::span<const std::uint8_t> elfBytes, const std::string& elfName,
                       const std::string& hunkName);
 void readHunkSymbols(DebugInfo::Builder& builder, const HunkFile& hunks);
+// A hunk symbol named "NAME@SIZE" (Bartman's elf2hunk: SIZE in lowercase hex) as its name
+// and size, or nullopt for any other name.
+std::optional<std::pair<std::string_view, std::uint32_t>> splitSizedSymbolName(std::string_view name);
 void readHunkLineBlocks(DebugInfo::Builder& builder, const HunkFile& hunks);
+// bebbo's amiga-gcc stabs in a HUNK_DEBUG after the last hunk: functions with their sizes,
+// file-static data, the line table. Returns whether there were any.
+bool readHunkStabs(DebugInfo::Builder& builder, const HunkFile& hunks, const std::string& hunkName);
 
 } // namespace copperline

@@ -4,6 +4,7 @@
 #include "profiler/debuginfo/builder.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -41,8 +42,14 @@ std::uint32_t DebugInfo::Builder::file(std::string_view rawPath) {
     std::string key(rawPath);
     auto it = fileIndex_.find(key);
     if (it != fileIndex_.end()) return it->second;
+    // A Windows build (Bartman's toolchain) records "C:\dir\template" as the unit's
+    // directory and joins names to it with '/': one spelling, with '/', for every path.
+    std::string path(rawPath);
+    if (path.size() >= 3 && std::isalpha(static_cast<unsigned char>(path[0])) && path[1] == ':' &&
+        (path[2] == '\\' || path[2] == '/'))
+        std::replace(path.begin(), path.end(), '\\', '/');
     // Two raw paths may map onto one; keep one index per mapped path.
-    const std::string mapped = sourceMap.apply(rawPath);
+    const std::string mapped = sourceMap.apply(path);
     std::uint32_t index = kNoFile;
     for (std::uint32_t i = 0; i < out.files_.size(); ++i)
         if (out.files_[i] == mapped) index = i;
@@ -268,9 +275,10 @@ DebugInfo DebugInfo::fromBytes(std::span<const std::uint8_t> hunkBytes, const st
     Builder builder(info, sourceMap);
     if (!elfBytes.empty()) {
         info.elfPath_ = elfName;
-        readElfDebugInfo(builder, file, elfBytes, elfName, hunkName);
+        readElfDebugInfo(builder, &file, elfBytes, elfName, hunkName);
     } else {
         readHunkSymbols(builder, file);
+        readHunkStabs(builder, file, hunkName);
     }
     // The executable's own LINE blocks serve when the ELF brought no line table.
     if (!builder.hasLines()) readHunkLineBlocks(builder, file);
@@ -278,15 +286,45 @@ DebugInfo DebugInfo::fromBytes(std::span<const std::uint8_t> hunkBytes, const st
     return info;
 }
 
+DebugInfo DebugInfo::fromElfBytes(std::span<const std::uint8_t> elfBytes, const std::string& elfName,
+                                  const SourceMap& sourceMap) {
+    DebugInfo info;
+    info.programPath_ = elfName;
+    info.elfPath_ = elfName;
+    info.elfAlone_ = true;
+    Builder builder(info, sourceMap);
+    readElfDebugInfo(builder, nullptr, elfBytes, elfName, elfName);
+    builder.finish();
+    return info;
+}
+
+DebugInfo DebugInfo::loadElf(const std::string& elfPath, const SourceMap& sourceMap) {
+    const auto bytes = readFileBytes(elfPath, std::uint64_t(256) << 20);
+    if (bytes.empty()) throw DebugInfoError(elfPath + ": empty file, not an ELF");
+    return fromElfBytes(bytes, elfPath, sourceMap);
+}
+
+std::vector<std::uint32_t> DebugInfo::basesAt(std::uint32_t base) const {
+    std::vector<std::uint32_t> out = linkBases();
+    if (out.empty()) return out;
+    const std::uint32_t lowest = *std::min_element(out.begin(), out.end());
+    for (std::uint32_t& b : out) b = b - lowest + base;
+    return out;
+}
+
+std::vector<std::string> DebugInfo::siblingCandidates(const std::string& programPath) {
+    // PROG.elf (our toolchain's layout), then PROG with its extension replaced (Bartman's
+    // template builds a.mingw.exe beside a.mingw.elf).
+    std::vector<std::string> out = {programPath + ".elf"};
+    const std::filesystem::path p(programPath);
+    if (p.has_extension() && p.has_stem() && p.extension() != ".elf")
+        out.push_back(std::filesystem::path(p).replace_extension(".elf").string());
+    return out;
+}
+
 DebugInfo DebugInfo::load(const std::string& programPath, const DebugInfoOptions& options) {
     const auto hunkBytes = readFileBytes(programPath, kMaxHunkBytes * 4ull);
-    std::string elfPath = options.elfPath;
-    if (elfPath.empty() && options.findSibling) {
-        std::error_code ec;
-        const std::string sibling = programPath + ".elf";
-        if (std::filesystem::is_regular_file(sibling, ec)) elfPath = sibling;
-    }
-    auto withElf = [&] {
+    auto withElf = [&](const std::string& elfPath) {
         std::vector<std::uint8_t> elfBytes;
         if (!elfPath.empty()) {
             elfBytes = readFileBytes(elfPath, std::uint64_t(256) << 20);
@@ -294,16 +332,29 @@ DebugInfo DebugInfo::load(const std::string& programPath, const DebugInfoOptions
         }
         return fromBytes(hunkBytes, programPath, elfBytes, elfPath, options.sourceMap);
     };
-    if (!options.elfPath.empty() || elfPath.empty()) return withElf();
-    // A PROG.elf found beside the program may be stale or not an ELF at all: the user did
-    // not name it, so its faults cost them only its DWARF. The hunk symbols still serve.
-    try {
-        return withElf();
-    } catch (const DebugInfoError& e) {
-        DebugInfo info = fromBytes(hunkBytes, programPath, {}, {}, options.sourceMap);
-        info.warnings_.push_back(std::string(e.what()) + "; using the hunk symbols alone");
-        return info;
+    if (!options.elfPath.empty() || !options.findSibling) return withElf(options.elfPath);
+    // An ELF found beside the program may be stale or not an ELF at all: the user did not
+    // name it, so its faults cost them only its DWARF. The next candidate is tried, and the
+    // hunk symbols still serve.
+    std::vector<std::string> warnings;
+    for (const std::string& sibling : siblingCandidates(programPath)) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(sibling, ec)) continue;
+        try {
+            DebugInfo info = withElf(sibling);
+            info.warnings_ = std::move(warnings);
+            return info;
+        } catch (const DebugInfoError& e) {
+            warnings.push_back(std::string(e.what()) + "; passed over");
+        }
     }
+    DebugInfo info = withElf({});
+    if (!warnings.empty()) {
+        warnings.back().replace(warnings.back().size() - std::string("passed over").size(),
+                                std::string::npos, "using the hunk symbols alone");
+        info.warnings_ = std::move(warnings);
+    }
+    return info;
 }
 
 const std::string& DebugInfo::fileName(std::uint32_t file) const {

@@ -47,8 +47,9 @@ private:
 };
 
 struct DebugInfoOptions {
-    // The ELF sibling to read. Empty: PROG.elf beside the program when findSibling is set
-    // and that file exists, otherwise the hunk executable alone.
+    // The ELF sibling to read. Empty: when findSibling is set, the first of
+    // DebugInfo::siblingCandidates that exists and belongs to the program, otherwise the
+    // hunk executable alone.
     std::string elfPath;
     bool findSibling = true;
     SourceMap sourceMap;
@@ -62,7 +63,7 @@ enum class ScopeKind : std::uint8_t {
     Inlined,  // a function inlined into its parent scope
 };
 
-enum class ScopeSource : std::uint8_t { Dwarf, ElfSymbol, HunkSymbol };
+enum class ScopeSource : std::uint8_t { Dwarf, ElfSymbol, HunkSymbol, Stabs };
 
 // A named piece of the program: a function, a data object or one inlined call.
 struct DebugScope {
@@ -133,6 +134,22 @@ public:
     // debug information; a sibling found by itself that is unusable is a warning instead.
     static DebugInfo load(const std::string& programPath, const DebugInfoOptions& options = {});
 
+    // An ELF alone, for code that is no AmigaOS executable (a boot block, a trackmo's part,
+    // code a loader places itself): each loaded section (allocated PROGBITS or NOBITS with
+    // a size) stands for a hunk, in address order; basesAt() places them. Throws
+    // DebugInfoError for an ELF it cannot use.
+    static DebugInfo loadElf(const std::string& elfPath, const SourceMap& sourceMap = {});
+    static DebugInfo fromElfBytes(std::span<const std::uint8_t> elfBytes, const std::string& elfName,
+                                  const SourceMap& sourceMap = {});
+    bool elfAlone() const { return elfAlone_; }
+    // Where each hunk (section) lies when the lowest linked one is at `base` and the others
+    // keep their distances from it, as a loader that copies the whole image places them.
+    std::vector<std::uint32_t> basesAt(std::uint32_t base) const;
+
+    // The ELF siblings load() looks for, in order: PROG.elf, then PROG with its extension
+    // replaced by .elf (a.mingw.exe -> a.mingw.elf).
+    static std::vector<std::string> siblingCandidates(const std::string& programPath);
+
     // The same from bytes in memory; elfBytes empty means no ELF.
     static DebugInfo fromBytes(std::span<const std::uint8_t> hunkBytes, const std::string& hunkName,
                                std::span<const std::uint8_t> elfBytes, const std::string& elfName,
@@ -176,6 +193,7 @@ private:
     std::string elfPath_;
     std::vector<std::string> warnings_;
     bool hasDwarf_ = false;
+    bool elfAlone_ = false;
     std::vector<DebugHunk> hunks_;
     std::vector<DebugScope> scopes_;
     std::vector<std::string> files_;

@@ -53,7 +53,8 @@ struct LoadedSection {
 
 class ElfReader {
 public:
-    ElfReader(DebugInfo::Builder& builder, const HunkFile& hunks,
+    // hunks null: the ELF alone, its loaded sections standing for the hunks.
+    ElfReader(DebugInfo::Builder& builder, const HunkFile* hunks,
               std::span<const std::uint8_t> bytes, const std::string& elfName,
               const std::string& hunkName)
         : b_(builder), hunks_(hunks), bytes_(bytes.begin(), bytes.end()), name_(elfName),
@@ -62,7 +63,16 @@ public:
     void run() {
         open();
         collectSections();
-        matchHunks();
+        if (hunks_) {
+            matchHunks();
+        } else {
+            if (sections_.empty()) fail("no loaded sections: nothing of it is in memory");
+            for (std::uint32_t i = 0; i < sections_.size(); ++i) {
+                sectionOfHunk_.push_back(i);
+                sections_[i].hunk = i;
+                b_.addHunk({sections_[i].kind, sections_[i].size, sections_[i].name, std::nullopt});
+            }
+        }
         for (std::uint32_t h = 0; h < sectionOfHunk_.size(); ++h)
             b_.setHunkSection(h, section(h).name, section(h).addr);
         readSymbols();
@@ -148,10 +158,12 @@ private:
     std::string orderMismatch(const std::vector<std::uint32_t>& order) const {
         for (std::size_t h = 0; h < order.size(); ++h) {
             const LoadedSection& s = sections_[order[h]];
-            const HunkSection& hunk = hunks_.sections[h];
-            // A hunk is a whole number of longwords: the section rounded up.
-            const bool sizeFits =
-                hunk.allocSize == ((std::uint64_t(s.size) + 3) & ~3ull) || hunk.allocSize == s.size;
+            const HunkSection& hunk = hunks_->sections[h];
+            // A hunk is a whole number of longwords: the section rounded up, and perhaps one
+            // longword more (Bartman's elf2hunk makes every hunk (size + 4) / 4 longwords, so
+            // a section that fills whole longwords gains one). The contents decide the rest.
+            const bool sizeFits = hunk.allocSize >= s.size &&
+                                  hunk.allocSize <= ((std::uint64_t(s.size) + 3) & ~3ull) + 4;
             if (s.kind != hunk.kind || !sizeFits)
                 return "hunk " + std::to_string(h) + " is " + hunkKindName(hunk.kind) + " of " +
                        std::to_string(hunk.allocSize) + " bytes, but the ELF's " + ordinal(h + 1) +
@@ -166,7 +178,7 @@ private:
     // which every hunk's kind and size fits its section is taken, and then the contents must
     // agree too.
     void matchHunks() {
-        const auto& hs = hunks_.sections;
+        const auto& hs = hunks_->sections;
         if (sections_.size() != hs.size())
             mismatch("the ELF has " + std::to_string(sections_.size()) +
                      " loaded section(s), the executable " + std::to_string(hs.size()) +
@@ -207,11 +219,48 @@ private:
         for (const HunkReloc& r : hunk.relocs)
             for (std::uint32_t i = r.offset; i < r.offset + 4 && i < s.size; ++i)
                 patched[i] = true;
+        // And wherever the ELF relocates: a converter writes what it makes of a relocation
+        // there (Bartman's elf2hunk writes $FFFFFFFF for a symbol in no hunk, such as
+        // __preinit_array_end of an empty .init_array), not the linked bytes.
+        markElfRelocations(s, patched);
         const std::size_t n = std::min<std::size_t>(s.size, hunk.data.size());
         for (std::size_t i = 0; i < n; ++i)
             if (!patched[i] && elfData[i] != hunk.data[i])
                 mismatch("hunk " + std::to_string(h) + " differs from ELF section " + s.name +
                          " at offset " + hex(i) + "; the ELF was built from other sources");
+    }
+
+    // The bytes of section s that its relocation sections (REL or RELA whose sh_info is s)
+    // patch. In a linked executable r_offset is an address.
+    void markElfRelocations(const LoadedSection& s, std::vector<bool>& patched) const {
+        for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(f_.elf, scn));) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+                sh.sh_info != s.index || !sh.sh_entsize)
+                continue;
+            Elf_Data* data = elf_getdata(scn, nullptr);
+            if (!data) fail("unreadable relocations of " + s.name);
+            const std::size_t n = sh.sh_size / sh.sh_entsize;
+            for (std::size_t i = 0; i < n; ++i) {
+                std::uint64_t offset = 0, type = 0;
+                if (sh.sh_type == SHT_RELA) {
+                    GElf_Rela r;
+                    if (!gelf_getrela(data, int(i), &r)) fail("unreadable relocation of " + s.name);
+                    offset = r.r_offset;
+                    type = GELF_R_TYPE(r.r_info);
+                } else {
+                    GElf_Rel r;
+                    if (!gelf_getrel(data, int(i), &r)) fail("unreadable relocation of " + s.name);
+                    offset = r.r_offset;
+                    type = GELF_R_TYPE(r.r_info);
+                }
+                // R_68K_16 and _PC16 patch a word, R_68K_8 and _PC8 a byte, the rest a longword.
+                const std::uint64_t bytes = type == 2 || type == 5 ? 2 : type == 3 || type == 6 ? 1 : 4;
+                if (offset < s.addr) continue;
+                for (std::uint64_t b = offset - s.addr; b < offset - s.addr + bytes && b < s.size; ++b)
+                    patched[std::size_t(b)] = true;
+            }
+        }
     }
 
     // The loaded section (index into sections_) holding an ELF address, if any.
@@ -474,7 +523,7 @@ private:
     }
 
     DebugInfo::Builder& b_;
-    const HunkFile& hunks_;
+    const HunkFile* hunks_;
     std::vector<char> bytes_; // libelf reads from this copy
     std::string name_;
     std::string hunkName_;
@@ -491,7 +540,7 @@ private:
 
 } // namespace
 
-void readElfDebugInfo(DebugInfo::Builder& builder, const HunkFile& hunks,
+void readElfDebugInfo(DebugInfo::Builder& builder, const HunkFile* hunks,
                       std::span<const std::uint8_t> elfBytes, const std::string& elfName,
                       const std::string& hunkName) {
     ElfReader(builder, hunks, elfBytes, elfName, hunkName).run();

@@ -2,7 +2,25 @@
 
 #include "profiler/debuginfo/builder.h"
 
+#include <algorithm>
+#include <optional>
+
 namespace copperline {
+
+std::optional<std::pair<std::string_view, std::uint32_t>> splitSizedSymbolName(std::string_view name) {
+    // Bartman's elf2hunk writes "%.96s@%x": the (demangled) name, '@', the ELF size in
+    // lowercase hex.
+    const auto at = name.rfind('@');
+    if (at == std::string_view::npos || at == 0 || at + 1 >= name.size() || name.size() - at - 1 > 8)
+        return std::nullopt;
+    std::uint32_t size = 0;
+    for (const char c : name.substr(at + 1)) {
+        const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (digit < 0) return std::nullopt;
+        size = size << 4 | std::uint32_t(digit);
+    }
+    return std::pair{name.substr(0, at), size};
+}
 
 void readHunkSymbols(DebugInfo::Builder& builder, const HunkFile& hunks) {
     for (std::uint32_t h = 0; h < hunks.sections.size(); ++h) {
@@ -14,10 +32,19 @@ void readHunkSymbols(DebugInfo::Builder& builder, const HunkFile& hunks) {
             scope.name = sym.name;
             scope.kind = section.kind == HunkKind::Code ? ScopeKind::Function : ScopeKind::Object;
             scope.source = ScopeSource::HunkSymbol;
-            // A hunk symbol has no size: it reaches to the next symbol or the hunk's end.
-            builder.addTopLevel(h, sym.offset, section.allocSize,
-                                builder.addScope(std::move(scope)),
-                                DebugInfo::Builder::UnsizedSymbol);
+            std::uint32_t size = 0;
+            if (const auto sized = splitSizedSymbolName(sym.name)) {
+                scope.name = std::string(sized->first);
+                size = sized->second;
+            }
+            const std::int32_t id = builder.addScope(std::move(scope));
+            if (size > 0)
+                builder.addTopLevel(h, sym.offset,
+                                    std::uint32_t(std::min<std::uint64_t>(std::uint64_t(sym.offset) + size,
+                                                                          section.allocSize)),
+                                    id, DebugInfo::Builder::SizedSymbol);
+            else // without a size it reaches to the next symbol or the hunk's end
+                builder.addTopLevel(h, sym.offset, section.allocSize, id, DebugInfo::Builder::UnsizedSymbol);
         }
     }
 }

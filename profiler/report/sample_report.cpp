@@ -1,7 +1,8 @@
 #include "profiler/report/sample_report.h"
 
 #include "emu/media/byte_reader.h"
-#include "profiler/amigaos/rom_namer.h"
+#include "profiler/amigaos/code_namer.h"
+#include "profiler/sampling/system_samples.h"
 #include "profiler/sampling/sample_reader.h"
 
 #include <filesystem>
@@ -35,22 +36,20 @@ std::uint32_t hexField(const json& j, const char* key, const std::string& where)
     }
 }
 
-bool isRom(std::uint32_t pc) {
-    return (pc >= 0xF80000 && pc < 0x1000000) || (pc >= 0xE00000 && pc < 0xE80000);
-}
-
 // How the capture wrote its PCs, and how to name them.
 struct Symbolizer {
     const DebugInfo& info;
     std::optional<HunkBases> bases;
     bool textRelative = false;
     std::uint32_t textSize = 0;
-    std::unique_ptr<RomNamer> rom;
-    // PC word (and whether it is a return address) -> its frames, root first, and whether
-    // it lies in the program.
+    CodeNamer namer;
+    // PC word (and whether it is a return address) -> its frames, root first, whether it
+    // lies in the program, and for a return address in the program, the place of the call.
     struct Entry {
         std::vector<CallFrame> frames;
         bool inProgram = false;
+        std::string callFile;
+        int callLine = -1; // 0-based, -1 unknown
     };
     std::unordered_map<std::uint64_t, Entry> cache;
 
@@ -76,6 +75,10 @@ struct Symbolizer {
             // A caller's entry is its return address: the call is the instruction before it.
             if (caller && offset >= 2) offset -= 2;
             const auto frames = info.frames(info.lookup(hunk, offset));
+            if (!frames.empty() && frames.front().file != kNoFile && frames.front().line) {
+                e.callFile = info.fileName(frames.front().file);
+                e.callLine = int(frames.front().line) - 1;
+            }
             if (frames.empty() || !frames.front().scope) {
                 e.frames.push_back({"[hunk " + std::to_string(hunk) + "]", "", -1, -1});
                 return e;
@@ -90,14 +93,8 @@ struct Symbolizer {
             }
             return e;
         }
-        const std::uint32_t pc = word & 0xFFFFFF;
-        if (isRom(pc)) {
-            std::optional<std::string> name;
-            if (rom) name = rom->name(pc);
-            e.frames.push_back({name ? *name : std::string(kKickstartNode), "", -1, -1});
-            return e;
-        }
-        e.frames.push_back({kExternalNode, "", -1, -1});
+        // Everything else by the one naming of code outside the program.
+        e.frames.push_back({namer.name(word & 0xFFFFFF).label(), "", -1, -1});
         return e;
     }
 };
@@ -105,28 +102,32 @@ struct Symbolizer {
 // One tree being built from samples in time order.
 class TreeBuilder {
 public:
-    explicit TreeBuilder(Symbolizer& s) : sym_(s) {}
+    TreeBuilder(Symbolizer& s, const std::unordered_map<std::uint32_t, std::string>& taskNames)
+        : sym_(s), taskNames_(taskNames) {}
 
     void add(const SampleView& s) {
+        // The interrupt level being served (the .meta's context, version 2).
+        const bool known = s.meta.context & sf::kContextKnown;
+        const unsigned served = known ? (s.meta.context >> sf::kContextLevelShift) & 7 : 0;
         if (s.isIrq()) {
-            const std::uint64_t key = std::uint64_t(s.meta.irqLevel) << 32 | s.meta.irqVector;
-            auto it = irqNodes_.find(key);
-            if (it == irqNodes_.end()) {
-                const auto irq = tree_.child(ProfileTree::kRoot, {kIrqNode, "", -1, -1});
-                it = irqNodes_
-                         .emplace(key, tree_.child(irq, {"level " + std::to_string(s.meta.irqLevel) + ", vector " +
-                                                             std::to_string(s.meta.irqVector),
-                                                         "", -1, -1}))
-                         .first;
-            }
-            sample(it->second, s.meta.totalCck);
+            // The entry (acknowledge and stacking) belongs to the routine it runs: the
+            // handler the vector points to (the .meta row's place, version 2).
+            const unsigned level = s.meta.irqLevel & 7;
+            handlers_[level] = {s.meta.irqVector, known && s.meta.pc ? std::optional<std::uint32_t>(s.meta.pc)
+                                                                      : std::nullopt};
+            sample(interruptNode(level), s.meta.totalCck);
             return;
         }
-        const ProfileTree::NodeId leaf = leafOf(s.stack).first;
         if (s.isStopped()) {
-            sample(childOf(stoppedNodes_, leaf, kStoppedNode), s.meta.totalCck);
+            // A STOP in the program is its function's; anywhere else the CPU is idle.
+            if (sym_.at(s.stack.front(), false).inProgram) {
+                sample(childOf(stoppedNodes_, leafOf(s.stack, ProfileTree::kRoot), kStoppedNode), s.meta.totalCck);
+                return;
+            }
+            sample(idleNode(known ? s.meta.task : 0), s.meta.totalCck);
             return;
         }
+        const ProfileTree::NodeId leaf = leafOf(s.stack, served ? interruptNode(served) : ProfileTree::kRoot);
         sample(leaf, s.meta.instructionCck);
         if (s.meta.waitCck) sample(childOf(waitNodes_, leaf, kBusWaitNode), s.meta.waitCck);
     }
@@ -137,25 +138,66 @@ public:
     }
 
 private:
-    // The node a stack ends at. (The sampler gives code outside the program the program's
-    // stack as its callers when the program called it: no guess is needed here.)
-    std::pair<ProfileTree::NodeId, bool> leafOf(std::span<const std::uint32_t> stack) {
-        // Most stacks are a PC alone (no unwind table, or a leaf outside the program): one
+    // [IRQ] > "level L, vector V" > the handler, the routine the interrupt runs: where its
+    // entry and its code go.
+    ProfileTree::NodeId interruptNode(unsigned level) {
+        const Handler h = handlers_.count(level) ? handlers_[level] : Handler{};
+        const std::uint64_t key = std::uint64_t(level) << 56 | std::uint64_t(h.vector & 0xFFFFFF) << 32 |
+                                  (h.pc ? *h.pc | 0x80000000u : 0);
+        if (auto it = irqNodes_.find(key); it != irqNodes_.end()) return it->second;
+        if (!irqRoot_) irqRoot_ = tree_.child(ProfileTree::kRoot, {kIrqNode, "", -1, -1});
+        ProfileTree::NodeId node = tree_.child(
+            *irqRoot_, {"level " + std::to_string(level) +
+                            (h.vector != sf::kNotIrq ? ", vector " + std::to_string(h.vector) : std::string()),
+                        "", -1, -1});
+        if (h.pc)
+            for (const CallFrame& f : sym_.at(*h.pc, false).frames) node = tree_.child(node, f);
+        irqNodes_.emplace(key, node);
+        return node;
+    }
+
+    ProfileTree::NodeId idleNode(std::uint32_t task) {
+        if (auto it = idleNodes_.find(task); it != idleNodes_.end()) return it->second;
+        if (!idleRoot_) idleRoot_ = tree_.child(ProfileTree::kRoot, {kIdleNode, "", -1, -1});
+        ProfileTree::NodeId node = *idleRoot_;
+        if (const auto name = taskNames_.find(task); task && name != taskNames_.end())
+            node = tree_.child(node, {"[task " + (name->second.empty() ? "(unnamed)" : name->second) + "]", "", -1, -1});
+        idleNodes_.emplace(task, node);
+        return node;
+    }
+
+    // The node a stack ends at, below `start`. (The sampler gives code outside the program
+    // the program's stack as its callers when the program called it, and the function it
+    // entered between them: no guess is needed here.)
+    ProfileTree::NodeId leafOf(std::span<const std::uint32_t> stack, ProfileTree::NodeId start) {
+        // Most stacks are a PC alone (no unwind table, or code outside the program): one
         // lookup by the PC.
-        if (stack.size() == 1) {
-            if (auto it = single_.find(stack[0]); it != single_.end()) return it->second;
-        }
-        const bool leafInProgram = sym_.at(stack.front(), false).inProgram;
-        const ProfileTree::NodeId start = ProfileTree::kRoot;
+        const std::uint64_t singleKey = std::uint64_t(start) << 32 | (stack.size() == 1 ? stack[0] : 0);
+        if (stack.size() == 1)
+            if (auto it = single_.find(singleKey); it != single_.end()) return it->second;
         key_.assign(reinterpret_cast<const char*>(&start), sizeof start);
         key_.append(reinterpret_cast<const char*>(stack.data()), stack.size() * 4);
-        if (auto it = nodes_.find(key_); it != nodes_.end()) return {it->second, leafInProgram};
+        if (auto it = nodes_.find(key_); it != nodes_.end()) return it->second;
         ProfileTree::NodeId node = start;
-        for (std::size_t i = stack.size(); i-- > 0;)
-            for (const CallFrame& f : sym_.at(stack[i], i > 0).frames) node = tree_.child(node, f);
+        const Symbolizer::Entry* previous = nullptr;
+        for (std::size_t i = stack.size(); i-- > 0;) {
+            const Symbolizer::Entry& e = sym_.at(stack[i], i > 0);
+            for (CallFrame f : e.frames) {
+                // Code outside the program shows where the program called it; a frame that
+                // repeats its parent's name (the leaf inside the function that was entered,
+                // a handler's own code) is the same node.
+                if (!e.inProgram && previous && previous->inProgram && previous->callLine >= 0) {
+                    f.url = previous->callFile;
+                    f.lineNumber = previous->callLine;
+                }
+                if (!e.inProgram && tree_.node(node).frame.functionName == f.functionName) continue;
+                node = tree_.child(node, f);
+            }
+            previous = &e;
+        }
         nodes_.emplace(key_, node);
-        if (stack.size() == 1) single_.emplace(stack[0], std::pair<ProfileTree::NodeId, bool>{node, leafInProgram});
-        return {node, leafInProgram};
+        if (stack.size() == 1) single_.emplace(singleKey, node);
+        return node;
     }
 
     // The [Bus wait] or [Stopped] child of a node, looked up once.
@@ -177,12 +219,21 @@ private:
         pendingCck_ = 0;
     }
 
+    struct Handler {
+        std::uint32_t vector = sf::kNotIrq;
+        std::optional<std::uint32_t> pc;
+    };
+
     Symbolizer& sym_;
+    const std::unordered_map<std::uint32_t, std::string>& taskNames_;
     ProfileTree tree_;
     std::unordered_map<std::string, ProfileTree::NodeId> nodes_;
-    std::unordered_map<std::uint32_t, std::pair<ProfileTree::NodeId, bool>> single_;
+    std::unordered_map<std::uint64_t, ProfileTree::NodeId> single_;
     std::unordered_map<ProfileTree::NodeId, ProfileTree::NodeId> waitNodes_, stoppedNodes_;
     std::unordered_map<std::uint64_t, ProfileTree::NodeId> irqNodes_;
+    std::unordered_map<std::uint32_t, ProfileTree::NodeId> idleNodes_;
+    std::unordered_map<unsigned, Handler> handlers_;
+    std::optional<ProfileTree::NodeId> irqRoot_, idleRoot_;
     std::string key_;
     ProfileTree::NodeId pendingNode_ = ProfileTree::kRoot;
     std::uint64_t pendingCck_ = 0;
@@ -218,7 +269,12 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
                     std::to_string(size));
         }
     }
-    if (sampling.contains("relocation_bases") && sampling["relocation_bases"].is_array() &&
+    if (options.bases) {
+        if (options.bases->size() != hunks.size())
+            bad(std::to_string(options.bases->size()) + " base(s) given for " + info.programPath() + "'s " +
+                std::to_string(hunks.size()) + " hunk(s)");
+        sym.bases.emplace(info, *options.bases);
+    } else if (sampling.contains("relocation_bases") && sampling["relocation_bases"].is_array() &&
         !sampling["relocation_bases"].empty()) {
         std::vector<std::uint32_t> b;
         for (std::size_t i = 0; i < sampling["relocation_bases"].size(); ++i)
@@ -232,16 +288,38 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
     const json layouts = sampling.value("layouts", json::object());
     sym.textRelative = layouts.value("samples", json::object()).value("text_relative", false);
     if (sym.textRelative) {
-        if (!sampling.contains("unwind") || !sampling["unwind"].is_object())
-            bad(dir + ": profile.json says its PCs are text-relative but records no unwind text");
-        sym.textSize = hexField(sampling["unwind"], "size", "sampling.unwind");
+        // The text the PCs are relative to: "text" (since captures without an unwind table
+        // write hunk 0 relative too), or the unwind table's.
+        const char* key = sampling.contains("text") && sampling["text"].is_object() ? "text" : "unwind";
+        if (!sampling.contains(key) || !sampling[key].is_object())
+            bad(dir + ": profile.json says its PCs are text-relative but records no text");
+        sym.textSize = hexField(sampling[key], "size", std::string("sampling.") + key);
         if (hunks.empty() || sym.textSize > ((hunks[0].size + 3) & ~3u))
-            bad(dir + ": the unwind table covers " + std::to_string(sym.textSize) + " bytes of text but " +
+            bad(dir + ": the samples' text is " + std::to_string(sym.textSize) + " bytes but " +
                 info.programPath() + "'s first hunk is " + std::to_string(hunks.empty() ? 0 : hunks[0].size) +
                 " bytes: is it the program that was profiled?");
     }
-    if (summary.contains("rom_symbols") && summary["rom_symbols"].is_object())
-        sym.rom = std::make_unique<RomNamer>(romSymbolsFromJson(summary["rom_symbols"]));
+    // Code outside the program: the modules the sampler read at the capture's start and end
+    // (their functions' ends measured), or, for a capture without them, rom_symbols.
+    const fs::path modulesFile = fs::path(dir) / sf::kModulesFile;
+    std::error_code ec;
+    if (fs::is_regular_file(modulesFile, ec)) {
+        try {
+            sym.namer = CodeNamer(readSystemSamples(modulesFile.string()).modules);
+        } catch (const std::exception& e) {
+            bad(modulesFile.string() + ": " + e.what());
+        }
+    } else if (summary.contains("rom_symbols") && summary["rom_symbols"].is_object()) {
+        sym.namer = CodeNamer(codeModulesFromSnapshot(romSymbolsFromJson(summary["rom_symbols"])));
+    }
+    // The tasks' names, from the frame records.
+    std::unordered_map<std::uint32_t, std::string> taskNames;
+    for (const json& r : capture.frames)
+        if (r.contains("samples_tasks") && r["samples_tasks"].is_array())
+            for (const json& t : r["samples_tasks"])
+                if (t.is_object() && t.contains("task") && t["task"].is_number_unsigned() && t.contains("name") &&
+                    t["name"].is_string())
+                    taskNames[t["task"].get<std::uint32_t>()] = t["name"].get<std::string>();
 
     SampleReport report;
     report.cckHz = summary.value("machine", json::object()).value("cck_hz", 3546895.0);
@@ -250,7 +328,7 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
         report.warnings.push_back("the capture dropped " + std::to_string(report.dropped) +
                                   " sample(s) when its buffer was full: this profile is incomplete, "
                                   "its totals too");
-    TreeBuilder merged(sym);
+    TreeBuilder merged(sym, taskNames);
     for (const json& r : capture.frames) {
         if (!r.contains("samples")) continue;
         const std::string where = "profile.jsonl frame " + std::to_string(r.value("frame", 0ull));
@@ -261,7 +339,7 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
             if (n.find('/') != std::string::npos || n.empty() || n[0] == '.')
                 bad(dir + ": " + where + ": '" + n + "' is not a file of the capture folder");
         std::optional<TreeBuilder> frame;
-        if (options.perFrame) frame.emplace(sym);
+        if (options.perFrame) frame.emplace(sym, taskNames);
         std::uint64_t frameCck = 0;
         const std::size_t count = forEachSampleIn(
             (fs::path(dir) / bin).string(), (fs::path(dir) / meta).string(), registers, [&](const SampleView& s) {
@@ -291,7 +369,22 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
     }
     if (!report.frameCount) bad(dir + ": no frame record of profile.jsonl has samples");
     report.merged = merged.finish();
+    report.unnamed = unnamedShare(report.merged);
+    for (const auto& [name, cck] : report.unnamed) report.unnamedCck += cck;
     return report;
+}
+
+std::map<std::string, std::uint64_t> unnamedShare(const ProfileTree& tree) {
+    std::map<std::string, std::uint64_t> out;
+    for (ProfileTree::NodeId id = 0; id < tree.size(); ++id) {
+        const ProfileTree::Node& n = tree.node(id);
+        if (!n.self) continue;
+        const std::string& name = n.frame.functionName;
+        if (id == ProfileTree::kRoot || name == kIrqNode || name.rfind("level ", 0) == 0 || name == kExternalNode ||
+            name == kKickstartNode || name.rfind("[hunk ", 0) == 0)
+            out[id == ProfileTree::kRoot ? "(root)" : name] += n.self;
+    }
+    return out;
 }
 
 CpuProfileOptions sampleProfileOptions(const SampleReport& report, const std::string& program) {
@@ -307,6 +400,7 @@ CpuProfileOptions sampleProfileOptions(const SampleReport& report, const std::st
                     {"irq_cck", report.irqCck},
                     {"stopped_cck", report.stoppedCck},
                     {"samples_dropped", report.dropped},
+                    {"unnamed_cck", report.unnamedCck},
                     {"cck_hz", report.cckHz}};
     return o;
 }

@@ -4,16 +4,20 @@
 // a CPU profile"): the call tree of every sample, named from the program's debug
 // information, weighted in colour clocks. A program function's self weight is the colour
 // clocks its own instructions ran; the chip-bus waits inside them are a "[Bus wait]" child
-// (from the .meta rows), interrupt entry is "[IRQ]", the CPU stopped by STOP is a
-// "[Stopped]" child of the function that stopped it, ROM code is named from the capture's
-// rom_symbols ("[Kick]exec/AllocMem", "[Kickstart]" without them) and code that is neither
-// is "[External]". docs/profiling.md describes the tree; docs/formats/samples.md the files.
+// (from the .meta rows); an interrupt's entry and code sit below "[IRQ]", its level and
+// the routine it runs; the CPU stopped by STOP is a "[Stopped]" child of the program
+// function that stopped it, or "[Idle]" (with its task) when the system stopped it; code
+// outside the program is named by the one naming of it (profiler/amigaos/code_namer.h:
+// "[Kick]exec/AllocMem", "[Kick]amigavideo.hidd", "[Lib]mathffp/SPMul"), and what nothing
+// names is "[Kickstart]" or "[External]". docs/profiling.md describes the tree; docs/formats/samples.md the files.
 
 #include "profiler/capture/capture_reader.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/report/cpuprofile.h"
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,9 +28,13 @@ inline constexpr const char* kIrqNode = "[IRQ]";
 inline constexpr const char* kStoppedNode = "[Stopped]";
 inline constexpr const char* kExternalNode = "[External]";
 inline constexpr const char* kKickstartNode = "[Kickstart]";
+inline constexpr const char* kIdleNode = "[Idle]";
 
 struct SampleReportOptions {
     bool perFrame = false; // also one tree per frame record
+    // Where each hunk (or, for an ELF alone, each section) was: overrides the capture's
+    // relocation_bases.
+    std::optional<std::vector<std::uint32_t>> bases;
 };
 
 struct SampleFrameTree {
@@ -41,6 +49,10 @@ struct SampleReport {
     std::uint64_t frameCount = 0, samples = 0, cck = 0, instructionCck = 0, waitCck = 0, irqCck = 0,
                   stoppedCck = 0;
     std::uint64_t dropped = 0;           // samples the capture dropped (then it is incomplete)
+    // The colour clocks the merged tree could not name: self time of (root), of [IRQ] and
+    // its level nodes, of [External], [Kickstart] and [hunk N] (unnamedShare), by node name.
+    std::uint64_t unnamedCck = 0;
+    std::map<std::string, std::uint64_t> unnamed;
     double cckHz = 0;                    // to convert colour clocks to time
     std::vector<std::string> warnings;   // e.g. dropped samples
 };
@@ -51,6 +63,9 @@ struct SampleReport {
 // missing, truncated or disagrees with its .meta.
 SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& info,
                                const SampleReportOptions& options = {});
+
+// Self weight of the nodes that name nothing (see SampleReport::unnamed), by node name.
+std::map<std::string, std::uint64_t> unnamedShare(const ProfileTree& tree);
 
 // The "$copperline" annotation and time scale of a report's .cpuprofile files.
 CpuProfileOptions sampleProfileOptions(const SampleReport& report, const std::string& program);

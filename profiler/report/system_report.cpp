@@ -1,7 +1,7 @@
 #include "profiler/report/system_report.h"
 
 #include "emu/cpu/disasm/disasm.h"
-#include "profiler/amigaos/lvo_names.h"
+#include "profiler/amigaos/code_namer.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/sampling/sample_reader.h"
 #include "profiler/debuginfo/debug_info.h"
@@ -22,8 +22,6 @@ namespace sf = sampler_format;
 
 namespace {
 
-bool inRom(std::uint32_t a) { return (a >= 0xF80000 && a <= 0xFFFFFF) || (a >= 0xE00000 && a < 0xE80000); }
-
 // A name in a folded line: no separator of the format inside it.
 std::string clean(std::string s) {
     for (char& c : s)
@@ -38,111 +36,13 @@ std::string context(const SystemSample& s) {
     return s.supervisor() ? "supervisor" : "user";
 }
 
-// The modules as the report names them: those written at the capture's end first (a
-// library loaded during the capture is there), then those of its start that the end no
-// longer has (expunged). A library or device in RAM claims the hull of its jump table's
-// functions (one loaded from disk is one block of code); one whose hull is wider than
-// 256 KB (its vectors patched to far places) claims its functions' extents alone. In ROM,
-// the resident module whose RomTag..EndSkip holds the address names it, else the ROM
-// function (a jump-table target up to where its code was measured to end) that holds it.
-struct Modules {
-    struct Function {
-        std::uint32_t start, end;
-        int lvo;
-        const SystemSampleModule* module;
-    };
-    std::vector<const SystemSampleModule*> ram, romResidents;
-    std::vector<Function> romFunctions; // sorted by start
-
-    explicit Modules(const SystemSampleFile& f) {
-        std::set<std::pair<std::string, std::uint32_t>> seen;
-        for (int pass = 0; pass < 2; ++pass)
-            for (const SystemSampleModule& m : f.modules) {
-                if (m.atEnd != (pass == 0)) continue;
-                if (!seen.insert({m.name, m.base}).second) continue;
-                if (m.kind == sf::ModuleKind::Resident) {
-                    if (inRom(m.start)) romResidents.push_back(&m);
-                    else ram.push_back(&m);
-                    continue;
-                }
-                if (!inRom(m.start)) ram.push_back(&m);
-                for (std::size_t i = 0; i < m.lvos.size(); ++i)
-                    if (inRom(m.lvos[i].second))
-                        romFunctions.push_back({m.lvos[i].second, functionEnd(m, i), m.lvos[i].first, &m});
-            }
-        std::sort(romFunctions.begin(), romFunctions.end(),
-                  [](const Function& a, const Function& b) { return a.start < b.start; });
-    }
-
-    // Where the function of m's entry i ends: measured, or (a version 1 file) its target's
-    // first word only.
-    static std::uint32_t functionEnd(const SystemSampleModule& m, std::size_t i) {
-        return i < m.lvoEnds.size() ? m.lvoEnds[i] : m.lvos[i].second + 2;
-    }
-
-    // The LVO of `m` whose function holds `a` (the nearest target at or below it), or 0.
-    static int lvoHolding(const SystemSampleModule& m, std::uint32_t a) {
-        int best = 0;
-        std::uint32_t at = 0;
-        for (std::size_t i = 0; i < m.lvos.size(); ++i) {
-            const std::uint32_t t = m.lvos[i].second;
-            if (t <= a && a < functionEnd(m, i) && (t > at || !best)) {
-                at = t;
-                best = m.lvos[i].first;
-            }
-        }
-        return best;
-    }
-
-    static std::string lvoText(const SystemSampleModule& m, int lvo) {
-        return lvo ? std::string(lvoName(m.name, lvo)) : std::string();
-    }
-
-    // The ROM function holding `a`, or nullptr.
-    const Function* romFunction(std::uint32_t a) const {
-        auto it = std::upper_bound(romFunctions.begin(), romFunctions.end(), a,
-                                   [](std::uint32_t v, const Function& fn) { return v < fn.start; });
-        for (int n = 0; it != romFunctions.begin() && n < 256; ++n) {
-            --it;
-            if (a < it->end) return &*it;
-        }
-        return nullptr;
-    }
-
-    // (module, function) of an address outside the program.
-    std::pair<std::string, std::string> name(std::uint32_t a) const {
-        for (const SystemSampleModule* m : ram) {
-            if (a < m->start || a >= m->end) continue;
-            const int lvo = lvoHolding(*m, a);
-            if (m->kind == sf::ModuleKind::Resident || m->end - m->start <= 0x40000 || lvo)
-                return {m->name, lvoText(*m, lvo)};
-        }
-        const Function* fn = romFunction(a);
-        for (const SystemSampleModule* r : romResidents)
-            if (a >= r->start && a < r->end) {
-                std::string text;
-                if (fn) {
-                    // A function of another library this module holds says whose it is.
-                    text = lvoText(*fn->module, fn->lvo);
-                    if (fn->module->name != r->name) text = shortName(*fn->module) + "/" + text;
-                }
-                return {r->name, text};
-            }
-        if (fn) return {fn->module->name, lvoText(*fn->module, fn->lvo)};
-        if (inRom(a)) return {"[Kickstart]", {}};
-        return {"unknown", {}};
-    }
-
-    static std::string shortName(const SystemSampleModule& m) { return std::string(shortLibraryName(m.name)); }
-};
-
 } // namespace
 
 SystemReport buildSystemReport(const SystemSampleFile& f, const SystemReportProgram* program) {
     SystemReport r;
     r.header = f.header;
     r.precise = !f.weights.empty();
-    const Modules modules(f);
+    const CodeNamer modules(f.modules);
     r.samples.reserve(f.samples.size());
     for (std::size_t i = 0; i < f.samples.size(); ++i) {
         const SystemSample& s = f.samples[i];
@@ -169,7 +69,11 @@ SystemReport buildSystemReport(const SystemSampleFile& f, const SystemReportProg
                 named = true;
                 break;
             }
-        if (!named) std::tie(a.module, a.function) = modules.name(s.pc);
+        if (!named) {
+            const CodeName n = modules.name(s.pc);
+            a.module = n.known() ? n.module : "unknown";
+            a.function = n.function;
+        }
         const std::uint64_t w = f.weight(i);
         a.weight = w;
         r.total += w;

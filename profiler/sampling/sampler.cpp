@@ -63,7 +63,14 @@ Sampler::Sampler(Machine& machine, SamplerOptions options)
     memory_ = std::make_unique<MachineMemoryView>(machine_);
     longs_ = std::make_unique<MachineLongs>(machine_, *memory_);
     stack_.reserve(Unwinder::kMaxDepth + 1);
-    startModules_ = readSystemModules(*memory_, false);
+    startModules_ = readCodeModules(*memory_, false);
+    if (options_.unwinder && options_.unwinder->hasTable()) {
+        textBase_ = options_.unwinder->textBase();
+        textSize_ = options_.unwinder->textSize();
+    } else if (options_.text) {
+        textBase_ = options_.text->base;
+        textSize_ = options_.text->size;
+    }
     machine_.setCpuStepObserver(this);
     attached_ = true;
 }
@@ -74,7 +81,7 @@ void Sampler::captureEnded(const EndFiles& files) {
     detach();
     if (!modulesWritten_) return; // no frame recorded
     std::vector<std::uint8_t> out;
-    for (const SystemSampleModule& m : readSystemModules(*memory_, true)) appendModuleRecord(out, m);
+    for (const SystemSampleModule& m : readCodeModules(*memory_, true)) appendModuleRecord(out, m);
     files.append(sf::kModulesFile, {std::span<const std::uint8_t>(out)});
 }
 
@@ -97,11 +104,14 @@ void Sampler::stepStarting(const CpuStepStart& r) {
     if (startStopped_) return; // a STOP stretch keeps the STOP instruction's stack
     stack_.clear();
     const std::uint32_t pc = r.pc;
+    const bool supervisor = r.sr & 0x2000;
+    // In an interrupt, the frames above its exception frame are the interrupted code's, not
+    // callers of the handler.
+    const std::uint32_t limit = supervisor ? irqs_.servedFrame() : 0;
     if (options_.unwinder)
-        options_.unwinder->unwind(pc, r.a5, r.a7, *longs_, stack_);
+        options_.unwinder->unwind(pc, r.a5, r.a7, *longs_, stack_, limit);
     else
         stack_.push_back(pc);
-    const bool supervisor = r.sr & 0x2000;
     if (inProgram(pc)) {
         programStack_ = stack_;
         programSp_ = r.a7;
@@ -109,6 +119,8 @@ void Sampler::stepStarting(const CpuStepStart& r) {
         // A return (RTS, RTE, RTR) leaves the program for its caller, which it did not call.
         programCalling_ = r.ird != 0x4E75 && r.ird != 0x4E73 && r.ird != 0x4E77;
         programTaskKnown_ = false;
+        entryPc_ = 0;
+        entryPending_ = false;
         return;
     }
     if (!programCalling_ || stack_.size() != 1) return;
@@ -123,6 +135,16 @@ void Sampler::stepStarting(const CpuStepStart& r) {
     if (supervisor != programSupervisor_ || r.a7 > programSp_ || programSp_ - r.a7 > 0x10000 ||
         thisTask() != programTask_)
         return;
+    // The function the program entered: where it went first, or past the JMP abs.l of a
+    // library's jump table there.
+    if (!entryPc_) {
+        entryPc_ = pc;
+        entryPending_ = r.ird == 0x4EF9;
+    } else if (entryPending_) {
+        entryPc_ = pc;
+        entryPending_ = false;
+    }
+    if (entryPc_ != pc && !entryPending_) stack_.push_back(entryPc_);
     for (std::size_t i = 0; i < programStack_.size() && stack_.size() <= Unwinder::kMaxDepth; ++i)
         stack_.push_back(i == 0 ? programStack_[0] + 2 : programStack_[i]);
 }
@@ -142,9 +164,9 @@ std::uint32_t Sampler::thisTask() const {
 }
 
 std::uint32_t Sampler::encodePc(std::uint32_t pc) const {
-    // PCs in the unwind table's text are relative to its base; all others (Kickstart at
+    // PCs in the program's text are relative to its base; all others (Kickstart at
     // $F80000-$FFFFFF, other hunks, libraries) are absolute.
-    if (options_.unwinder && options_.unwinder->inText(pc)) return pc - options_.unwinder->textBase();
+    if (pc - textBase_ < textSize_) return pc - textBase_;
     return pc;
 }
 
@@ -370,6 +392,9 @@ void Sampler::repositioned() {
     pending_.clear();
     irqs_.clear();
     enteredLevel_ = 0;
+    programCalling_ = false;
+    entryPc_ = 0;
+    entryPending_ = false;
 }
 
 void Sampler::addStatus(json& status) const {
@@ -402,6 +427,10 @@ void Sampler::addSummary(json& s) {
                                   {"size", hex(options_.unwinder->textSize())}};
     else
         sampling["unwind"] = nullptr;
+    if (textSize_)
+        sampling["text"] = json{{"base", hex(textBase_)}, {"size", hex(textSize_)}};
+    else
+        sampling["text"] = nullptr;
     sampling["max_depth"] = Unwinder::kMaxDepth;
     sampling["layouts"] = json{
         {"samples",
@@ -410,7 +439,7 @@ void Sampler::addSummary(json& s) {
               {"record", options_.registers ? "pc... (leaf to root), 0xffffffff - cck, d0-d7, a0-a7, sr"
                                             : "pc... (leaf to root), 0xffffffff - cck"},
               {"register_words", options_.registers ? sf::kRegisterWords : 0},
-              {"text_relative", bool(options_.unwinder)},
+              {"text_relative", textSize_ != 0},
               {"irq_marker", hex(sf::kIrqMarker)},
               {"max_cck", sf::kMaxCck}}},
         {"meta",

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct SamplerOptions {
     // a converter can tell the profiled program from another.
     std::vector<std::uint32_t> hunkSizes;
     std::vector<CodeRange> codeRanges;
+    // The program's text (hunk 0) when there is no unwind table: its PCs are written
+    // relative to its base all the same, as the source document's rule has them. With an
+    // unwind table, the table's text is the text.
+    std::optional<CodeRange> text;
     std::size_t bufferLimit = kDefaultBufferLimit; // pending records at most
 };
 
@@ -160,6 +165,13 @@ private:
     std::vector<std::uint32_t> programStack_;
     std::uint32_t programSp_ = 0, programTask_ = 0;
     bool programSupervisor_ = false, programCalling_ = false, programTaskKnown_ = false;
+    // The function the program entered outside it (the first instruction there, or the
+    // target of the jump table's JMP abs.l it landed on): a frame between the leaf and the
+    // program's call, so that time deep in the ROM still shows which call it belongs to.
+    std::uint32_t entryPc_ = 0;
+    bool entryPending_ = false;
+    // The text PCs are written relative to (textSize_ 0: none).
+    std::uint32_t textBase_ = 0, textSize_ = 0;
 
     // The system around the step (system_context.h).
     InterruptNesting irqs_;

@@ -6,9 +6,8 @@
 // - the interrupt level being served: each interrupt entry is kept with the supervisor
 //   stack pointer after its frame; its level is served until a step starts with the stack
 //   pointer above that frame (RTE, or a stack reset by a task switch) or in user mode;
-// - the system's modules: the libraries and devices by the hull of their jump tables'
-//   targets (with the LVO targets, to name the functions), and the resident modules by
-//   their RomTag..EndSkip range.
+// - the system's modules: read by the one naming of code outside the program
+//   (profiler/amigaos/code_namer.h, readCodeModules).
 
 #include "profiler/sampling/system_samples.h"
 
@@ -16,8 +15,6 @@
 #include <vector>
 
 namespace copperline {
-
-class MemoryView;
 
 class InterruptNesting {
 public:
@@ -27,6 +24,9 @@ public:
     void stepStarts(std::uint16_t sr, std::uint32_t a7);
     // The level being served (1-7), 0 for none.
     unsigned served() const { return irqs_.empty() ? 0 : irqs_.back().level; }
+    // A7 right after the frame of the interrupt being served (its SR word), 0 for none: the
+    // frames above it are the interrupted code's, not callers of the handler.
+    std::uint32_t servedFrame() const { return irqs_.empty() ? 0 : irqs_.back().ssp; }
     void clear() { irqs_.clear(); }
 
 private:
@@ -36,9 +36,5 @@ private:
     };
     std::vector<Irq> irqs_;
 };
-
-// The libraries, devices and resident modules as they stand in `memory` (readAmigaOs),
-// marked as read at the capture's end or start.
-std::vector<SystemSampleModule> readSystemModules(const MemoryView& memory, bool atEnd);
 
 } // namespace copperline

@@ -50,7 +50,7 @@ SystemSampler::SystemSampler(Machine& machine, SystemSamplerOptions options)
     cckPerSecond_ = std::uint64_t(ntsc ? kNtscCckHz : kPalCckHz);
     options_.hz = std::clamp<std::uint32_t>(options_.hz, 1, maxSamplerHz(ntsc));
     startCck_ = machine_.now() / kCyclesPerCck;
-    startModules_ = readSystemModules(*memory_, false);
+    startModules_ = readCodeModules(*memory_, false);
     schedule();
     machine_.setCpuMomentObserver(this, nextAt_);
     attached_ = true;
@@ -218,7 +218,7 @@ void SystemSampler::captureEnded(const EndFiles& files) {
     pending_.clear();
     if (!headerWritten_) return; // no frame recorded: no file
     std::vector<std::uint8_t> out;
-    for (const SystemSampleModule& m : readSystemModules(*memory_, true)) appendModuleRecord(out, m);
+    for (const SystemSampleModule& m : readCodeModules(*memory_, true)) appendModuleRecord(out, m);
     files.append("sampler.bin", {std::span<const std::uint8_t>(out)});
 }
 

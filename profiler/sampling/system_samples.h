@@ -6,11 +6,13 @@
 //   sample  (type 1, 24 bytes): the moment, PC, SR, context and ExecBase's task fields;
 //   task    (type 2): a task's name, written before the first sample that names the task
 //           and again when the name at that address changes;
-//   module  (type 3): a library, device or resident module and the address range the
+//   module  (type 3): a library, device, resident module or interrupt server and the address range the
 //           report names it by, written when the capture starts and again when it ends
 //           (so that a library loaded from disk in between is there).
 // A record of a type this version does not define is refused (a newer version says so in
 // its header's version).
+
+#include "profiler/amigaos/code_namer.h"
 
 #include <cstdint>
 #include <optional>
@@ -47,8 +49,8 @@ inline constexpr std::uint32_t kJitter = 4;
 // A stream of module records alone, written beside a capture's precise samples
 // (system-modules.bin): its rate is 0 and it holds no sample.
 inline constexpr std::uint32_t kModulesOnly = 8;
-// Module kinds.
-enum class ModuleKind : std::uint8_t { Library = 1, Device = 2, Resident = 3, Resource = 4 };
+// Module kinds (5, an interrupt server or handler, since the code namer reads them).
+using ModuleKind = CodeModuleKind;
 } // namespace sampler_format
 
 // One sample.
@@ -70,18 +72,9 @@ struct SystemSample {
     bool forbidden() const { return tdNestCnt >= 0; }
 };
 
-struct SystemSampleModule {
-    sampler_format::ModuleKind kind = sampler_format::ModuleKind::Library;
-    std::uint32_t start = 0, end = 0; // the range named by it, end exclusive
-    std::uint32_t base = 0;           // the library base or the RomTag
-    std::string name;
-    bool atEnd = false; // from the table written when the capture ended
-    // The jump table's targets (libraries and devices), for naming the functions.
-    std::vector<std::pair<int, std::uint32_t>> lvos; // (LVO offset, target)
-    // Per entry of lvos, where the function at its target ends (exclusive), measured by
-    // decoding it when the table was written; empty from a version 1 file.
-    std::vector<std::uint32_t> lvoEnds;
-};
+// A module record: a library, device, resident module or interrupt server, as the one
+// naming of code outside the program reads it (profiler/amigaos/code_namer.h).
+using SystemSampleModule = CodeModule;
 
 struct SystemSamplesHeader {
     std::uint32_t version = 0;

@@ -26,7 +26,7 @@ bool Unwinder::inCodeRange(std::uint32_t address) const {
 }
 
 void Unwinder::unwind(std::uint32_t pc, std::uint32_t a5, std::uint32_t a7, const LongReader& mem,
-                      std::vector<std::uint32_t>& out) const {
+                      std::vector<std::uint32_t>& out, std::uint32_t stackLimit) const {
     out.push_back(pc);
     // The frames walked so far (PC and A7), to notice a stack that leads back into itself.
     // Left uninitialised: only the first `depth` entries are ever read.
@@ -42,7 +42,9 @@ void Unwinder::unwind(std::uint32_t pc, std::uint32_t a5, std::uint32_t a7, cons
             !mem.readLong(cfa + std::uint32_t(row.a5Offset), a5))
             return;
         std::uint32_t ra = 0;
-        if (!mem.readLong(cfa + std::uint32_t(row.returnOffset), ra)) return;
+        const std::uint32_t raAt = cfa + std::uint32_t(row.returnOffset);
+        if (stackLimit && (raAt & kAddressMask) >= (stackLimit & kAddressMask)) return;
+        if (!mem.readLong(raAt, ra)) return;
         ra &= kAddressMask;
         if (ra == 0 || (ra & 1)) return;
         a7 = cfa;

@@ -41,9 +41,10 @@ public:
     // while the frame it returns to lies in the text. A return address in a code range ends
     // the stack after it is appended; one anywhere else, an unreadable longword, an odd or
     // zero return address, a frame seen before (same PC and A7) or kMaxDepth PCs end it
-    // before.
+    // before. A nonzero stackLimit (A7 after an interrupt's exception frame) ends it at a
+    // return address read at or above it: that is the interrupted code, not a caller.
     void unwind(std::uint32_t pc, std::uint32_t a5, std::uint32_t a7, const LongReader& mem,
-                std::vector<std::uint32_t>& out) const;
+                std::vector<std::uint32_t>& out, std::uint32_t stackLimit = 0) const;
 
     bool hasTable() const { return textSize_ != 0; }
     bool inText(std::uint32_t address) const { return address - textBase_ < textSize_; }

@@ -415,13 +415,13 @@ private slots:
         const json entry =
             emu.ok("disasm", {{"addr", execBase - 198}, {"count", 1}})["instructions"][0];
         QVERIFY2(entry.value("text", "").starts_with("jmp"), entry.dump().c_str());
-        QCOMPARE(entry.value("target_symbol", ""), std::string("exec.library/AllocMem"));
+        QCOMPARE(entry.value("target_symbol", ""), std::string("[Kick]exec/AllocMem"));
         QVERIFY(!entry.contains("symbol")); // the jump table itself is no function
         const std::uint32_t allocMem = entry.value("target", 0u);
         const json body = emu.ok("disasm", {{"addr", allocMem}, {"count", 3}})["instructions"];
-        QCOMPARE(body[0].value("symbol", ""), std::string("exec.library/AllocMem"));
+        QCOMPARE(body[0].value("symbol", ""), std::string("[Kick]exec/AllocMem"));
         QCOMPARE(body[0].value("symbol_offset", 99u), 0u);
-        QCOMPARE(body[1].value("symbol", ""), std::string("exec.library/AllocMem"));
+        QCOMPARE(body[1].value("symbol", ""), std::string("[Kick]exec/AllocMem"));
         QCOMPARE(body[1].value("symbol_offset", 0u), body[1].value("addr", 0u) - allocMem);
         // Chip RAM holds no function.
         QVERIFY(!emu.ok("disasm", {{"addr", 0x7F000}, {"count", 1}})["instructions"][0].contains(

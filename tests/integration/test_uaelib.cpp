@@ -203,7 +203,7 @@ private slots:
         QCOMPARE(result(m, R_STILL_RUNNING), 1u);
         const auto refusals =
             std::count_if(log.begin(), log.end(), [](const auto& l) { return l.refused; });
-        QCOMPARE(refusals, 11); // 4 file calls refused, 7 garbage calls
+        QCOMPARE(refusals, 12); // 4 file calls refused, 7 garbage calls, one function 82 option
         const auto says = [&](const char* text) {
             return std::any_of(log.begin(), log.end(), [&](const auto& l) {
                 return l.refused && l.text.find(text) != std::string::npos;
@@ -216,6 +216,31 @@ private slots:
         QVERIFY(says("symbolic link"));
         QVERIFY(says("is not terminated within its 32 bytes"));
         QVERIFY(!m.halted());
+
+        // Function 82 as Bartman's warpmode() calls it: warp on and off reach the host (the
+        // window's Warp follows them), the cycle-exact switches are accepted, anything else
+        // answers 5 and is reported once however often it is asked.
+        const auto config = [&](int c) {
+            const std::uint32_t a = 0x7F180 + 4 * std::uint32_t(c);
+            return std::uint32_t(m.spyWord(a)) << 16 | m.spyWord(a + 2);
+        };
+        QCOMPARE(config(15), 0x600DF00Du);
+        QCOMPARE(config(0), 0u);  // cpu_speed max
+        QCOMPARE(config(7), 0u);  // the output buffer's first byte: an empty answer
+        QCOMPARE(config(1), 0u);  // cpu_speed real
+        QCOMPARE(config(2), 0u);  // warp true
+        QCOMPARE(config(3), 0u);  // warp false
+        QCOMPARE(config(4), 0u);  // blitter_cycle_exact true
+        QCOMPARE(config(5), 5u);  // cpu_model 68020
+        QCOMPARE(config(6), 5u);  // and again
+        QCOMPARE(api.warpRequests(), 4u);
+        QVERIFY(!api.guestWarp()); // the last word was "warp false"
+        QCOMPARE(std::count_if(log.begin(), log.end(),
+                               [](const auto& l) { return l.text.find("cpu_model 68020") != std::string::npos; }),
+                 1);
+        QCOMPARE(api.refusalCounts().at("uaelib: function 82 refused: the option 'cpu_model 68020' is not provided "
+                                        "(warp, cpu_speed max|real and the cycle-exact switches are)"),
+                 2u);
 
         // With a trace exception pending at $F0FF60 the handler runs first and the call
         // happens once, when it returns there: traced are the JSR, the RTS and the ANDI.

@@ -8,7 +8,7 @@
 
 #include "amigaos_guest_image.h"
 #include "profiler/amigaos/amigaos.h"
-#include "profiler/amigaos/rom_namer.h"
+#include "profiler/amigaos/code_namer.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -118,9 +118,10 @@ int main(int argc, char** argv) {
         const nlohmann::json stack = stackFieldsJson(s);
         if (!s.exec != stack["systemStackLower"].is_null())
             fail(i, "null stack fields only without ExecBase");
-        const RomNamer namer(s);
+        const CodeNamer namer(readCodeModules(counted, true)); // interrupt server lists too
+        if (counted.unbacked) fail(i, "the code modules read only backed memory");
         for (int k = 0; k < 16; ++k)
-            (void)namer.name(0xF80000 + rng() % 0x80000);
+            (void)namer.name(0xF80000 + rng() % 0x80000).label();
 
         withExec += bool(s.exec);
         withThisTask += bool(s.thisTask);

@@ -1,5 +1,6 @@
 // Randomised corruption of a real program's ELF sibling (its headers, its sections, above
-// all its DWARF) and, now and then, of the hunk executable beside it. Every mutant must load
+// all its DWARF), read with its hunk executable and alone, and, now and then, of the hunk
+// executable beside it; then of a real amiga-gcc program's stabs. Every mutant must load
 // or be refused with a MediaError (DebugInfoError); whatever loads must answer lookups. The
 // reader's sources are built into this test with AddressSanitizer and UBSan, so a read out
 // of bounds or an overflow fails it. Deterministic: the seed is fixed.
@@ -77,9 +78,24 @@ void mutate(std::vector<std::uint8_t>& bytes, std::mt19937& rng, const std::vect
 
 } // namespace
 
+// Every answer must be consistent: frames of every address of every hunk.
+bool consistent(const copperline::DebugInfo& info, long i) {
+    for (std::uint32_t h = 0; h < info.hunks().size(); ++h)
+        for (std::uint32_t off = 0; off < info.hunks()[h].size; off += 2) {
+            const auto at = info.lookup(h, off);
+            for (const auto& f : info.frames(at))
+                if (f.file != copperline::kNoFile && f.file >= info.files().size()) {
+                    std::fprintf(stderr, "mutant %ld: a frame names file %u of %zu\n", i, f.file, info.files().size());
+                    return false;
+                }
+            (void)info.function(at);
+        }
+    return true;
+}
+
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: fuzz_debug_info PROGRAM ELF [ITERATIONS]\n");
+        std::fprintf(stderr, "usage: fuzz_debug_info PROGRAM ELF [ITERATIONS [STABS-PROGRAM]]\n");
         return 2;
     }
     const auto hunk = copperline::readFileBytes(argv[1]);
@@ -97,22 +113,37 @@ int main(int argc, char** argv) {
             const auto info =
                 copperline::DebugInfo::fromBytes(hunkBytes, "program", elfBytes, "program.elf");
             const copperline::HunkBases bases(info, info.linkBases());
-            // Every answer must be consistent: frames of every address of every hunk.
-            for (std::uint32_t h = 0; h < info.hunks().size(); ++h)
-                for (std::uint32_t off = 0; off < info.hunks()[h].size; off += 2) {
-                    const auto at = info.lookup(h, off);
-                    for (const auto& f : info.frames(at))
-                        if (f.file != copperline::kNoFile && f.file >= info.files().size()) {
-                            std::fprintf(stderr, "mutant %ld: a frame names file %u of %zu\n", i,
-                                         f.file, info.files().size());
-                            return 1;
-                        }
-                    (void)info.function(at);
-                }
+            if (!consistent(info, i)) return 1;
             ++accepted;
         } catch (const copperline::MediaError&) {
             ++refused;
         }
+        // The same ELF alone (symbols.load, --symbols): its sections standing for hunks.
+        try {
+            const auto alone = copperline::DebugInfo::fromElfBytes(elfBytes, "alone.elf");
+            const copperline::HunkBases bases(alone, alone.basesAt(0x40000));
+            if (!consistent(alone, i)) return 1;
+        } catch (const copperline::MediaError&) {
+        }
+    }
+    // bebbo's amiga-gcc stabs: the trailing HUNK_DEBUG of a real program, mutated.
+    if (argc > 4) {
+        const auto stabs = copperline::readFileBytes(argv[4]);
+        const std::vector<Region> tail{{stabs.size() / 8, stabs.size() - stabs.size() / 8}};
+        long stabsAccepted = 0, stabsRefused = 0;
+        for (long i = 0; i < iterations; ++i) {
+            auto bytes = stabs;
+            mutate(bytes, rng, tail);
+            try {
+                const auto info = copperline::DebugInfo::fromBytes(bytes, "stabs", {}, {});
+                if (!consistent(info, i)) return 1;
+                ++stabsAccepted;
+            } catch (const copperline::MediaError&) {
+                ++stabsRefused;
+            }
+        }
+        std::printf("%ld stabs mutants: %ld accepted, %ld refused, no crash\n", iterations, stabsAccepted,
+                    stabsRefused);
     }
     std::printf("%ld mutants: %ld accepted, %ld refused, no crash\n", iterations, accepted,
                 refused);

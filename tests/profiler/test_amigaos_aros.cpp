@@ -8,7 +8,7 @@
 #include "emu/machine.h"
 #include "emu/media/ofs.h"
 #include "profiler/amigaos/amigaos.h"
-#include "profiler/amigaos/rom_namer.h"
+#include "profiler/amigaos/code_namer.h"
 
 #include <QtTest>
 #include <algorithm>
@@ -335,25 +335,34 @@ private slots:
     }
 
     void namesRomAddresses() {
-        const RomNamer namer(bootedOs_);
+        const CodeNamer namer(readCodeModules(MachineMemoryView(*booted_), true));
         const RomFiles& rom = romFiles();
         const auto execTable = rom.functionTable(rom.romTag("exec.library"));
         const std::uint32_t allocMem = execTable[198 / 6 - 1];
-        QCOMPARE(*namer.name(allocMem), std::string("[Kick]exec/AllocMem"));
-        QCOMPARE(*namer.name(allocMem + 2), std::string("[Kick]exec/AllocMem"));
-        QCOMPARE(*namer.name(execTable[294 / 6 - 1] + 8), std::string("[Kick]exec/FindTask"));
+        QCOMPARE(namer.name(allocMem).label(), std::string("[Kick]exec/AllocMem"));
+        QCOMPARE(namer.name(allocMem + 2).label(), std::string("[Kick]exec/AllocMem"));
+        QCOMPARE(namer.name(allocMem + 2).functionStart, allocMem);
+        QCOMPARE(namer.name(execTable[294 / 6 - 1] + 8).label(), std::string("[Kick]exec/FindTask"));
         const auto gfx = rom.functionTable(rom.romTag("graphics.library"));
-        QCOMPARE(*namer.name(gfx[270 / 6 - 1]), std::string("[Kick]graphics/WaitTOF"));
+        QCOMPARE(namer.name(gfx[270 / 6 - 1]).label(), std::string("[Kick]graphics/WaitTOF"));
         const auto intuition = rom.functionTable(rom.romTag("intuition.library"));
-        QCOMPARE(*namer.name(intuition[204 / 6 - 1]), std::string("[Kick]intuition/OpenWindow"));
+        QCOMPARE(namer.name(intuition[204 / 6 - 1]).label(), std::string("[Kick]intuition/OpenWindow"));
         const auto dos = rom.functionTable(rom.romTag("dos.library"));
-        QCOMPARE(*namer.name(dos[1014 / 6 - 1]), std::string("[Kick]dos/ScanVars"));
-        QVERIFY(!namer.name(bootedOs_.exec->base)); // RAM
-        QVERIFY(!namer.name(0xF80000));             // the ROM's header, below every function
-        // The same names from profile.json's rom_symbols, read back.
-        const RomNamer fromJson(romSymbolsFromJson(romSymbolsJson(bootedOs_)));
-        QCOMPARE(*fromJson.name(allocMem + 2), std::string("[Kick]exec/AllocMem"));
-        QCOMPARE(fromJson.symbols().size(), namer.symbols().size());
+        QCOMPARE(namer.name(dos[1014 / 6 - 1]).label(), std::string("[Kick]dos/ScanVars"));
+        QVERIFY(!namer.name(bootedOs_.exec->base).known()); // RAM that no module holds
+        // Every address of the ROM that a resident module holds is named by it at least.
+        for (const AmigaOsResident& r : bootedOs_.residents) {
+            if (r.endSkip <= r.address || r.address < 0xF80000) continue;
+            const CodeName n = namer.name(r.endSkip - 2);
+            QVERIFY2(n.known() && n.module != "[Kickstart]", r.name.c_str());
+        }
+        // The same first instructions from profile.json's rom_symbols, read back.
+        const CodeNamer fromJson(codeModulesFromSnapshot(romSymbolsFromJson(romSymbolsJson(bootedOs_))));
+        QCOMPARE(fromJson.name(allocMem).label(), std::string("[Kick]exec/AllocMem"));
+        // AROS's interrupt servers are read and named.
+        std::size_t servers = 0;
+        for (const CodeModule& m : namer.modules()) servers += m.kind == CodeModuleKind::Interrupt;
+        QVERIFY(servers > 0);
     }
 
     void setFunctionShowsInTheJumpTable() {

@@ -7,7 +7,7 @@
 #include "emu/machine.h"
 #include "profiler/amigaos/amigaos.h"
 #include "profiler/amigaos/lvo_names.h"
-#include "profiler/amigaos/rom_namer.h"
+#include "profiler/amigaos/code_namer.h"
 
 #include <QtTest>
 #include <algorithm>
@@ -520,39 +520,75 @@ private slots:
         QCOMPARE(shortLibraryName(".library"), std::string_view(".library"));
     }
 
-    void romNamerNamesTheFunctionAtOrBelow() {
-        AmigaOsSnapshot s;
-        s.romRanges = {{"extension", 0xE00000, 0xE80000}, {"kickstart", 0xF80000, 0x1000000}};
-        AmigaOsLibrary exec;
+    void codeNamerNamesByMeasuredExtentsNeverByANeighbour() {
+        CodeModule exec;
+        exec.kind = CodeModuleKind::Library;
         exec.name = "exec.library";
-        exec.lvos = {{-198, 0x4EF9, 0xF81000},
-                     {-210, 0x4EF9, 0xF81100},
-                     {-6000, 0x4EF9, 0xF82000},
-                     {-528, 0x40C0, std::nullopt},
-                     {-552, 0x4EF9, 0x12340} /* patched into RAM */};
-        AmigaOsLibrary gfx;
+        exec.base = 0x676;
+        exec.lvos = {{-198, 0xF81000}, {-210, 0xF81100}, {-6000, 0xF82000}, {-552, 0x12340} /* patched into RAM */};
+        exec.lvoEnds = {0xF81040, 0xF81180, 0xF82010, 0x12350};
+        exec.start = 0x12340;
+        exec.end = 0xF82010; // a hull wider than 256 KB: its functions' extents alone
+        CodeModule gfx;
+        gfx.kind = CodeModuleKind::Library;
         gfx.name = "graphics.library";
-        gfx.lvos = {{-270, 0x4EF9, 0xE00100}, {-276, 0x4EF9, 0xF81100} /* shares FreeMem's code */};
-        AmigaOsLibrary timer;
-        timer.name = "timer.device";
-        timer.lvos = {{-30, 0x4EF9, 0xF83000}};
-        s.libraries = {exec, gfx};
-        s.devices = {timer};
-        const RomNamer n(s);
-        QCOMPARE(int(n.symbols().size()), 5);
-        QCOMPARE(*n.name(0xF81000), std::string("[Kick]exec/AllocMem"));
-        QCOMPARE(*n.name(0xF810FE), std::string("[Kick]exec/AllocMem"));
-        QCOMPARE(*n.name(0xF81100),
-                 std::string("[Kick]exec/FreeMem")); // named before unnamed, list order
-        QCOMPARE(*n.name(0xF82004), std::string("[Kick]exec/LVO-6000"));
-        QCOMPARE(*n.name(0xF83010), std::string("[Kick]timer.device/BeginIO"));
-        QCOMPARE(*n.name(0xFFFFFE), std::string("[Kick]timer.device/BeginIO"));
-        QCOMPARE(*n.name(0xE7FFFE), std::string("[Kick]graphics/WaitTOF"));
-        QVERIFY(!n.name(0xF80FFE)); // below the Kickstart's first function
-        QVERIFY(!n.name(0xE000FE)); // below the extension ROM's first function
-        QVERIFY(!n.name(0x12340));  // RAM is not named
-        QVERIFY(!n.name(0xE80000)); // between the ROMs
-        QCOMPARE(n.symbolAt(0xF81234)->lvo, -210);
+        gfx.base = 0x2000;
+        gfx.lvos = {{-270, 0xE00100}, {-276, 0xF81100} /* shares FreeMem's code */};
+        gfx.lvoEnds = {0xE00120, 0xF81180};
+        gfx.start = 0xE00100;
+        gfx.end = 0xF81180;
+        CodeModule video;
+        video.kind = CodeModuleKind::Resident;
+        video.name = "amigavideo.hidd";
+        video.base = 0xFD0000;
+        video.start = 0xFD0000;
+        video.end = 0xFE0000;
+        CodeModule vblank;
+        vblank.kind = CodeModuleKind::Interrupt;
+        vblank.name = "VBlank server";
+        vblank.base = 0x3000;
+        vblank.start = 0xFD8000;
+        vblank.end = 0xFD8040;
+        CodeModule mathLib; // a library loaded from disk into RAM
+        mathLib.kind = CodeModuleKind::Library;
+        mathLib.name = "mathffp.library";
+        mathLib.base = 0x40000;
+        mathLib.lvos = {{-30, 0x3F000}, {-36, 0x3F100}};
+        mathLib.lvoEnds = {0x3F020, 0x3F140};
+        mathLib.start = 0x3F000;
+        mathLib.end = 0x3F140;
+        const CodeNamer n({exec, gfx, video, vblank, mathLib});
+        QCOMPARE(n.name(0xF81000).label(), std::string("[Kick]exec/AllocMem"));
+        QCOMPARE(n.name(0xF8103E).label(), std::string("[Kick]exec/AllocMem"));
+        QCOMPARE(n.name(0xF8103E).functionStart, 0xF81000u);
+        // Past AllocMem's measured end and below FreeMem: no function's, and no neighbour's.
+        QCOMPARE(n.name(0xF81040).label(), std::string("[Kickstart]"));
+        QCOMPARE(n.name(0xF81100).label(), std::string("[Kick]exec/FreeMem")); // exec's, read first
+        QCOMPARE(n.name(0xF82004).label(), std::string("[Kick]exec/LVO-6000"));
+        QCOMPARE(n.name(0xE00110).label(), std::string("[Kick]graphics/WaitTOF"));
+        // In a resident module with no function there: the module alone.
+        QCOMPARE(n.name(0xFDCE7E).label(), std::string("[Kick]amigavideo.hidd"));
+        QCOMPARE(n.name(0xFDCE7E).function, std::string());
+        // An interrupt server by its name.
+        QCOMPARE(n.name(0xFD8010).label(), std::string("[Kick]VBlank server"));
+        QVERIFY(n.name(0xFD8010).interrupt);
+        // RAM: a library by the hull of its functions, with the function that holds it.
+        QCOMPARE(n.name(0x3F104).label(), std::string("[Lib]mathffp/LVO-36"));
+        QCOMPARE(n.name(0x3F030).label(), std::string("[Lib]mathffp.library"));
+        QCOMPARE(n.name(0x12344).label(), std::string("[Lib]exec/LVO-552"));
+        QVERIFY(!n.name(0x50000).known()); // nobody's RAM
+        QCOMPARE(n.name(0x50000).label(), std::string("[External]"));
+        QCOMPARE(n.name(0xE80000).label(), std::string("[External]")); // between the ROMs
+        // A snapshot without measured ends (an old capture's rom_symbols): first
+        // instructions only.
+        AmigaOsSnapshot s;
+        AmigaOsLibrary lib;
+        lib.name = "exec.library";
+        lib.lvos = {{-198, 0x4EF9, 0xF81000}, {-528, 0x40C0, std::nullopt}};
+        s.libraries = {lib};
+        const CodeNamer old(codeModulesFromSnapshot(s));
+        QCOMPARE(old.name(0xF81000).label(), std::string("[Kick]exec/AllocMem"));
+        QCOMPARE(old.name(0xF81002).label(), std::string("[Kickstart]"));
     }
 
     void romSymbolsReadBack() {

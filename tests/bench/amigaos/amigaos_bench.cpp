@@ -9,7 +9,7 @@
 #include "emu/media/ofs.h"
 #include "emu/media/rom.h"
 #include "profiler/amigaos/amigaos.h"
-#include "profiler/amigaos/rom_namer.h"
+#include "profiler/amigaos/code_namer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -70,16 +70,18 @@ int main(int argc, char** argv) {
     const double task =
         bestMicroseconds(20000, [&] { sink += readExecAndThisTask(view).thisTask.has_value(); });
     const double json = bestMicroseconds(50, [&] { sink += romSymbolsJson(os).dump().size(); });
-    const RomNamer namer(os);
+    const double modules = bestMicroseconds(5, [&] { sink += readCodeModules(view, true).size(); });
+    const CodeNamer namer(readCodeModules(view, true));
     std::uint32_t a = 0xF80000;
     const double name = bestMicroseconds(200000, [&] {
         a = 0xF80000 + (a * 1103515245u + 12345u) % 0x80000;
-        sink += namer.name(a & ~1u).has_value();
+        sink += namer.name(a & ~1u).known();
     });
     std::printf("readAmigaOs            %9.2f us\n", whole);
     std::printf("readExecAndThisTask    %9.2f us\n", task);
     std::printf("romSymbolsJson + dump  %9.2f us (%zu bytes)\n", json,
                 romSymbolsJson(os).dump().size());
-    std::printf("RomNamer::name         %9.3f us\n", name);
+    std::printf("readCodeModules        %9.2f us\n", modules);
+    std::printf("CodeNamer::name        %9.3f us\n", name);
     return sink == 0 ? 1 : 0;
 }

@@ -12,6 +12,9 @@
  *   +$70 long  trace exceptions taken around it
  *   +$7C long  $600DF00D when done
  *
+ * and, at $7F180, what function 82 answered (enum Config below) and the first byte it left
+ * in its output buffer.
+ *
  * The files test needs the test's folder to hold "input.bin" (it is loaded to $60000).
  */
 #include "../hw/hw.h"
@@ -52,6 +55,20 @@ enum Result {
     R_DONE = 31
 };
 
+/* Function 82, as gcc8_c_support.c's warpmode() calls it. */
+#define CONFIG_RESULTS ((volatile u32*)0x7F180)
+enum Config {
+    C_SPEED_MAX = 0,
+    C_SPEED_REAL,
+    C_WARP_TRUE,
+    C_WARP_FALSE,
+    C_CYCLE_EXACT,
+    C_BAD,
+    C_BAD_AGAIN,
+    C_OUT_BYTE,
+    C_DONE = 15
+};
+
 /* Their calling sequence, our code. */
 typedef long (*UaeLibFn)(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
 typedef long (*UaeDbgLogFn)(long, const char*);
@@ -64,6 +81,14 @@ static int uaelib_present(void) {
 static long debug_cmd(unsigned int a1, unsigned int a2, unsigned int a3, unsigned int a4) {
     UaeLibFn UaeLib = (UaeLibFn)0xf0ff60;
     if (uaelib_present()) return UaeLib(88, a1, a2, a3, a4);
+    return -1;
+}
+
+typedef long (*UaeConfFn)(long mode, int index, const char* param, int param_len, char* outbuf, int outbuf_len);
+
+static long uae_conf(const char* option, char* out) {
+    UaeConfFn UaeConf = (UaeConfFn)0xf0ff60;
+    if (uaelib_present()) return UaeConf(82, -1, option, 0, out, 1);
     return -1;
 }
 
@@ -222,6 +247,19 @@ int guest_main(void) {
     RESULTS[R_UNKNOWN_CMD] = debug_cmd(42, 0, 0, 0);
     RESULTS[R_TEXT_UNTERMINATED] = debug_cmd(3, 0, (unsigned)unterminated, 0);
     RESULTS[R_STILL_RUNNING] = 1;
+
+    {
+        char out = 'x';
+        CONFIG_RESULTS[C_SPEED_MAX] = uae_conf("cpu_speed max", &out);
+        CONFIG_RESULTS[C_OUT_BYTE] = (u8)out;
+        CONFIG_RESULTS[C_SPEED_REAL] = uae_conf("cpu_speed real", &out);
+        CONFIG_RESULTS[C_WARP_TRUE] = uae_conf("warp true", &out);
+        CONFIG_RESULTS[C_WARP_FALSE] = uae_conf("warp false", &out);
+        CONFIG_RESULTS[C_CYCLE_EXACT] = uae_conf("blitter_cycle_exact true", &out);
+        CONFIG_RESULTS[C_BAD] = uae_conf("cpu_model 68020", &out);
+        CONFIG_RESULTS[C_BAD_AGAIN] = uae_conf("cpu_model 68020", &out);
+        CONFIG_RESULTS[C_DONE] = 0x600DF00D;
+    }
 
     *(volatile u32*)0x24 = (u32)trace_handler;
     uaelib_traces = 0;

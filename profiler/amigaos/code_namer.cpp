@@ -1,0 +1,297 @@
+#include "profiler/amigaos/code_namer.h"
+
+#include "emu/cpu/disasm/disasm.h"
+#include "profiler/amigaos/lvo_names.h"
+
+#include <algorithm>
+#include <set>
+
+namespace copperline {
+
+namespace {
+
+// exec/execbase.h: struct IntVector IntVects[16] at offset 84, 12 bytes each (iv_Data,
+// iv_Code, iv_Node); exec/interrupts.h: struct Interrupt is a Node (ln_Succ 0, ln_Name 10)
+// with is_Data at 14 and is_Code at 18.
+constexpr std::uint32_t kIntVects = 84, kIntVectorBytes = 12;
+constexpr std::uint32_t kIsCode = 18;
+constexpr unsigned kMaxServers = 64;
+// The interrupt bits exec serves with a chain of servers (iv_Data is their List); the
+// others have one handler (iv_Node its Interrupt).
+constexpr bool serverChain(unsigned bit) { return bit == 3 || bit == 4 || bit == 5 || bit == 13 || bit == 15; }
+constexpr const char* kIntBitNames[16] = {"TBE",  "DSKBLK", "SOFTINT", "PORTS", "COPER", "VERTB", "BLIT",  "AUD0",
+                                          "AUD1", "AUD2",   "AUD3",    "RBF",   "DSKSYNC", "EXTER", "INTEN", "NMI"};
+
+void readInterrupts(const MemoryView& memory, std::uint32_t exec, bool atEnd, std::vector<CodeModule>& out) {
+    std::set<std::uint32_t> seen; // one module per piece of code
+    const auto add = [&](std::uint32_t node, std::uint32_t code, unsigned bit) {
+        code &= 0xFFFFFF;
+        if (!code || (code & 1) || !memory.backed(code, 2) || !seen.insert(code).second) return;
+        CodeModule m;
+        m.kind = CodeModuleKind::Interrupt;
+        m.base = node;
+        m.name = node ? readTaskName(memory, node) : std::string(); // any Node's ln_Name
+        if (m.name.empty()) m.name = std::string(kIntBitNames[bit]) + " interrupt";
+        m.start = code;
+        m.end = measureFunctionEnd(memory, code);
+        m.atEnd = atEnd;
+        out.push_back(std::move(m));
+    };
+    for (unsigned bit = 0; bit < 16; ++bit) {
+        const std::uint32_t v = exec + kIntVects + bit * kIntVectorBytes;
+        const auto data = memory.longword(v), code = memory.longword(v + 4), node = memory.longword(v + 8);
+        if (!data || !code || !node) return;
+        if (!serverChain(bit)) {
+            if (*node && memory.inRam(*node & 0xFFFFFF, kIsCode + 4)) add(*node & 0xFFFFFF, *code, bit);
+            continue;
+        }
+        // The chain: a List whose nodes are Interrupts, each with its server's code.
+        const std::uint32_t list = *data & 0xFFFFFF;
+        if (!list || !memory.inRam(list, 12)) continue;
+        std::uint32_t n = memory.longword(list).value_or(0) & 0xFFFFFF;
+        std::set<std::uint32_t> visited;
+        for (unsigned i = 0; i < kMaxServers && n && !(n & 1) && memory.inRam(n, kIsCode + 4); ++i) {
+            const std::uint32_t next = memory.longword(n).value_or(0) & 0xFFFFFF;
+            if (!next) break; // the list's tail node
+            if (!visited.insert(n).second) break;
+            add(n, memory.longword(n + kIsCode).value_or(0), bit);
+            n = next;
+        }
+    }
+}
+
+} // namespace
+
+bool inRomSpace(std::uint32_t a) {
+    return (a >= 0xF80000 && a <= 0xFFFFFF) || (a >= 0xE00000 && a < 0xE80000);
+}
+
+std::uint32_t measureFunctionEnd(const MemoryView& memory, std::uint32_t entry) {
+    const auto read = [&](std::uint32_t a) -> std::uint16_t { return memory.word(a).value_or(0x4AFC); };
+    std::uint32_t pc = entry, reach = entry;
+    while (pc - entry < 4096 && memory.backed(pc, 2)) {
+        const DisasmResult d = disassemble(pc, read);
+        if (!d.valid) break;
+        const std::uint32_t next = pc + std::max<std::uint32_t>(d.length, 2);
+        if ((d.flow == Flow::Branch || d.flow == Flow::Jump) && d.hasTarget && d.target > pc &&
+            d.target - entry < 4096)
+            reach = std::max(reach, d.target);
+        pc = next;
+        if ((d.flow == Flow::Return || d.flow == Flow::Jump || d.flow == Flow::Trap || d.flow == Flow::Stop) &&
+            pc > reach)
+            return pc;
+    }
+    return pc > entry ? pc : entry + 2;
+}
+
+std::vector<CodeModule> readCodeModules(const MemoryView& memory, bool atEnd) {
+    std::vector<CodeModule> out;
+    const AmigaOsSnapshot os = readAmigaOs(memory);
+    const auto addLibrary = [&](const AmigaOsLibrary& l, CodeModuleKind kind) {
+        CodeModule m;
+        m.kind = kind;
+        m.base = l.base;
+        m.name = l.name;
+        m.atEnd = atEnd;
+        std::uint32_t lo = 0xFFFFFFFF, hi = 0;
+        for (const AmigaOsLvo& v : l.lvos) {
+            // A target at an odd address is no code (the 68000 would take an address error).
+            if (!v.target || (*v.target & 1)) continue;
+            const std::uint32_t target = *v.target & 0xFFFFFF;
+            m.lvos.emplace_back(v.lvo, target);
+            m.lvoEnds.push_back(measureFunctionEnd(memory, target));
+            lo = std::min(lo, target);
+            hi = std::max(hi, m.lvoEnds.back());
+        }
+        if (m.lvos.empty()) return;
+        // The hull of the jump table's functions.
+        m.start = lo;
+        m.end = hi;
+        out.push_back(std::move(m));
+    };
+    for (const AmigaOsLibrary& l : os.libraries) addLibrary(l, CodeModuleKind::Library);
+    for (const AmigaOsLibrary& l : os.devices) addLibrary(l, CodeModuleKind::Device);
+    for (const AmigaOsResident& r : os.residents) {
+        if (!r.endSkip || r.endSkip <= r.address) continue;
+        CodeModule m;
+        m.kind = CodeModuleKind::Resident;
+        m.base = r.address;
+        m.name = r.name;
+        m.start = r.address;
+        m.end = r.endSkip;
+        m.atEnd = atEnd;
+        out.push_back(std::move(m));
+    }
+    if (os.exec) readInterrupts(memory, os.exec->base, atEnd, out);
+    return out;
+}
+
+std::vector<CodeModule> codeModulesFromSnapshot(const AmigaOsSnapshot& os) {
+    std::vector<CodeModule> out;
+    const auto addLibrary = [&](const AmigaOsLibrary& l, CodeModuleKind kind) {
+        CodeModule m;
+        m.kind = kind;
+        m.base = l.base;
+        m.name = l.name;
+        std::uint32_t lo = 0xFFFFFFFF, hi = 0;
+        for (const AmigaOsLvo& v : l.lvos) {
+            if (!v.target || (*v.target & 1)) continue;
+            const std::uint32_t target = *v.target & 0xFFFFFF;
+            m.lvos.emplace_back(v.lvo, target);
+            m.lvoEnds.push_back(target + 2); // its first instruction is all that is known
+            lo = std::min(lo, target);
+            hi = std::max(hi, target + 2);
+        }
+        if (m.lvos.empty()) return;
+        m.start = lo;
+        m.end = hi;
+        out.push_back(std::move(m));
+    };
+    for (const AmigaOsLibrary& l : os.libraries) addLibrary(l, CodeModuleKind::Library);
+    for (const AmigaOsLibrary& l : os.devices) addLibrary(l, CodeModuleKind::Device);
+    for (const AmigaOsResident& r : os.residents) {
+        if (!r.endSkip || r.endSkip <= r.address) continue;
+        CodeModule m;
+        m.kind = CodeModuleKind::Resident;
+        m.base = r.address;
+        m.name = r.name;
+        m.start = r.address;
+        m.end = r.endSkip;
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+std::string CodeName::label() const {
+    if (where == Where::Unknown) return "[External]";
+    const std::string prefix = where == Where::Rom ? "[Kick]" : "[Lib]";
+    if (!library.empty() && lvo)
+        return prefix + std::string(shortLibraryName(library)) + "/" + std::string(lvoName(library, lvo));
+    if (interrupt) return prefix + function;
+    if (module == "[Kickstart]") return module;
+    return prefix + module;
+}
+
+CodeNamer::CodeNamer(std::vector<CodeModule> modules) : modules_(std::move(modules)) {
+    std::set<std::pair<std::string, std::uint32_t>> seen;
+    for (int pass = 0; pass < 2; ++pass)
+        for (const CodeModule& m : modules_) {
+            if (m.atEnd != (pass == 0)) continue;
+            if (!seen.insert({m.name, m.base}).second) continue;
+            if (m.kind == CodeModuleKind::Interrupt) {
+                if (inRomSpace(m.start)) romFunctions_.push_back({m.start, m.end, 0, &m});
+                else ram_.push_back(&m);
+                continue;
+            }
+            if (m.kind == CodeModuleKind::Resident) {
+                if (inRomSpace(m.start)) romResidents_.push_back(&m);
+                else ram_.push_back(&m);
+                continue;
+            }
+            if (!inRomSpace(m.start)) ram_.push_back(&m);
+            for (std::size_t i = 0; i < m.lvos.size(); ++i)
+                if (inRomSpace(m.lvos[i].second))
+                    romFunctions_.push_back({m.lvos[i].second,
+                                             i < m.lvoEnds.size() ? m.lvoEnds[i] : m.lvos[i].second + 2,
+                                             m.lvos[i].first, &m});
+        }
+    // By start; at one start, a jump-table function before interrupt code, then the first
+    // read (several vectors may share one target: AROS points unused ones at a common stub).
+    std::stable_sort(romFunctions_.begin(), romFunctions_.end(), [](const RomFunction& a, const RomFunction& b) {
+        if (a.start != b.start) return a.start < b.start;
+        const bool ai = a.module->kind == CodeModuleKind::Interrupt, bi = b.module->kind == CodeModuleKind::Interrupt;
+        if (ai != bi) return bi;
+        const bool an = knownLvoName(a.module->name, a.lvo).has_value();
+        const bool bn = knownLvoName(b.module->name, b.lvo).has_value();
+        return an && !bn;
+    });
+}
+
+const CodeNamer::RomFunction* CodeNamer::romFunction(std::uint32_t a) const {
+    auto it = std::upper_bound(romFunctions_.begin(), romFunctions_.end(), a,
+                               [](std::uint32_t v, const RomFunction& fn) { return v < fn.start; });
+    // The nearest start at or below the address whose code holds it (one function's measured
+    // code may run past another's entry); at one start, the first in the order above.
+    const RomFunction* best = nullptr;
+    for (int n = 0; it != romFunctions_.begin() && n < 256; ++n) {
+        --it;
+        if (best && it->start != best->start) break;
+        if (a < it->end) best = &*it;
+    }
+    return best;
+}
+
+CodeName CodeNamer::name(std::uint32_t a) const {
+    a &= 0xFFFFFF;
+    CodeName out;
+    const auto fromFunction = [&](const RomFunction& fn) {
+        if (fn.module->kind == CodeModuleKind::Interrupt) {
+            out.interrupt = true;
+            out.function = fn.module->name;
+        } else {
+            out.library = fn.module->name;
+            out.lvo = fn.lvo;
+            out.function = std::string(lvoName(fn.module->name, fn.lvo));
+        }
+        out.functionStart = fn.start;
+    };
+    for (const CodeModule* m : ram_) {
+        if (a < m->start || a >= m->end) continue;
+        if (m->kind == CodeModuleKind::Interrupt) {
+            out.where = CodeName::Where::Ram;
+            out.module = m->name;
+            out.function = m->name;
+            out.interrupt = true;
+            out.functionStart = m->start;
+            return out;
+        }
+        // The LVO whose function holds it: the nearest target at or below, within its end.
+        int best = 0;
+        std::uint32_t at = 0;
+        for (std::size_t i = 0; i < m->lvos.size(); ++i) {
+            const std::uint32_t t = m->lvos[i].second;
+            const std::uint32_t end = i < m->lvoEnds.size() ? m->lvoEnds[i] : t + 2;
+            if (t <= a && a < end && (t > at || !best)) {
+                at = t;
+                best = m->lvos[i].first;
+            }
+        }
+        if (m->kind == CodeModuleKind::Resident || m->end - m->start <= 0x40000 || best) {
+            out.where = CodeName::Where::Ram;
+            out.module = m->name;
+            if (best) {
+                out.library = m->name;
+                out.lvo = best;
+                out.function = std::string(lvoName(m->name, best));
+                out.functionStart = at;
+            }
+            return out;
+        }
+    }
+    const RomFunction* fn = romFunction(a);
+    for (const CodeModule* r : romResidents_)
+        if (a >= r->start && a < r->end) {
+            out.where = CodeName::Where::Rom;
+            out.module = r->name;
+            if (fn) {
+                fromFunction(*fn);
+                // A function of another library this module holds says whose it is.
+                if (!out.interrupt && fn->module->name != r->name)
+                    out.function = std::string(shortLibraryName(fn->module->name)) + "/" + out.function;
+            }
+            return out;
+        }
+    if (fn) {
+        out.where = CodeName::Where::Rom;
+        out.module = fn->module->kind == CodeModuleKind::Interrupt ? std::string("[Kickstart]") : fn->module->name;
+        fromFunction(*fn);
+        return out;
+    }
+    if (inRomSpace(a)) {
+        out.where = CodeName::Where::Rom;
+        out.module = "[Kickstart]";
+    }
+    return out;
+}
+
+} // namespace copperline

@@ -1,0 +1,240 @@
+// The profiler on the programs Amiga developers build, as a user runs it: `copperline --run
+// PROG --profile DIR`, then `copperline-ctl profile-report DIR --program PROG`.
+// - Bartman's template (tests/data/bartman-template: a.mingw.exe beside a.mingw.elf, his
+//   gcc and his elf2hunk): the ELF is found beside it; every sample lands on a named node
+//   (profile-report's unnamed share is 0); LoadView, called from main at main.c:87, stands
+//   as [Kick]graphics/LoadView under main with the line of its call; its warpmode() is
+//   answered, not refused.
+// - bebbo's amiga-gcc (stabs), vbcc and vasm programs: named, unnamed share 0.
+// - A program that runs fifteen seconds is captured to its return without
+//   --profile-frames; with --profile-frames 100 the capture says it stopped early.
+// - A trackmo's boot block that copies its part to $40000 and runs it there, captured with
+//   --symbols part.elf@0x40000: its routines are named in the .cpuprofile and in strip.tree.
+
+#include "emu/media/adf.h"
+#include "emu/media/file_bytes.h"
+#include "emu/media/ofs.h"
+#include "profiler/capture/capture_reader.h"
+#include "profiler/report/cpuprofile.h"
+#include "tests/integration/served.h"
+#include "tests/tools/call_tree_json.h"
+#include "tests/tools/run_process.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <functional>
+#include <map>
+
+using namespace copperline;
+using copperline::testing::Served;
+using Result = copperline::testing::ProcessResult;
+using nlohmann::json;
+
+namespace {
+
+const QString kData = COPPERLINE_SOURCE_DIR "/tests/data/";
+
+Result run(const char* exe, const QStringList& args) { return copperline::testing::runProcess(exe, args); }
+
+// Every node with its path of names from the root.
+void walk(const ProfileTree& t, const std::function<void(ProfileTree::NodeId, const QStringList&)>& f) {
+    std::function<void(ProfileTree::NodeId, QStringList)> go = [&](ProfileTree::NodeId id, QStringList path) {
+        if (id != ProfileTree::kRoot) path << QString::fromStdString(t.node(id).frame.functionName);
+        f(id, path);
+        for (const auto c : t.node(id).children) go(c, path);
+    };
+    go(ProfileTree::kRoot, {});
+}
+
+std::map<QString, std::uint64_t> totalByFunction(const ProfileTree& t) {
+    std::map<QString, std::uint64_t> out;
+    walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
+        if (!path.isEmpty()) out[path.back()] += t.node(id).self;
+    });
+    return out;
+}
+
+// profile-report's "unnamed: N CCK" line.
+std::uint64_t unnamedCck(const QByteArray& out) {
+    const int at = out.indexOf("unnamed: ");
+    if (at < 0) return ~0ull;
+    return out.mid(at + 9).split(' ').value(0).toULongLong();
+}
+
+// Profiles PROG (with any more arguments) and reports it; the report's tree.
+struct Profiled {
+    Result run, report;
+    ProfileTree tree;
+    json summary;
+};
+Profiled profile(const QTemporaryDir& tmp, const QString& name, const QString& program, const QStringList& more,
+                 const QStringList& reportArgs = {}) {
+    Profiled p;
+    const QString dir = tmp.filePath(name);
+    p.run = run(COPPERLINE_EXE, QStringList{"--factory", "--noaudio", "--run", program, "--profile", dir} + more);
+    if (p.run.status < 0) return p;
+    const QString out = tmp.filePath(name + ".cpuprofile");
+    p.report = run(COPPERLINE_CTL, QStringList{"profile-report", dir, "--program", program, "--out", out} + reportArgs);
+    if (p.report.status == 0) p.tree = readCpuProfileFile(out.toStdString());
+    p.summary = readCapture(dir.toStdString()).summary;
+    return p;
+}
+
+} // namespace
+
+class TestToolchainsRun : public QObject {
+    Q_OBJECT
+private slots:
+    void bartmansTemplate() {
+        QTemporaryDir tmp;
+        // Past its Delay(50), LoadView(0) and the WaitTOFs of TakeSystem, into its loop.
+        const Profiled p = profile(tmp, "template", kData + "bartman-template/a.mingw.exe", {"--profile-frames", "250"});
+        QVERIFY2(p.run.status == 0, p.run.err.constData());
+        QVERIFY2(p.report.status == 0, p.report.err.constData());
+        // The ELF was found beside it: no warning, and its functions are in the tree.
+        QVERIFY2(!p.report.err.contains("warning"), p.report.err.constData());
+        QCOMPARE(unnamedCck(p.report.out), 0ull);
+        // warpmode(): warp asked for and noted once; nothing refused.
+        QVERIFY2(p.run.err.contains("asks for warp on (warp true)"), p.run.err.constData());
+        QCOMPARE(p.run.err.count("asks for warp"), 1);
+        QVERIFY2(!p.run.err.contains("refused"), p.run.err.constData());
+        // It stopped before the program returned (it waits for the mouse), and says so.
+        QVERIFY2(p.run.err.contains("before a.mingw.exe returned"), p.run.err.constData());
+        QCOMPARE(p.summary["run"]["returned"], false);
+
+        // LoadView below main, with the line of the call, and time in it.
+        bool loadView = false;
+        walk(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
+            if (path.isEmpty() || path.back() != "[Kick]graphics/LoadView") return;
+            QVERIFY2(path.contains("main"), qPrintable(path.join(" > ")));
+            const CallFrame& f = p.tree.node(id).frame;
+            if (f.url.ends_with("template/main.c") && f.lineNumber == 86) loadView = p.tree.total(id) > 0;
+        });
+        QVERIFY(loadView);
+        const auto totals = totalByFunction(p.tree);
+        QVERIFY(totals.count("main") && totals.at("main") > 0);
+        QVERIFY(totals.count("WaitVbl") && totals.at("WaitVbl") > 0);
+        QVERIFY(totals.count("interruptHandler") && totals.at("interruptHandler") > 0);
+        // Its interrupt handler is the routine the interrupt runs: the entry and its code
+        // are below [IRQ] > level 3 > interruptHandler, and no interrupt node holds time of
+        // its own.
+        bool handler = false;
+        walk(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
+            if (path.size() >= 3 && path[0] == "[IRQ]" && path[1].startsWith("level ")) {
+                if (path.size() == 3 && path[2] == "interruptHandler") handler = handler || p.tree.node(id).self > 0;
+            }
+            if (!path.isEmpty() && (path.back() == "[IRQ]" || path.back().startsWith("level ")))
+                QCOMPARE(p.tree.node(id).self, 0ull);
+        });
+        QVERIFY(handler);
+        QCOMPARE(p.tree.node(ProfileTree::kRoot).self, 0ull);
+    }
+
+    void bebbosGccVbccAndVasm() {
+        QTemporaryDir tmp;
+        for (const QString& program : {kData + "amitools/dos_stdout_gcc_dbg", kData + "amitools/dos_stdout_vc_dbg",
+                                       kData + "vscode-amiga-assembly/hello-vbcc"}) {
+            const Profiled p = profile(tmp, QFileInfo(program).fileName(), program, {});
+            QVERIFY2(p.run.status == 0, (program + ": " + p.run.err).toLocal8Bit().constData());
+            QVERIFY2(p.run.out.contains(program.contains("hello") ? "10 * 9 = 90" : "Hello, world!?"),
+                     p.run.out.constData());
+            QVERIFY2(p.report.status == 0, p.report.err.constData());
+            QCOMPARE(unnamedCck(p.report.out), 0ull);
+            QCOMPARE(p.summary["run"]["returned"], true);
+            const auto totals = totalByFunction(p.tree);
+            const QString main = program.contains("gcc") ? "main" : "_main";
+            QVERIFY2(totals.count(main), program.toLocal8Bit().constData());
+        }
+        // vasm's gencop takes the machine over and waits for the mouse: bounded.
+        const Profiled g =
+            profile(tmp, "gencop", kData + "vscode-amiga-assembly/gencop", {"--profile-frames", "100"});
+        QVERIFY2(g.report.status == 0, g.report.err.constData());
+        QCOMPARE(unnamedCck(g.report.out), 0ull);
+        QVERIFY(totalByFunction(g.tree).count("init"));
+    }
+
+    void aProgramIsCapturedToItsReturn() {
+        QTemporaryDir tmp;
+        const Profiled whole = profile(tmp, "whole", GUEST_FIFTEEN, {});
+        QVERIFY2(whole.run.status == 0, whole.run.err.constData());
+        QVERIFY2(whole.run.out.contains("fifteen: done"), whole.run.out.constData());
+        QVERIFY2(!whole.run.err.contains("before"), whole.run.err.constData());
+        QCOMPARE(whole.summary["run"]["returned"], true);
+        QCOMPARE(whole.summary["run"]["until"], "return");
+        QVERIFY2(whole.summary["frames_written"].get<unsigned>() >= 750, whole.summary["frames_written"].dump().c_str());
+        QVERIFY(totalByFunction(whole.tree).count("work"));
+
+        const Profiled early = profile(tmp, "early", GUEST_FIFTEEN, {"--profile-frames", "100"});
+        QVERIFY2(early.run.status == 0, early.run.err.constData());
+        QVERIFY2(early.run.err.contains("the capture stopped after 100 frames, before run_fifteen returned"),
+                 early.run.err.constData());
+        QCOMPARE(early.summary["run"]["returned"], false);
+        QCOMPARE(early.summary["frames_written"], 100);
+    }
+
+    void aBootBlocksPartIsNamedFromItsElf() {
+        QTemporaryDir tmp;
+        // The boot block: the stub, then the part it copies to $40000.
+        std::vector<std::uint8_t> code = readFileBytes(GUEST_BOOT_STUB);
+        const std::vector<std::uint8_t> part = readFileBytes(GUEST_BOOT_PART);
+        code.insert(code.end(), part.begin(), part.end());
+        QVERIFY2(code.size() <= 1012, qPrintable(QString::number(code.size())));
+        ofs::Volume v;
+        v.name = "Trackmo";
+        AdfImage img = ofs::writeVolume(v);
+        ofs::installBootBlock(img, code);
+        const QString adf = tmp.filePath("trackmo.adf");
+        saveAdf(adf.toStdString(), img);
+        const QString symbols = QString(GUEST_BOOT_PART_ELF) + "@0x40000";
+
+        // The capture: --symbols gives its samples the part's code range, base and unwind.
+        const QString dir = tmp.filePath("boot");
+        const Result r = run(COPPERLINE_EXE, {"--factory", "--noaudio", "--floppy0", adf, "--symbols", symbols,
+                                              "--profile", dir, "--profile-after", "25", "--profile-frames", "20"});
+        QVERIFY2(r.status == 0, r.err.constData());
+        const QString out = tmp.filePath("boot.cpuprofile");
+        const Result rep = run(COPPERLINE_CTL, {"profile-report", dir, "--elf", GUEST_BOOT_PART_ELF, "--base", "0x40000",
+                                                "--out", out});
+        QVERIFY2(rep.status == 0, rep.err.constData());
+        QCOMPARE(unnamedCck(rep.out), 0ull);
+        const ProfileTree tree = readCpuProfileFile(out.toStdString());
+        const auto totals = totalByFunction(tree);
+        for (const char* f : {"wait_frame", "mix", "paint"})
+            QVERIFY2(totals.count(f) && totals.at(f) > 0, f);
+        // mix and paint are called from boot_main (the unwind table from the part's ELF).
+        bool mixUnderMain = false;
+        walk(tree, [&](ProfileTree::NodeId, const QStringList& path) {
+            if (path.size() >= 2 && path.back() == "mix" && path[path.size() - 2] == "boot_main") mixUnderMain = true;
+        });
+        QVERIFY(mixUnderMain);
+
+        // The strip, over the control socket: symbols.load names the part's routines.
+        Served s("trackmo", {"--floppy0", adf});
+        QVERIFY(s.started());
+        QVERIFY(s.call("symbols.load", {{"path", "/nonexistent.elf"}}).status != 0);
+        const json loaded = s.json("symbols.load", {{"path", GUEST_BOOT_PART_ELF}, {"base", "0x40000"}});
+        QVERIFY2(loaded.contains("sections"), loaded.dump().c_str());
+        QCOMPARE(loaded["sections"][0]["base"], "0x40000");
+        QVERIFY(s.json("run_until", {{"frame", 1300}}).contains("pc")); // 26 s: the part runs
+        const json resolved = s.json("symbols.resolve", {{"addr", "0x40000"}});
+        QCOMPARE(resolved.value("function", std::string()), std::string("_start"));
+        const json set = s.json("strip.set", {{"start", "wait_frame"}});
+        QVERIFY2(set.value("start", std::string()) == "wait_frame", set.dump().c_str());
+        QVERIFY(s.json("step_frame", {{"n", 8}}).contains("frame"));
+        const json bars = s.json("strip.bars")["bars"];
+        QVERIFY2(bars.size() >= 5, bars.dump().c_str());
+        const json tree2 = s.json("strip.tree", {{"bar", bars[bars.size() - 2].value("bar", 0)}});
+        copperline::testing::checkTreeSums(tree2);
+        std::function<bool(const json&, const std::string&)> has = [&](const json& n, const std::string& name) {
+            if (n.value("routine", std::string()) == name && n.value("named", false)) return true;
+            for (const json& c : n["children"])
+                if (has(c, name)) return true;
+            return false;
+        };
+        for (const char* f : {"mix", "paint", "wait_frame"}) QVERIFY2(has(tree2, f), (std::string(f) + " " + tree2.dump()).c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestToolchainsRun)
+#include "test_toolchains_run.moc"
