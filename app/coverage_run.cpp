@@ -108,6 +108,7 @@ int RunCoverage::configure(const QCommandLineParser& parser, Machine& machine, R
     // loads the program leaves this file.
     if (const std::string error = write(); !error.empty()) return usage("--coverage: " + error);
 
+    run.endWithCapture = false; // coverage counts to the program's return
     auto before = std::move(run.onStart);
     run.onStart = [this, before](const std::vector<std::uint32_t>& bases) -> std::string {
         if (before)

@@ -232,6 +232,11 @@ int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, R
     }
     run.onStart = [this, &machine](const std::vector<std::uint32_t>& bases) { return start(machine, bases); };
     run.onEnd = [this] { end(); };
+    // Bounded by --profile-frames, the run ends with the capture (unless --coverage or a
+    // screenshot still wants it).
+    run.endWithCapture = !toReturn_;
+    run.captureDone = [this] { return session_.capture && !session_.capture->status().active(); };
+    run_ = &run;
     return 0;
 }
 
@@ -284,10 +289,11 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
         if (st.state != CaptureStatus::State::Done || returned_) return;
         std::fprintf(stderr,
                      "copperline: profile: the capture stopped after %u frames, before %s returned (%s); "
-                     "profile.json says \"returned\": false\n",
+                     "profile.json says \"returned\": false%s\n",
                      st.framesWritten, std::filesystem::path(program_).filename().c_str(),
                      toReturn_ ? "100000 frames is the most a capture holds"
-                               : "--profile-frames; leave it out to capture to the return");
+                               : "--profile-frames; leave it out to capture to the return",
+                     run_ && run_->endWithCapture && run_->screenshots.empty() ? "; the run ends with it" : "");
     });
     return {};
 }

@@ -44,6 +44,7 @@ private:
     // No --profile-frames: the capture runs to the program's return (at most 100,000 frames).
     bool toReturn_ = false;
     bool returned_ = false;
+    const RunOptions* run_ = nullptr;
     std::string program_;
     std::vector<std::uint32_t> hunkSizes_;
     std::vector<bool> codeHunks_;

@@ -520,6 +520,9 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
                              : "");
             return finish(run_status::Timeout);
         }
+        if ((phase == Phase::Loaded || phase == Phase::Then) && started && o.endWithCapture && o.captureDone &&
+            o.captureDone() && nextShot == o.screenshots.size())
+            return finish(0);
         if (!o.screenshots.empty()) {
             while (nextShot < o.screenshots.size() && machine.emulatedSeconds() >= o.screenshots[nextShot].first) {
                 if (!writeScreenshotNow(machine, o.screenshots[nextShot].second, o.screenshotOverlay))

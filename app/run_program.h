@@ -62,6 +62,11 @@ struct RunOptions {
     // complete (it stops here). A nonempty string from onStart ends the run with it.
     std::function<std::string(const std::vector<std::uint32_t>& hunkBases)> onStart;
     std::function<void()> onEnd;
+    // --profile with --profile-frames: the capture is complete (its frames written) and the
+    // run may end with it (exit 0), unless something else needs the program's return
+    // (--coverage clears endWithCapture) or a --screenshot-after is still to come.
+    std::function<bool()> captureDone;
+    bool endWithCapture = false;
     // --screenshot-after SECONDS FILE.png with --run: pictures at those emulated seconds
     // after power-on; the last one ends the run (exit 0) if the program is still running,
     // so that a program that never returns is bounded (its profile and coverage written).

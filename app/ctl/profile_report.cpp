@@ -370,9 +370,10 @@ int profileReport(int argc, char** argv) {
     std::string unnamed;
     for (const auto& [name, cck] : report.unnamed)
         unnamed += (unnamed.empty() ? " (" : ", ") + name + " " + std::to_string(cck);
-    std::printf("unnamed: %llu CCK, %.2f%% of the weight%s\n", static_cast<unsigned long long>(report.unnamedCck),
+    std::printf("unnamed: %llu CCK, %.2f%% of the weight%s; ROM outside every module ([Kickstart]): %llu CCK\n",
+                static_cast<unsigned long long>(report.unnamedCck),
                 report.cck ? 100.0 * double(report.unnamedCck) / double(report.cck) : 0.0,
-                unnamed.empty() ? "" : (unnamed + ")").c_str());
+                unnamed.empty() ? "" : (unnamed + ")").c_str(), static_cast<unsigned long long>(report.romOutsideCck));
     if (written.size() == 1)
         std::printf("wrote %s in %.2f s\n", written[0].c_str(), seconds);
     else

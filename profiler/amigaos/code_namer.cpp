@@ -2,9 +2,11 @@
 
 #include "emu/cpu/disasm/disasm.h"
 #include "profiler/amigaos/lvo_names.h"
+#include "emu/uaelib.h"
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace copperline {
 
@@ -111,6 +113,25 @@ std::vector<CodeModule> readCodeModules(const MemoryView& memory, bool atEnd) {
     };
     for (const AmigaOsLibrary& l : os.libraries) addLibrary(l, CodeModuleKind::Library);
     for (const AmigaOsLibrary& l : os.devices) addLibrary(l, CodeModuleKind::Device);
+    // A resource with a library's header may have a jump table too (AROS's kernel.resource).
+    // A resource need not be a library at all (its negative size may be anything), so only
+    // an unbroken run of JMP abs.l slots in RAM from -6 down, each to an even address, is
+    // taken for one.
+    for (AmigaOsLibrary l : os.resources) {
+        for (std::uint32_t off = 6; off <= l.negSize && off <= 6u * 1024 && off <= l.base; off += 6) {
+            if (!memory.inRam(l.base - off, 6)) break;
+            const auto opcode = memory.word(l.base - off);
+            const auto target = memory.longword(l.base - off + 2);
+            if (!opcode || !target || *opcode != 0x4EF9 || (*target & 1) || !memory.backed(*target & 0xFFFFFF, 2))
+                break;
+            AmigaOsLvo v;
+            v.lvo = -int(off);
+            v.opcode = *opcode;
+            v.target = *target & 0xFFFFFF;
+            l.lvos.push_back(v);
+        }
+        addLibrary(l, CodeModuleKind::Resource);
+    }
     for (const AmigaOsResident& r : os.residents) {
         if (!r.endSkip || r.endSkip <= r.address) continue;
         CodeModule m;
@@ -123,6 +144,23 @@ std::vector<CodeModule> readCodeModules(const MemoryView& memory, bool atEnd) {
         out.push_back(std::move(m));
     }
     if (os.exec) readInterrupts(memory, os.exec->base, atEnd, out);
+    // The programs CLI processes have loaded, a module per hunk, named by the command.
+    for (const AmigaOsProgram& p : readCliPrograms(memory, os)) {
+        std::string name = p.command.empty() ? p.taskName : p.command;
+        if (const auto cut = name.find_last_of(":/"); cut != std::string::npos && cut + 1 < name.size())
+            name = name.substr(cut + 1);
+        for (const AmigaOsSegment& seg : p.segments) {
+            if (!seg.size) continue;
+            CodeModule m;
+            m.kind = CodeModuleKind::Program;
+            m.base = p.segList;
+            m.name = name;
+            m.start = seg.base;
+            m.end = seg.base + seg.size;
+            m.atEnd = atEnd;
+            out.push_back(std::move(m));
+        }
+    }
     return out;
 }
 
@@ -164,23 +202,30 @@ std::vector<CodeModule> codeModulesFromSnapshot(const AmigaOsSnapshot& os) {
 
 std::string CodeName::label() const {
     if (where == Where::Unknown) return "[External]";
+    if (where == Where::Host) return module;
     const std::string prefix = where == Where::Rom ? "[Kick]" : "[Lib]";
     if (!library.empty() && lvo)
         return prefix + std::string(shortLibraryName(library)) + "/" + std::string(lvoName(library, lvo));
     if (interrupt) return prefix + function;
+    if (program) return "[Prog]" + module;
     if (module == "[Kickstart]") return module;
     return prefix + module;
 }
 
 CodeNamer::CodeNamer(std::vector<CodeModule> modules) : modules_(std::move(modules)) {
-    std::set<std::pair<std::string, std::uint32_t>> seen;
+    std::set<std::tuple<std::string, std::uint32_t, std::uint32_t>> seen;
     for (int pass = 0; pass < 2; ++pass)
         for (const CodeModule& m : modules_) {
             if (m.atEnd != (pass == 0)) continue;
-            if (!seen.insert({m.name, m.base}).second) continue;
+            // A program's hunks share its name and seglist: its start tells them apart.
+            if (!seen.insert({m.name, m.base, m.kind == CodeModuleKind::Program ? m.start : 0}).second) continue;
             if (m.kind == CodeModuleKind::Interrupt) {
                 if (inRomSpace(m.start)) romFunctions_.push_back({m.start, m.end, 0, &m});
                 else ram_.push_back(&m);
+                continue;
+            }
+            if (m.kind == CodeModuleKind::Program) {
+                if (!inRomSpace(m.start)) ram_.push_back(&m);
                 continue;
             }
             if (m.kind == CodeModuleKind::Resident) {
@@ -189,12 +234,38 @@ CodeNamer::CodeNamer(std::vector<CodeModule> modules) : modules_(std::move(modul
                 continue;
             }
             if (!inRomSpace(m.start)) ram_.push_back(&m);
+            // The jump table: from the lowest LVO it lists up to the base.
+            int lowest = 0;
+            for (const auto& [lvo, target] : m.lvos) lowest = std::min(lowest, lvo);
+            if (lowest < 0 && m.base >= std::uint32_t(-lowest))
+                jumpTables_.push_back({m.base - std::uint32_t(-lowest), m.base, &m});
             for (std::size_t i = 0; i < m.lvos.size(); ++i)
                 if (inRomSpace(m.lvos[i].second))
                     romFunctions_.push_back({m.lvos[i].second,
                                              i < m.lvoEnds.size() ? m.lvoEnds[i] : m.lvos[i].second + 2,
                                              m.lvos[i].first, &m});
         }
+    std::sort(jumpTables_.begin(), jumpTables_.end(), [](const JumpTable& a, const JumpTable& b) { return a.low < b.low; });
+    // A resident module's range is its RomTag..rt_EndSkip. AROS ends rt_EndSkip just past the
+    // RomTag itself (32 bytes on) for most of its modules, whose code follows the tag; the
+    // ROM holds one module after another, so such a module reaches to the next RomTag of its
+    // ROM (or the ROM's end).
+    std::sort(romResidents_.begin(), romResidents_.end(),
+              [](const CodeModule* a, const CodeModule* b) { return a->start < b->start; });
+    for (std::size_t i = 0; i < romResidents_.size(); ++i) {
+        const CodeModule* r = romResidents_[i];
+        const std::uint32_t romEnd = r->start >= 0xF80000 ? 0x1000000 : 0xE80000;
+        std::uint32_t end = r->end;
+        if (end - r->start <= kShortEndSkip) {
+            end = romEnd;
+            for (std::size_t j = i + 1; j < romResidents_.size(); ++j)
+                if (romResidents_[j]->start > r->start) {
+                    end = std::min(romEnd, romResidents_[j]->start);
+                    break;
+                }
+        }
+        residentEnds_.push_back(end);
+    }
     // By start; at one start, a jump-table function before interrupt code, then the first
     // read (several vectors may share one target: AROS points unused ones at a common stub).
     std::stable_sort(romFunctions_.begin(), romFunctions_.end(), [](const RomFunction& a, const RomFunction& b) {
@@ -224,6 +295,29 @@ const CodeNamer::RomFunction* CodeNamer::romFunction(std::uint32_t a) const {
 CodeName CodeNamer::name(std::uint32_t a) const {
     a &= 0xFFFFFF;
     CodeName out;
+    // The host's call (emu/uaelib.h): the guest runs its RTS there.
+    if (uaelib::decodes(a)) {
+        out.where = CodeName::Where::Host;
+        out.module = "[uaelib]";
+        return out;
+    }
+    // A jump table's slot (the JMP abs.l at base - 6n a caller runs first) is the function
+    // it leads to.
+    auto table = std::upper_bound(jumpTables_.begin(), jumpTables_.end(), a,
+                                  [](std::uint32_t v, const JumpTable& t) { return v < t.low; });
+    if (table != jumpTables_.begin() && a < std::prev(table)->base) {
+        const CodeModule& m = *std::prev(table)->module;
+        const int lvo = -6 * int((m.base - a + 5) / 6);
+        out.library = m.name;
+        out.lvo = lvo;
+        out.function = std::string(lvoName(m.name, lvo));
+        out.module = m.name;
+        out.functionStart = m.base + std::uint32_t(lvo);
+        out.where = CodeName::Where::Ram;
+        for (const auto& [l, target] : m.lvos)
+            if (l == lvo && inRomSpace(target)) out.where = CodeName::Where::Rom;
+        return out;
+    }
     const auto fromFunction = [&](const RomFunction& fn) {
         if (fn.module->kind == CodeModuleKind::Interrupt) {
             out.interrupt = true;
@@ -243,6 +337,12 @@ CodeName CodeNamer::name(std::uint32_t a) const {
             out.function = m->name;
             out.interrupt = true;
             out.functionStart = m->start;
+            return out;
+        }
+        if (m->kind == CodeModuleKind::Program) {
+            out.where = CodeName::Where::Ram;
+            out.module = m->name;
+            out.program = true;
             return out;
         }
         // The LVO whose function holds it: the nearest target at or below, within its end.
@@ -269,8 +369,8 @@ CodeName CodeNamer::name(std::uint32_t a) const {
         }
     }
     const RomFunction* fn = romFunction(a);
-    for (const CodeModule* r : romResidents_)
-        if (a >= r->start && a < r->end) {
+    for (std::size_t i = 0; i < romResidents_.size(); ++i)
+        if (const CodeModule* r = romResidents_[i]; a >= r->start && a < residentEnds_[i]) {
             out.where = CodeName::Where::Rom;
             out.module = r->name;
             if (fn) {

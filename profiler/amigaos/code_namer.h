@@ -5,6 +5,8 @@
 // system sampler's folded stacks and tables, symbols.resolve, the strip's call tree), so an
 // address has one name everywhere. docs/profiling.md, "Attribution", gives the rules:
 //
+// - a slot of a library's jump table (the JMP a caller runs first, at base - 6n) is the
+//   function it leads to;
 // - a library or device in RAM claims the hull of its jump table's functions (one loaded
 //   from disk is one block of code); one whose hull is wider than 256 KB (its vectors
 //   patched to far places) claims its functions' extents alone;
@@ -12,8 +14,11 @@
 //   end (the first return past every forward branch, within 4 KB), and an interrupt server
 //   or handler exec knows of (ExecBase->IntVects) claims its code the same way;
 // - otherwise the resident module whose RomTag..rt_EndSkip holds the address names it,
-//   alone ("[Kick]amigavideo.hidd"), never a function near it;
-// - otherwise ROM is "[Kickstart]" and anything else is unknown.
+//   alone ("[Kick]amigavideo.hidd"), never a function near it (AROS ends rt_EndSkip right
+//   after the RomTag; such a module reaches to the next RomTag, its code following its tag);
+// - a hunk of a program a CLI process has loaded is that program ("[Prog]CopperlineRun");
+// - otherwise ROM is "[Kickstart]" (the ROM outside every module: AROS keeps shared code
+//   there), uaelib's entry "[uaelib]", and anything else is unknown.
 //
 // The modules are read from the running machine (readCodeModules) or from a capture
 // (system-modules.bin, or profile.json's rom_symbols for captures that predate it).
@@ -29,10 +34,12 @@
 namespace copperline {
 
 // The kinds as system-modules.bin numbers them (docs/formats/sampler.md).
-enum class CodeModuleKind : std::uint8_t { Library = 1, Device = 2, Resident = 3, Resource = 4, Interrupt = 5 };
+enum class CodeModuleKind : std::uint8_t { Library = 1, Device = 2, Resident = 3, Resource = 4, Interrupt = 5, Program = 6 };
 
 // A module of code: a library or device (by the hull of its jump table's targets), a
-// resident module (its RomTag..EndSkip) or an interrupt server or handler (its code).
+// resident module (its RomTag..EndSkip), an interrupt server or handler (its code), or one
+// hunk of a program a CLI process has loaded (its cli_Module: a shell command, --run's
+// loader).
 struct CodeModule {
     CodeModuleKind kind = CodeModuleKind::Library;
     std::uint32_t start = 0, end = 0; // the range named by it, end exclusive
@@ -60,7 +67,8 @@ std::vector<CodeModule> codeModulesFromSnapshot(const AmigaOsSnapshot& snapshot)
 
 // What an address outside the program is.
 struct CodeName {
-    enum class Where : std::uint8_t { Unknown, Rom, Ram };
+    // Host: the emulator's own entry points (uaelib at $F0FF60).
+    enum class Where : std::uint8_t { Unknown, Rom, Ram, Host };
     Where where = Where::Unknown;
     std::string module;   // "graphics.library", "amigavideo.hidd", "[Kickstart]"; empty: unknown
     std::string function; // "LoadView", or "graphics/LoadView" for another library's
@@ -70,6 +78,7 @@ struct CodeName {
     int lvo = 0;
     std::uint32_t functionStart = 0;
     bool interrupt = false; // an interrupt server or handler names it
+    bool program = false;   // a program a CLI process loaded names it (module: its command)
 
     bool known() const { return where != Where::Unknown; }
     // As a call tree shows it: "[Kick]graphics/LoadView", "[Kick]amigavideo.hidd",
@@ -83,6 +92,11 @@ public:
     // Modules read at the end come first: a library loaded during a capture is there, and
     // one expunged since its start is still known from the start.
     explicit CodeNamer(std::vector<CodeModule> modules);
+    // It points into its own modules: moved, never copied.
+    CodeNamer(CodeNamer&&) = default;
+    CodeNamer& operator=(CodeNamer&&) = default;
+    CodeNamer(const CodeNamer&) = delete;
+    CodeNamer& operator=(const CodeNamer&) = delete;
 
     CodeName name(std::uint32_t address) const;
     // The jump-table functions whose code is in ROM, by ascending target: the names of
@@ -99,8 +113,16 @@ private:
     const RomFunction* romFunction(std::uint32_t a) const;
 
     std::vector<CodeModule> modules_;
-    std::vector<const CodeModule*> ram_, romResidents_;
+    std::vector<const CodeModule*> ram_, romResidents_; // romResidents_ by start
+    std::vector<std::uint32_t> residentEnds_;            // where each names code up to
+    // An rt_EndSkip this close to its RomTag covers the tag alone (AROS's modules).
+    static constexpr std::uint32_t kShortEndSkip = 0x40;
     std::vector<RomFunction> romFunctions_; // jump-table functions and interrupt code, by start
+    struct JumpTable {
+        std::uint32_t low = 0, base = 0; // [low, base): the slots
+        const CodeModule* module = nullptr;
+    };
+    std::vector<JumpTable> jumpTables_; // by low
 };
 
 bool inRomSpace(std::uint32_t address); // $F80000-$FFFFFF or $E00000-$E7FFFF

@@ -223,6 +223,18 @@ void DebugInfo::Builder::fillScopeLines() {
 }
 
 void DebugInfo::Builder::finish() {
+    // AmigaDOS starts a program at the first byte of its first hunk. When nothing names that
+    // byte (vbcc's startup code has no symbol there), the code from it to the next named
+    // byte is the program's entry: named so, rather than left to no one. An ELF alone has
+    // no such convention.
+    if (!out.elfAlone_ && !out.hunks_.empty() && out.hunks_[0].kind == HunkKind::Code && out.hunks_[0].size &&
+        std::none_of(candidates_.begin(), candidates_.end(), [](const Candidate& c) { return c.start == 0; })) {
+        DebugScope entry;
+        entry.name = kEntryScope;
+        entry.kind = ScopeKind::Function;
+        entry.source = ScopeSource::HunkSymbol;
+        addTopLevel(0, 0, out.hunks_[0].size, addScope(std::move(entry)), UnsizedSymbol);
+    }
     std::vector<Candidate> accepted;
     resolveTopLevel(accepted);
     buildSegments(accepted);

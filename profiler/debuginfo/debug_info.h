@@ -57,6 +57,18 @@ struct DebugInfoOptions {
 
 inline constexpr std::uint32_t kNoFile = 0xFFFFFFFF;
 
+// The name of a program's entry code when no symbol names the first byte of its first hunk,
+// where AmigaDOS starts it (vbcc's startup code).
+inline constexpr const char* kEntryScope = "[entry]";
+
+// Whether a hunk of `hunkSize` bytes can hold an ELF section of `sectionSize`: the section
+// rounded up to a longword, or one longword more (Bartman's elf2hunk makes every hunk
+// (size + 4) / 4 longwords, so a section that fills whole longwords gains one). Contents,
+// not sizes, decide whether an ELF belongs to an executable.
+inline bool hunkSizeFitsSection(std::uint64_t hunkSize, std::uint64_t sectionSize) {
+    return hunkSize >= sectionSize && hunkSize <= ((sectionSize + 3) & ~std::uint64_t(3)) + 4;
+}
+
 enum class ScopeKind : std::uint8_t {
     Function, // code: a DWARF subprogram or a code symbol
     Object,   // data: a data or BSS symbol

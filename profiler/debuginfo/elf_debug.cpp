@@ -159,11 +159,7 @@ private:
         for (std::size_t h = 0; h < order.size(); ++h) {
             const LoadedSection& s = sections_[order[h]];
             const HunkSection& hunk = hunks_->sections[h];
-            // A hunk is a whole number of longwords: the section rounded up, and perhaps one
-            // longword more (Bartman's elf2hunk makes every hunk (size + 4) / 4 longwords, so
-            // a section that fills whole longwords gains one). The contents decide the rest.
-            const bool sizeFits = hunk.allocSize >= s.size &&
-                                  hunk.allocSize <= ((std::uint64_t(s.size) + 3) & ~3ull) + 4;
+            const bool sizeFits = hunkSizeFitsSection(hunk.allocSize, s.size);
             if (s.kind != hunk.kind || !sizeFits)
                 return "hunk " + std::to_string(h) + " is " + hunkKindName(hunk.kind) + " of " +
                        std::to_string(hunk.allocSize) + " bytes, but the ELF's " + ordinal(h + 1) +

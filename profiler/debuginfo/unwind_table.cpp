@@ -196,9 +196,7 @@ private:
             if (!gelf_getshdr(scn, &sh)) fail("unreadable section header");
             if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_addr != *text.linkAddress || sh.sh_size == 0)
                 continue;
-            const bool sizeFits =
-                sh.sh_size == text.size || ((sh.sh_size + 3) & ~3ull) == text.size;
-            if ((sh.sh_flags & SHF_EXECINSTR) && sizeFits) return;
+            if ((sh.sh_flags & SHF_EXECINSTR) && hunkSizeFitsSection(text.size, sh.sh_size)) return;
         }
         fail("has no code section of " + std::to_string(text.size) + " bytes at " +
              hex(*text.linkAddress) + " (hunk 0 of " + info_.programPath() +

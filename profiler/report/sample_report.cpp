@@ -99,6 +99,11 @@ struct Symbolizer {
     }
 };
 
+// What the one naming of system code says of an address it cannot name.
+bool unnamedSystemFrame(const CallFrame& f) {
+    return f.functionName == kExternalNode || f.functionName == kKickstartNode;
+}
+
 // One tree being built from samples in time order.
 class TreeBuilder {
 public:
@@ -150,8 +155,15 @@ private:
             *irqRoot_, {"level " + std::to_string(level) +
                             (h.vector != sf::kNotIrq ? ", vector " + std::to_string(h.vector) : std::string()),
                         "", -1, -1});
-        if (h.pc)
-            for (const CallFrame& f : sym_.at(*h.pc, false).frames) node = tree_.child(node, f);
+        if (h.pc) {
+            const Symbolizer::Entry& e = sym_.at(*h.pc, false);
+            if (!e.inProgram && unnamedSystemFrame(e.frames.front()))
+                // A handler no module names (AROS's vector stubs live in RAM): the routine the
+                // vector points to, by its vector.
+                node = tree_.child(node, {"[handler of vector " + std::to_string(h.vector) + "]", "", -1, -1});
+            else
+                for (const CallFrame& f : e.frames) node = tree_.child(node, f);
+        }
         irqNodes_.emplace(key, node);
         return node;
     }
@@ -179,19 +191,28 @@ private:
         key_.append(reinterpret_cast<const char*>(stack.data()), stack.size() * 4);
         if (auto it = nodes_.find(key_); it != nodes_.end()) return it->second;
         ProfileTree::NodeId node = start;
+        // Whether the node is system code (a function the program entered, an interrupt's
+        // routine) rather than the program's or the root.
+        bool inSystem = start != ProfileTree::kRoot;
         const Symbolizer::Entry* previous = nullptr;
         for (std::size_t i = stack.size(); i-- > 0;) {
             const Symbolizer::Entry& e = sym_.at(stack[i], i > 0);
             for (CallFrame f : e.frames) {
-                // Code outside the program shows where the program called it; a frame that
-                // repeats its parent's name (the leaf inside the function that was entered,
-                // a handler's own code) is the same node.
-                if (!e.inProgram && previous && previous->inProgram && previous->callLine >= 0) {
-                    f.url = previous->callFile;
-                    f.lineNumber = previous->callLine;
+                if (!e.inProgram) {
+                    // A frame that repeats its parent's name (the leaf inside the function
+                    // that was entered, a handler's own code) is the same node, and code no
+                    // module names, below system code, is that code's own time.
+                    if (inSystem && (tree_.node(node).frame.functionName == f.functionName ||
+                                     unnamedSystemFrame(f)))
+                        continue;
+                    // Code outside the program shows where the program called it.
+                    if (previous && previous->inProgram && previous->callLine >= 0) {
+                        f.url = previous->callFile;
+                        f.lineNumber = previous->callLine;
+                    }
                 }
-                if (!e.inProgram && tree_.node(node).frame.functionName == f.functionName) continue;
                 node = tree_.child(node, f);
+                inSystem = !e.inProgram;
             }
             previous = &e;
         }
@@ -371,6 +392,8 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
     report.merged = merged.finish();
     report.unnamed = unnamedShare(report.merged);
     for (const auto& [name, cck] : report.unnamed) report.unnamedCck += cck;
+    for (ProfileTree::NodeId id = 0; id < report.merged.size(); ++id)
+        if (report.merged.node(id).frame.functionName == kKickstartNode) report.romOutsideCck += report.merged.node(id).self;
     return report;
 }
 
@@ -381,7 +404,7 @@ std::map<std::string, std::uint64_t> unnamedShare(const ProfileTree& tree) {
         if (!n.self) continue;
         const std::string& name = n.frame.functionName;
         if (id == ProfileTree::kRoot || name == kIrqNode || name.rfind("level ", 0) == 0 || name == kExternalNode ||
-            name == kKickstartNode || name.rfind("[hunk ", 0) == 0)
+            name.rfind("[hunk ", 0) == 0)
             out[id == ProfileTree::kRoot ? "(root)" : name] += n.self;
     }
     return out;
@@ -401,6 +424,7 @@ CpuProfileOptions sampleProfileOptions(const SampleReport& report, const std::st
                     {"stopped_cck", report.stoppedCck},
                     {"samples_dropped", report.dropped},
                     {"unnamed_cck", report.unnamedCck},
+                    {"rom_outside_modules_cck", report.romOutsideCck},
                     {"cck_hz", report.cckHz}};
     return o;
 }

@@ -50,8 +50,10 @@ struct SampleReport {
                   stoppedCck = 0;
     std::uint64_t dropped = 0;           // samples the capture dropped (then it is incomplete)
     // The colour clocks the merged tree could not name: self time of (root), of [IRQ] and
-    // its level nodes, of [External], [Kickstart] and [hunk N] (unnamedShare), by node name.
-    std::uint64_t unnamedCck = 0;
+    // its level nodes, of [External] and of [hunk N] (unnamedShare), by node name. And the
+    // self time of [Kickstart]: ROM code no module claims (AROS keeps shared code after its
+    // last module), named by the ROM alone.
+    std::uint64_t unnamedCck = 0, romOutsideCck = 0;
     std::map<std::string, std::uint64_t> unnamed;
     double cckHz = 0;                    // to convert colour clocks to time
     std::vector<std::string> warnings;   // e.g. dropped samples

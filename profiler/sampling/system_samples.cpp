@@ -209,7 +209,7 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
             c.skip(1);
             SystemSampleModule m;
             const std::uint8_t kind = c.u8();
-            if (kind < 1 || kind > 5)
+            if (kind < 1 || kind > 6)
                 throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
                                          ": module kind " + std::to_string(kind));
             m.kind = sf::ModuleKind(kind);

@@ -49,7 +49,8 @@ inline constexpr std::uint32_t kJitter = 4;
 // A stream of module records alone, written beside a capture's precise samples
 // (system-modules.bin): its rate is 0 and it holds no sample.
 inline constexpr std::uint32_t kModulesOnly = 8;
-// Module kinds (5, an interrupt server or handler, since the code namer reads them).
+// Module kinds (5, an interrupt server or handler, and 6, a hunk of a program a CLI process
+// loaded, since the code namer reads them).
 using ModuleKind = CodeModuleKind;
 } // namespace sampler_format
 

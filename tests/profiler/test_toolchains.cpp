@@ -194,7 +194,7 @@ private slots:
         QCOMPARE(at(info, 0, 0x1A).line, 41u);  // move.l d0,copper_list
         QCOMPARE(at(info, 0, 0x17A).line, 186u); // bne.s .l
         QCOMPARE(at(info, 0, 0x0).file, std::string("gencop.s"));
-        QCOMPARE(at(info, 0, 0x0).function, std::string("init"));
+        QCOMPARE(at(info, 0, 0x0).function, std::string("init")); // named: no [entry]
         QCOMPARE(at(info, 0, 0x19C).function, std::string("copper_list")); // in the BSS tail
     }
 
@@ -212,6 +212,10 @@ private slots:
         QCOMPARE(at(info, 1, 0x0).line, 6u);
         QCOMPARE(at(info, 1, 0x4).line, 7u);
         for (const DebugScope& s : info.scopes()) QVERIFY(s.name != "_LinkerDB" && s.name != "_SDA_BASE_");
+        // Its startup code has no symbol at the first byte, where AmigaDOS starts it.
+        QCOMPARE(at(info, 0, 0x0).function, std::string(kEntryScope));
+        QCOMPARE(at(info, 0, 0x2A6).function, std::string(kEntryScope));
+        QCOMPARE(at(info, 0, 0x2A8).function, std::string("___exit"));
         QCOMPARE(at(info, 2, 0xC).function, std::string("_SysBase"));
 
         const DebugInfo amitools = DebugInfo::load(kData + "amitools/dos_stdout_vc_dbg");
