@@ -154,6 +154,8 @@ std::optional<Named> symbolName(const json& resolved) {
     if (resolved.contains("name")) {
         // System code, by the one naming every report uses ("[Kick]exec/AllocMem").
         n.name = resolved["name"].get<std::string>();
+        // A jump table's slot is the JMP that leads to the function, not the function.
+        if (resolved.value("jump_table", false)) n.name += " (jump table)";
         n.offset = resolved.value("offset", 0u);
         if (n.offset >= kRomFunctionReach) return std::nullopt;
     } else {

@@ -92,6 +92,7 @@ std::function<json(std::uint32_t)> symbolResolver(const Emulator::Impl& e) {
             out["lvo"] = n.lvo;
         }
         if (n.interrupt) out["interrupt"] = true;
+        if (n.jumpTable) out["jump_table"] = true;
         return out;
     };
 }

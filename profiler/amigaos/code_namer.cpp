@@ -313,6 +313,7 @@ CodeName CodeNamer::name(std::uint32_t a) const {
         out.function = std::string(lvoName(m.name, lvo));
         out.module = m.name;
         out.functionStart = m.base + std::uint32_t(lvo);
+        out.jumpTable = true;
         out.where = CodeName::Where::Ram;
         for (const auto& [l, target] : m.lvos)
             if (l == lvo && inRomSpace(target)) out.where = CodeName::Where::Rom;
@@ -357,7 +358,9 @@ CodeName CodeNamer::name(std::uint32_t a) const {
             }
         }
         if (m->kind == CodeModuleKind::Resident || m->end - m->start <= 0x40000 || best) {
-            out.where = CodeName::Where::Ram;
+            // A library in RAM may keep functions in ROM (and the other way round): the
+            // address says which.
+            out.where = inRomSpace(a) ? CodeName::Where::Rom : CodeName::Where::Ram;
             out.module = m->name;
             if (best) {
                 out.library = m->name;

@@ -79,6 +79,7 @@ struct CodeName {
     std::uint32_t functionStart = 0;
     bool interrupt = false; // an interrupt server or handler names it
     bool program = false;   // a program a CLI process loaded names it (module: its command)
+    bool jumpTable = false; // a jump table's slot: the JMP to the function, not its code
 
     bool known() const { return where != Where::Unknown; }
     // As a call tree shows it: "[Kick]graphics/LoadView", "[Kick]amigavideo.hidd",

@@ -73,6 +73,25 @@ private slots:
         }
     }
 
+    // uaelib function 82 as Bartman's warpmode(1) calls it: a paced session (the window)
+    // runs unpaced while the program asks, and the person's warp.set has the last word.
+    void theProgramsWarpReachesThePacing() {
+        auto m = std::make_unique<Machine>();
+        m->bootBareMetal(readFileBytes(GUEST_UAELIB_CALLS));
+        Emulator::Options o;
+        o.paced = true;
+        Emulator e(std::move(m), o);
+        e.start();
+        QCOMPARE(e.call("warp.get").result["source"], "none");
+        QVERIFY(e.call("step_frame", {{"n", 20}}).ok);
+        const json w = e.call("warp.get").result;
+        QCOMPARE(w["on"], true);
+        QCOMPARE(w["source"], "guest");
+        const json off = e.call("warp.set", {{"on", false}}).result;
+        QCOMPARE(off["on"], false);
+        QCOMPARE(off["source"], "none");
+    }
+
     void reportWhatTheGuestTold() {
         auto m = std::make_unique<Machine>();
         m->bootBareMetal(readFileBytes(GUEST_UAELIB_CALLS));

@@ -416,7 +416,8 @@ private slots:
             emu.ok("disasm", {{"addr", execBase - 198}, {"count", 1}})["instructions"][0];
         QVERIFY2(entry.value("text", "").starts_with("jmp"), entry.dump().c_str());
         QCOMPARE(entry.value("target_symbol", ""), std::string("[Kick]exec/AllocMem"));
-        QVERIFY(!entry.contains("symbol")); // the jump table itself is no function
+        // The slot is named as the JMP to the function it is.
+        QCOMPARE(entry.value("symbol", ""), std::string("[Kick]exec/AllocMem (jump table)"));
         const std::uint32_t allocMem = entry.value("target", 0u);
         const json body = emu.ok("disasm", {{"addr", allocMem}, {"count", 3}})["instructions"];
         QCOMPARE(body[0].value("symbol", ""), std::string("[Kick]exec/AllocMem"));

@@ -241,8 +241,16 @@ private slots:
 
         r = spoil("bases", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["sampling"]["relocation_bases"].erase(0); s["sampling"].erase("hunks"); }); });
         QVERIFY2(r.status != 0 && r.err.contains("relocation_bases has"), r.err.constData());
-        r = spoil("unwind", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["sampling"]["unwind"]["size"] = "0x100000"; }); });
-        QVERIFY2(r.status != 0 && r.err.contains("unwind table covers"), r.err.constData());
+        r = spoil("text", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["sampling"]["text"]["size"] = "0x100000"; }); });
+        QVERIFY2(r.status != 0 && r.err.contains("the samples' text is 1048576 bytes"), r.err.constData());
+        // A capture from before "text": the unwind table's text.
+        r = spoil("unwind", [&](const QString& d) {
+            editSummary(d, [](nlohmann::json& s) {
+                s["sampling"].erase("text");
+                s["sampling"]["unwind"]["size"] = "0x100000";
+            });
+        });
+        QVERIFY2(r.status != 0 && r.err.contains("the samples' text is 1048576 bytes"), r.err.constData());
         r = spoil("hunks", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s["sampling"]["hunks"][0]["size"] = 4; }); });
         QVERIFY2(r.status != 0 && r.err.contains("is not the program profiled"), r.err.constData());
         r = spoil("nosampling", [&](const QString& d) { editSummary(d, [](nlohmann::json& s) { s.erase("sampling"); }); });

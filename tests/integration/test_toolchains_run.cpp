@@ -16,6 +16,7 @@
 #include "emu/media/ofs.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/report/cpuprofile.h"
+#include "profiler/sampling/sample_reader.h"
 #include "tests/integration/served.h"
 #include "tests/tools/call_tree_json.h"
 #include "tests/tools/run_process.h"
@@ -136,6 +137,28 @@ private slots:
         QVERIFY(handler);
         // The one naming of system code: AROS's interrupt servers by their names.
         QVERIFY(totals.count("[Kick]GFX VBlank server"));
+
+        // The stream: hunk 0's PCs relative to its base, callers too; ROM absolute. A sample
+        // in LoadView's wait is [leaf in ROM, LoadView's entry in ROM, the call's return
+        // address in hunk 0, ...].
+        const json& sampling = p.summary["sampling"];
+        QCOMPARE(sampling["layouts"]["samples"]["text_relative"], true);
+        QCOMPARE(sampling["text"]["base"], sampling["relocation_bases"][0]);
+        const std::uint32_t textSize = std::uint32_t(std::stoul(sampling["text"]["size"].get<std::string>(), nullptr, 0));
+        QCOMPARE(textSize, 1964u);
+        const QString dir = tmp.filePath("template");
+        const json last = readCapture(dir.toStdString()).frames.back();
+        bool seen = false;
+        for (const Sample& smp : readSamples((dir + "/" + QString::fromStdString(last["samples"])).toStdString(),
+                                             (dir + "/" + QString::fromStdString(last["samples_meta"])).toStdString(), false)) {
+            const auto rom = [](std::uint32_t a) { return a >= 0xF80000 || (a >= 0xE00000 && a < 0xE80000); };
+            if (smp.isIrq() || smp.stack.size() < 3 || !rom(smp.stack[0])) continue;
+            QVERIFY(rom(smp.stack[1]));               // the entered function (in AROS's extension ROM), absolute
+            QVERIFY(smp.stack[2] < textSize);         // main's call, relative
+            QCOMPARE(smp.stack[2], 0x1A6u + 2);       // the JSR -222(A6) at $1A6, + 2
+            seen = true;
+        }
+        QVERIFY(seen);
     }
 
     void aProgramsInterruptServerStandsUnderTheInterrupt() {

@@ -575,7 +575,7 @@ private slots:
         // RAM: a library by the hull of its functions, with the function that holds it.
         QCOMPARE(n.name(0x3F104).label(), std::string("[Lib]mathffp/LVO-36"));
         QCOMPARE(n.name(0x3F030).label(), std::string("[Lib]mathffp.library"));
-        QCOMPARE(n.name(0x12344).label(), std::string("[Lib]exec/LVO-552"));
+        QCOMPARE(n.name(0x12344).label(), std::string("[Lib]exec/OpenLibrary")); // SetFunction()ed into RAM
         QVERIFY(!n.name(0x50000).known()); // nobody's RAM
         QCOMPARE(n.name(0x50000).label(), std::string("[External]"));
         QCOMPARE(n.name(0xE80000).label(), std::string("[External]")); // between the ROMs

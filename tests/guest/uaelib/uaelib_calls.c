@@ -66,6 +66,7 @@ enum Config {
     C_BAD,
     C_BAD_AGAIN,
     C_OUT_BYTE,
+    C_WARP_AGAIN,
     C_DONE = 15
 };
 
@@ -258,6 +259,8 @@ int guest_main(void) {
         CONFIG_RESULTS[C_CYCLE_EXACT] = uae_conf("blitter_cycle_exact true", &out);
         CONFIG_RESULTS[C_BAD] = uae_conf("cpu_model 68020", &out);
         CONFIG_RESULTS[C_BAD_AGAIN] = uae_conf("cpu_model 68020", &out);
+        /* And warp on again, as warpmode(1) leaves it while a program precalculates. */
+        CONFIG_RESULTS[C_WARP_AGAIN] = uae_conf("cpu_speed max", &out);
         CONFIG_RESULTS[C_DONE] = 0x600DF00D;
     }
 
