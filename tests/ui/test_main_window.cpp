@@ -31,6 +31,7 @@
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
+#include <optional>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -493,6 +494,36 @@ private slots:
         QVERIFY(visible < 908);
         raster->trigger();
         QVERIFY(!w.display()->wholeRaster());
+    }
+
+    // File > Load symbols: an ELF for code that is no executable and where it lies
+    // (symbols.load); a cancelled question loads nothing.
+    void fileMenuLoadsSymbols() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        QVERIFY(w.action("loadSymbolsAction"));
+        const QString elf = COPPERLINE_SOURCE_DIR "/tests/data/bartman-template/a.mingw.elf";
+        std::optional<QString> base;
+        auto& dialogs = w.fileDialogs();
+        dialogs.openPath = [&](const QString&, const QString&) { return elf; };
+        dialogs.askText = [&](const QString&, const QString&) { return base; };
+        QSignalSpy replies(&w, &MainWindow::replied);
+        w.action("loadSymbolsAction")->trigger(); // cancelled at the address
+        QTest::qWait(300);
+        QCOMPARE(answered(replies, "symbols.load"), 0);
+        base = QStringLiteral("$40000");
+        w.action("loadSymbolsAction")->trigger();
+        QTRY_VERIFY(answered(replies, "symbols.load") != 0);
+        QCOMPARE(answered(replies, "symbols.load"), 1);
+        const auto list = emu.call("symbols.list");
+        QVERIFY(list.ok);
+        QCOMPARE(list.result["symbols"].size(), std::size_t(1));
+        QCOMPARE(list.result["symbols"][0]["sections"][0]["base"], "0x40000");
+        QCOMPARE(list.result["symbols"][0]["sections"][0]["name"], ".text");
+        // Named where it lies now.
+        const auto at = emu.call("symbols.resolve", {{"addr", 0x40000 + 0x74}});
+        QCOMPARE(at.result.value("function", std::string()), std::string("main"));
     }
 
     // File > Screenshot and Save/Load state through the (replaced) file dialogs: a file
