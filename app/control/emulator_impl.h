@@ -12,6 +12,7 @@
 #include "profiler/coverage/coverage_sidecar.h"
 #include "profiler/sampling/sampler.h"
 #include "profiler/amigaos/amigaos.h"
+#include "profiler/amigaos/code_namer.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/sampling/system_sampler.h"
 #include "profiler/strip/strip_cutter.h"
@@ -139,6 +140,11 @@ struct Emulator::Impl : CpuAccessObserver {
     // Debug information loaded by hand for code that is no AmigaOS executable
     // (symbols.load, --symbols; loaded_symbols.h), in the order loaded.
     std::vector<LoadedSymbols> loadedSymbols;
+    // The one naming of system code (code_namer.h), read from the machine once per frame
+    // (symbol_commands.cpp).
+    std::shared_ptr<const CodeNamer> systemNamer();
+    std::shared_ptr<const CodeNamer> codeNamer;
+    std::uint64_t codeNamerFrame = 0, codeNamerAt = 0;
 
     bool frameCommitted = false;
     bool publishRecords = false; // frame.record: keep full slot records in snapshots

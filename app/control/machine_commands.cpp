@@ -24,7 +24,7 @@
 namespace copperline {
 
 // What an address is, as symbols.resolve says it (symbol_commands.cpp).
-std::function<nlohmann::json(std::uint32_t)> symbolResolver(const Emulator::Impl& e);
+std::function<nlohmann::json(std::uint32_t)> symbolResolver(Emulator::Impl& e);
 
 namespace {
 

@@ -27,12 +27,12 @@ namespace {
 // Every name the machine knows a first instruction by: the --run program's functions
 // (relocated by its segments), those of symbols loaded by hand, and the ROM's jump-table
 // functions ("[Kick]exec/AllocMem").
-std::unordered_map<std::uint32_t, std::string> knownNames(const Emulator::Impl& e) {
+std::unordered_map<std::uint32_t, std::string> knownNames(Emulator::Impl& e) {
     std::unordered_map<std::uint32_t, std::string> names;
     try {
-        const CodeNamer rom(readCodeModules(MachineMemoryView(*e.machine), true));
-        for (const CodeNamer::RomFunction& f : rom.romFunctions()) {
-            const CodeName n = rom.name(f.start);
+        const auto rom = e.systemNamer();
+        for (const CodeNamer::RomFunction& f : rom->romFunctions()) {
+            const CodeName n = rom->name(f.start);
             if (n.functionStart == f.start) names.emplace(f.start, n.label());
         }
     } catch (const std::exception&) {
@@ -65,7 +65,7 @@ std::string hexAddress(std::uint32_t a) {
 
 // A start or an end: an address (a number, "$hex" or "0xhex") or a name. Refused: a name
 // nothing holds, an odd address, one where no memory is.
-std::uint32_t placeParam(const Emulator::Impl& e, const json& params, const char* key, std::string& shown) {
+std::uint32_t placeParam(Emulator::Impl& e, const json& params, const char* key, std::string& shown) {
     const json& v = params.at(key);
     std::optional<std::uint32_t> address;
     if (v.is_number_unsigned() || v.is_number_integer()) {

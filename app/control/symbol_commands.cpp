@@ -45,12 +45,12 @@ void describe(const DebugInfo& info, std::uint32_t hunk, std::uint32_t offset, j
 
 } // namespace
 
-// What an address is, as symbols.resolve says it. The system's modules are read once, as
-// the resolver is made, so that one resolver names many addresses (disasm's lines); it
-// reads the machine as it stands then. Declared where it is used (machine_commands.cpp).
-std::function<json(std::uint32_t)> symbolResolver(const Emulator::Impl& e) {
+// What an address is, as symbols.resolve says it. The system's modules are those
+// systemNamer() read in this frame, so that disasm's lines and a stepping debugger do not
+// read them again for every call. Declared where it is used (machine_commands.cpp).
+std::function<json(std::uint32_t)> symbolResolver(Emulator::Impl& e) {
     auto memory = std::make_shared<const MachineMemoryView>(*e.machine);
-    auto rom = std::make_shared<const CodeNamer>(readCodeModules(*memory, true));
+    auto rom = e.systemNamer();
     return [&e, memory, rom](std::uint32_t addr) {
         json out = {{"addr", hex(addr)}, {"module", nullptr}};
         // The program: its hunks as loaded, named by its debug information.
@@ -95,6 +95,18 @@ std::function<json(std::uint32_t)> symbolResolver(const Emulator::Impl& e) {
         if (n.jumpTable) out["jump_table"] = true;
         return out;
     };
+}
+
+std::shared_ptr<const CodeNamer> Emulator::Impl::systemNamer() {
+    // Reading the modules measures every function of every library (some 10 ms on AROS):
+    // once per frame, and again when the timeline moved back.
+    const std::uint64_t now = machine->now();
+    if (!codeNamer || machine->frame() != codeNamerFrame || now < codeNamerAt) {
+        codeNamer = std::make_shared<const CodeNamer>(readCodeModules(MachineMemoryView(*machine), true));
+        codeNamerFrame = machine->frame();
+        codeNamerAt = now;
+    }
+    return codeNamer;
 }
 
 void registerSymbolCommands(Emulator::Impl& e) {
