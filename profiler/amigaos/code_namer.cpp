@@ -86,33 +86,58 @@ std::uint32_t measureFunctionEnd(const MemoryView& memory, std::uint32_t entry) 
     return pc > entry ? pc : entry + 2;
 }
 
+namespace {
+
+// The libraries, devices and resident modules of a snapshot. With `memory`, each function's
+// end is measured; without, only its first instruction is known.
+void snapshotModules(const AmigaOsSnapshot& os, const MemoryView* memory, bool atEnd, std::vector<CodeModule>& out) {
+    for (const auto& [list, kind] : {std::pair{&os.libraries, CodeModuleKind::Library},
+                                     std::pair{&os.devices, CodeModuleKind::Device}})
+        for (const AmigaOsLibrary& l : *list)
+            if (CodeModule m = libraryModule(l, kind, memory, atEnd); !m.lvos.empty()) out.push_back(std::move(m));
+    for (const AmigaOsResident& r : os.residents) {
+        if (!r.endSkip || r.endSkip <= r.address) continue;
+        CodeModule m;
+        m.kind = CodeModuleKind::Resident;
+        m.base = r.address;
+        m.name = r.name;
+        m.start = r.address;
+        m.end = r.endSkip;
+        m.atEnd = atEnd;
+        out.push_back(std::move(m));
+    }
+}
+
+} // namespace
+
+CodeModule libraryModule(const AmigaOsLibrary& l, CodeModuleKind kind, const MemoryView* memory, bool atEnd) {
+    CodeModule m;
+    m.kind = kind;
+    m.base = l.base;
+    m.name = l.name;
+    m.atEnd = atEnd;
+    std::uint32_t lo = 0xFFFFFFFF, hi = 0;
+    for (const AmigaOsLvo& v : l.lvos) {
+        // A target at an odd address is no code (the 68000 would take an address error).
+        if (!v.target || (*v.target & 1)) continue;
+        const std::uint32_t target = *v.target & 0xFFFFFF;
+        m.lvos.emplace_back(v.lvo, target);
+        m.lvoEnds.push_back(memory ? measureFunctionEnd(*memory, target) : target + 2);
+        lo = std::min(lo, target);
+        hi = std::max(hi, m.lvoEnds.back());
+    }
+    // The hull of the jump table's functions.
+    if (!m.lvos.empty()) {
+        m.start = lo;
+        m.end = hi;
+    }
+    return m;
+}
+
 std::vector<CodeModule> readCodeModules(const MemoryView& memory, bool atEnd) {
     std::vector<CodeModule> out;
     const AmigaOsSnapshot os = readAmigaOs(memory);
-    const auto addLibrary = [&](const AmigaOsLibrary& l, CodeModuleKind kind) {
-        CodeModule m;
-        m.kind = kind;
-        m.base = l.base;
-        m.name = l.name;
-        m.atEnd = atEnd;
-        std::uint32_t lo = 0xFFFFFFFF, hi = 0;
-        for (const AmigaOsLvo& v : l.lvos) {
-            // A target at an odd address is no code (the 68000 would take an address error).
-            if (!v.target || (*v.target & 1)) continue;
-            const std::uint32_t target = *v.target & 0xFFFFFF;
-            m.lvos.emplace_back(v.lvo, target);
-            m.lvoEnds.push_back(measureFunctionEnd(memory, target));
-            lo = std::min(lo, target);
-            hi = std::max(hi, m.lvoEnds.back());
-        }
-        if (m.lvos.empty()) return;
-        // The hull of the jump table's functions.
-        m.start = lo;
-        m.end = hi;
-        out.push_back(std::move(m));
-    };
-    for (const AmigaOsLibrary& l : os.libraries) addLibrary(l, CodeModuleKind::Library);
-    for (const AmigaOsLibrary& l : os.devices) addLibrary(l, CodeModuleKind::Device);
+    snapshotModules(os, &memory, atEnd, out);
     // A resource with a library's header may have a jump table too (AROS's kernel.resource).
     // A resource need not be a library at all (its negative size may be anything), so only
     // an unbroken run of JMP abs.l slots in RAM from -6 down, each to an even address, is
@@ -130,18 +155,8 @@ std::vector<CodeModule> readCodeModules(const MemoryView& memory, bool atEnd) {
             v.target = *target & 0xFFFFFF;
             l.lvos.push_back(v);
         }
-        addLibrary(l, CodeModuleKind::Resource);
-    }
-    for (const AmigaOsResident& r : os.residents) {
-        if (!r.endSkip || r.endSkip <= r.address) continue;
-        CodeModule m;
-        m.kind = CodeModuleKind::Resident;
-        m.base = r.address;
-        m.name = r.name;
-        m.start = r.address;
-        m.end = r.endSkip;
-        m.atEnd = atEnd;
-        out.push_back(std::move(m));
+        if (CodeModule m = libraryModule(l, CodeModuleKind::Resource, &memory, atEnd); !m.lvos.empty())
+            out.push_back(std::move(m));
     }
     if (os.exec) readInterrupts(memory, os.exec->base, atEnd, out);
     // The programs CLI processes have loaded, a module per hunk, named by the command.
@@ -166,37 +181,7 @@ std::vector<CodeModule> readCodeModules(const MemoryView& memory, bool atEnd) {
 
 std::vector<CodeModule> codeModulesFromSnapshot(const AmigaOsSnapshot& os) {
     std::vector<CodeModule> out;
-    const auto addLibrary = [&](const AmigaOsLibrary& l, CodeModuleKind kind) {
-        CodeModule m;
-        m.kind = kind;
-        m.base = l.base;
-        m.name = l.name;
-        std::uint32_t lo = 0xFFFFFFFF, hi = 0;
-        for (const AmigaOsLvo& v : l.lvos) {
-            if (!v.target || (*v.target & 1)) continue;
-            const std::uint32_t target = *v.target & 0xFFFFFF;
-            m.lvos.emplace_back(v.lvo, target);
-            m.lvoEnds.push_back(target + 2); // its first instruction is all that is known
-            lo = std::min(lo, target);
-            hi = std::max(hi, target + 2);
-        }
-        if (m.lvos.empty()) return;
-        m.start = lo;
-        m.end = hi;
-        out.push_back(std::move(m));
-    };
-    for (const AmigaOsLibrary& l : os.libraries) addLibrary(l, CodeModuleKind::Library);
-    for (const AmigaOsLibrary& l : os.devices) addLibrary(l, CodeModuleKind::Device);
-    for (const AmigaOsResident& r : os.residents) {
-        if (!r.endSkip || r.endSkip <= r.address) continue;
-        CodeModule m;
-        m.kind = CodeModuleKind::Resident;
-        m.base = r.address;
-        m.name = r.name;
-        m.start = r.address;
-        m.end = r.endSkip;
-        out.push_back(std::move(m));
-    }
+    snapshotModules(os, nullptr, false, out);
     return out;
 }
 

@@ -58,6 +58,10 @@ struct CodeModule {
 // 2 when the words there are not backed or not code.
 std::uint32_t measureFunctionEnd(const MemoryView& memory, std::uint32_t entry);
 
+// A library's, device's or resource's module: its jump table's targets (each function's
+// end measured in `memory`, or its first instruction alone without it) and their hull.
+CodeModule libraryModule(const AmigaOsLibrary& library, CodeModuleKind kind, const MemoryView* memory, bool atEnd);
+
 // The libraries, devices, resident modules and interrupt servers as they stand in
 // `memory`, every function's end measured, marked as read at the capture's end or start.
 std::vector<CodeModule> readCodeModules(const MemoryView& memory, bool atEnd);

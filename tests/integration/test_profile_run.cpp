@@ -19,6 +19,7 @@
 #include "profiler/report/cpuprofile.h"
 #include "profiler/report/sample_report.h"
 #include "profiler/sampling/sample_reader.h"
+#include "tests/tools/profile_tree.h"
 #include "tests/tools/run_process.h"
 #include "tests/tools/viewer_checks.h"
 
@@ -45,24 +46,8 @@ constexpr std::uint64_t kLoopN = 2000, kMulN = 300;
 constexpr std::uint64_t loopCycles(std::uint64_t n) { return 18 * n + 30; }
 constexpr std::uint64_t mulCycles(std::uint64_t n) { return 56 * n + 34; }
 
-// Every node of a tree with its path of function names from the root.
-void walk(const ProfileTree& t, const std::function<void(ProfileTree::NodeId, const QStringList&)>& f) {
-    std::function<void(ProfileTree::NodeId, QStringList)> go = [&](ProfileTree::NodeId id, QStringList path) {
-        if (id != ProfileTree::kRoot) path << QString::fromStdString(t.node(id).frame.functionName);
-        f(id, path);
-        for (const auto c : t.node(id).children) go(c, path);
-    };
-    go(ProfileTree::kRoot, {});
-}
-
-// Self weight of every function, summed over its nodes.
-std::map<QString, std::uint64_t> selfByFunction(const ProfileTree& t) {
-    std::map<QString, std::uint64_t> out;
-    walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
-        if (!path.isEmpty() && t.node(id).self) out[path.back()] += t.node(id).self;
-    });
-    return out;
-}
+using copperline::testing::selfByFunction;
+using copperline::testing::walkTree;
 
 } // namespace
 
@@ -148,7 +133,7 @@ private slots:
         const ProfileTree t = readCpuProfileFile(merged_.toStdString());
         // Per phase: the loop under phase_quiet and under phase_busy, each called once.
         std::map<QString, std::uint64_t> self, busWait;
-        walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
+        walkTree(t, [&](ProfileTree::NodeId id, const QStringList& path) {
             if (path.size() < 2) return;
             const QString key = path.mid(0, path.size()).join('/');
             if (path.back() == "burn_loop" || path.back() == "burn_mul") self[key] += t.node(id).self;
@@ -176,7 +161,7 @@ private slots:
         QVERIFY(byFunction.count("checksum_words") && byFunction.at("checksum_words") > 0);
         QVERIFY(byFunction.count("mix") && byFunction.at("mix") > 0);
         bool inlinedUnderStatic = false, irq = false, kick = false;
-        walk(t, [&](ProfileTree::NodeId, const QStringList& path) {
+        walkTree(t, [&](ProfileTree::NodeId, const QStringList& path) {
             if (path.size() >= 2 && path.back() == "mix" && path[path.size() - 2] == "checksum_words") inlinedUnderStatic = true;
             if (!path.isEmpty() && path.front() == kIrqNode) irq = true;
             if (!path.isEmpty() && path.back().startsWith("[Kick]")) kick = true;
@@ -187,7 +172,7 @@ private slots:
         // main is the root of the program's own code, and the report's file and lines come
         // from the debug information.
         bool mainHasFile = false;
-        walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
+        walkTree(t, [&](ProfileTree::NodeId id, const QStringList& path) {
             if (!path.isEmpty() && path.back() == "main")
                 mainHasFile |= QString::fromStdString(t.node(id).frame.url).endsWith("profiled.c") && t.node(id).frame.lineNumber > 0;
         });

@@ -19,6 +19,7 @@
 #include "profiler/sampling/sample_reader.h"
 #include "tests/integration/served.h"
 #include "tests/tools/call_tree_json.h"
+#include "tests/tools/profile_tree.h"
 #include "tests/tools/run_process.h"
 
 #include <QTemporaryDir>
@@ -38,23 +39,8 @@ const QString kData = COPPERLINE_SOURCE_DIR "/tests/data/";
 
 Result run(const char* exe, const QStringList& args) { return copperline::testing::runProcess(exe, args); }
 
-// Every node with its path of names from the root.
-void walk(const ProfileTree& t, const std::function<void(ProfileTree::NodeId, const QStringList&)>& f) {
-    std::function<void(ProfileTree::NodeId, QStringList)> go = [&](ProfileTree::NodeId id, QStringList path) {
-        if (id != ProfileTree::kRoot) path << QString::fromStdString(t.node(id).frame.functionName);
-        f(id, path);
-        for (const auto c : t.node(id).children) go(c, path);
-    };
-    go(ProfileTree::kRoot, {});
-}
-
-std::map<QString, std::uint64_t> totalByFunction(const ProfileTree& t) {
-    std::map<QString, std::uint64_t> out;
-    walk(t, [&](ProfileTree::NodeId id, const QStringList& path) {
-        if (!path.isEmpty()) out[path.back()] += t.node(id).self;
-    });
-    return out;
-}
+using copperline::testing::selfByFunction;
+using copperline::testing::walkTree;
 
 // profile-report's "unnamed: N CCK" line.
 std::uint64_t unnamedCck(const QByteArray& out) {
@@ -106,21 +92,21 @@ private slots:
 
         // LoadView below main, with the line of the call, and time in it.
         bool loadView = false;
-        walk(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
+        walkTree(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
             if (path.isEmpty() || path.back() != "[Kick]graphics/LoadView") return;
             QVERIFY2(path.contains("main"), qPrintable(path.join(" > ")));
             const CallFrame& f = p.tree.node(id).frame;
             if (f.url.ends_with("template/main.c") && f.lineNumber == 86) loadView = p.tree.total(id) > 0;
         });
         QVERIFY(loadView);
-        const auto totals = totalByFunction(p.tree);
+        const auto totals = selfByFunction(p.tree);
         QVERIFY(totals.count("main") && totals.at("main") > 0);
         QVERIFY(totals.count("WaitVbl") && totals.at("WaitVbl") > 0);
         // AROS's LoadView waits for a vertical blank, and TakeSystem turned the interrupts
         // off before calling it: the template stands there, in AROS's display driver, and
         // the tree says so below the call.
         bool driver = false;
-        walk(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
+        walkTree(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
             if (path.size() >= 2 && path.back() == "[Kick]amigavideo.hidd" && path[path.size() - 2] == "[Kick]graphics/LoadView")
                 driver = p.tree.node(id).self > p.tree.total(ProfileTree::kRoot) / 2;
         });
@@ -129,7 +115,7 @@ private slots:
         // below the routine it runs.
         QCOMPARE(p.tree.node(ProfileTree::kRoot).self, 0ull);
         bool handler = false;
-        walk(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
+        walkTree(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
             if (path.isEmpty()) return;
             if (path.back() == "[IRQ]" || path.back().startsWith("level ")) QCOMPARE(p.tree.node(id).self, 0ull);
             if (path.size() == 3 && path[0] == "[IRQ]") handler = handler || p.tree.node(id).self > 0;
@@ -171,7 +157,7 @@ private slots:
         QVERIFY2(p.report.status == 0, p.report.err.constData());
         QCOMPARE(unnamedCck(p.report.out), 0ull);
         bool server = false, elsewhere = false;
-        walk(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
+        walkTree(p.tree, [&](ProfileTree::NodeId id, const QStringList& path) {
             if (path.isEmpty() || path.back() != "vblserver" || !p.tree.node(id).self) return;
             if (path.size() >= 3 && path[0] == "[IRQ]" && path[1] == "level 3, vector 27") server = true;
             else elsewhere = true;
@@ -191,7 +177,7 @@ private slots:
             QVERIFY2(p.report.status == 0, p.report.err.constData());
             QCOMPARE(unnamedCck(p.report.out), 0ull);
             QCOMPARE(p.summary["run"]["returned"], true);
-            const auto totals = totalByFunction(p.tree);
+            const auto totals = selfByFunction(p.tree);
             const QString main = program.contains("gcc") ? "main" : "_main";
             QVERIFY2(totals.count(main), program.toLocal8Bit().constData());
         }
@@ -200,7 +186,7 @@ private slots:
             profile(tmp, "gencop", kData + "vscode-amiga-assembly/gencop", {"--profile-frames", "100"});
         QVERIFY2(g.report.status == 0, g.report.err.constData());
         QCOMPARE(unnamedCck(g.report.out), 0ull);
-        QVERIFY(totalByFunction(g.tree).count("init"));
+        QVERIFY(selfByFunction(g.tree).count("init"));
     }
 
     void aProgramIsCapturedToItsReturn() {
@@ -212,7 +198,7 @@ private slots:
         QCOMPARE(whole.summary["run"]["returned"], true);
         QCOMPARE(whole.summary["run"]["until"], "return");
         QVERIFY2(whole.summary["frames_written"].get<unsigned>() >= 750, whole.summary["frames_written"].dump().c_str());
-        QVERIFY(totalByFunction(whole.tree).count("work"));
+        QVERIFY(selfByFunction(whole.tree).count("work"));
 
         const Profiled early = profile(tmp, "early", GUEST_FIFTEEN, {"--profile-frames", "100"});
         QVERIFY2(early.run.status == 0, early.run.err.constData());
@@ -248,12 +234,12 @@ private slots:
         QVERIFY2(rep.status == 0, rep.err.constData());
         QCOMPARE(unnamedCck(rep.out), 0ull);
         const ProfileTree tree = readCpuProfileFile(out.toStdString());
-        const auto totals = totalByFunction(tree);
+        const auto totals = selfByFunction(tree);
         for (const char* f : {"wait_frame", "mix", "paint"})
             QVERIFY2(totals.count(f) && totals.at(f) > 0, f);
         // mix and paint are called from boot_main (the unwind table from the part's ELF).
         bool mixUnderMain = false;
-        walk(tree, [&](ProfileTree::NodeId, const QStringList& path) {
+        walkTree(tree, [&](ProfileTree::NodeId, const QStringList& path) {
             if (path.size() >= 2 && path.back() == "mix" && path[path.size() - 2] == "boot_main") mixUnderMain = true;
         });
         QVERIFY(mixUnderMain);
