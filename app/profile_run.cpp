@@ -32,7 +32,10 @@ void addProfileOptions(QCommandLineParser& parser) {
          "exit when "
          "the capture completes.",
          "DIR"},
-        {"profile-frames", "With --profile: frames to capture (1-100000, default 500).", "N"},
+        {"profile-frames",
+         "With --profile: frames to capture (1-100000; default 500, and with --run to the program's "
+         "return, at most 100000; a --run capture bounded so ends the run with it).",
+         "N"},
         {"profile-after",
          "With --profile: start the capture after SECONDS emulated seconds (default: at power-on).",
          "SECONDS"},

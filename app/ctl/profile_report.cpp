@@ -314,7 +314,8 @@ int profileReport(int argc, char** argv) {
         // Guest coverage: coverage.bin, or the precise samples' leaf PCs without it.
         if (!force) refuseToReplace(out, "--force");
         std::vector<std::string> warnings;
-        const CoverageData data = coverageFromCapture(capture, &warnings);
+        CoverageData data = coverageFromCapture(capture, &warnings);
+        if (placed) data.relocationBases = *placed; // --base or --bases
         for (const std::string& w : warnings) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
         const LcovReport lcov = buildLcov(data, info, fs::path(program).filename().string());
         writeFileBytes(out, {lcov.text.begin(), lcov.text.end()});
