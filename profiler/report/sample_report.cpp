@@ -142,6 +142,8 @@ public:
         return std::move(tree_);
     }
 
+    void inheritHandlers(const TreeBuilder& other) { handlers_ = other.handlers_; }
+
 private:
     // [IRQ] > "level L, vector V" > the handler, the routine the interrupt runs: where its
     // entry and its code go.
@@ -360,7 +362,12 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
             if (n.find('/') != std::string::npos || n.empty() || n[0] == '.')
                 bad(dir + ": " + where + ": '" + n + "' is not a file of the capture folder");
         std::optional<TreeBuilder> frame;
-        if (options.perFrame) frame.emplace(sym, taskNames);
+        if (options.perFrame) {
+            frame.emplace(sym, taskNames);
+            // An interrupt served across the frame's start runs the routine its entry, in an
+            // earlier frame, went to.
+            frame->inheritHandlers(merged);
+        }
         std::uint64_t frameCck = 0;
         const std::size_t count = forEachSampleIn(
             (fs::path(dir) / bin).string(), (fs::path(dir) / meta).string(), registers, [&](const SampleView& s) {
