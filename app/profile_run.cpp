@@ -234,11 +234,15 @@ int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, R
         std::fprintf(stderr, "copperline: --profile: no call stacks (each sample is its PC alone): %s\n", e.what());
     }
     run.onStart = [this, &machine](const std::vector<std::uint32_t>& bases) { return start(machine, bases); };
-    run.onEnd = [this] { end(); };
+    run.onEnd = [this](bool returned) { end(returned); };
     // Bounded by --profile-frames, the run ends with the capture (unless --coverage or a
-    // screenshot still wants it).
+    // screenshot still wants it); a capture that failed ends it in any case.
     run.endWithCapture = !toReturn_;
-    run.captureDone = [this] { return session_.capture && !session_.capture->status().active(); };
+    run.captureState = [this] {
+        if (!session_.capture || session_.capture->status().active()) return RunOptions::CaptureState::Running;
+        return session_.capture->status().state == CaptureStatus::State::Failed ? RunOptions::CaptureState::Failed
+                                                                                : RunOptions::CaptureState::Done;
+    };
     run_ = &run;
     return 0;
 }
@@ -289,6 +293,10 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
     }
     // A capture that reaches its frame budget while the program runs on says so.
     session_.capture->setOnFinished([this](const CaptureStatus& st) {
+        if (st.state == CaptureStatus::State::Failed) {
+            std::fprintf(stderr, "copperline: profile: %s\n", st.error.c_str());
+            return;
+        }
         if (st.state != CaptureStatus::State::Done || returned_) return;
         std::fprintf(stderr,
                      "copperline: profile: the capture stopped after %u frames, before %s returned (%s); "
@@ -301,14 +309,19 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
     return {};
 }
 
-void RunProfiler::end() {
+void RunProfiler::end(bool returned) {
     if (!session_.capture) return;
-    returned_ = true;
+    const bool wasActive = session_.capture->status().active();
+    returned_ = returned;
     session_.capture->finish();
     const CaptureStatus& st = session_.capture->status();
-    if (st.state == CaptureStatus::State::Failed)
-        std::fprintf(stderr, "copperline: profile: %s\n", st.error.c_str());
-    else
+    if (st.state == CaptureStatus::State::Failed) {
+        if (wasActive) std::fprintf(stderr, "copperline: profile: %s\n", st.error.c_str()); // else said already
+    } else {
+        if (wasActive && !returned)
+            std::fprintf(stderr, "copperline: profile: the capture ended with the run, before %s returned; "
+                                 "profile.json says \"returned\": false\n",
+                         std::filesystem::path(program_).filename().c_str());
         std::fprintf(stderr, "copperline: profile: %u frames of %s in %s (%llu precise samples%s%s)\n",
                      st.framesWritten, program_.c_str(), options_.capture.path.c_str(),
                      static_cast<unsigned long long>(session_.sampler ? session_.sampler->samplesWritten() : 0),
@@ -316,6 +329,7 @@ void RunProfiler::end() {
                      session_.systemSampler
                          ? (", " + std::to_string(session_.systemSampler->samplesWritten()) + " sampler samples").c_str()
                          : "");
+    }
 }
 
 } // namespace copperline

@@ -38,7 +38,7 @@ public:
 
 private:
     std::string start(Machine& machine, const std::vector<std::uint32_t>& bases);
-    void end();
+    void end(bool returned);
 
     ProfileOptions options_;
     // No --profile-frames: the capture runs to the program's return (at most 100,000 frames).

@@ -443,7 +443,7 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
             // The program's end for a capture: the frame it returned in, complete, before the
             // commands after it run on.
             machine.runFrame();
-            o.onEnd();
+            o.onEnd(true);
             ended = true;
             continue;
         }
@@ -520,9 +520,14 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
                              : "");
             return finish(run_status::Timeout);
         }
-        if ((phase == Phase::Loaded || phase == Phase::Then) && started && o.endWithCapture && o.captureDone &&
-            o.captureDone() && nextShot == o.screenshots.size())
-            return finish(0);
+        if ((phase == Phase::Loaded || phase == Phase::Then) && started && o.captureState) {
+            // A failed capture ends the run whatever else waits; a complete one when nothing
+            // else needs the program's return.
+            const RunOptions::CaptureState state = o.captureState();
+            if (state == RunOptions::CaptureState::Failed) return finish(run_status::EmulatorError);
+            if (state == RunOptions::CaptureState::Done && o.endWithCapture && nextShot == o.screenshots.size())
+                return finish(0);
+        }
         if (!o.screenshots.empty()) {
             while (nextShot < o.screenshots.size() && machine.emulatedSeconds() >= o.screenshots[nextShot].first) {
                 if (!writeScreenshotNow(machine, o.screenshots[nextShot].second, o.screenshotOverlay))
@@ -546,9 +551,10 @@ RunReport runProgram(Machine& machine, const RunOptions& o) {
         machine.runFrame();
     }
     if (started && o.onEnd && !ended) {
-        // The frame the program returned in, complete, so that a capture records it.
+        // The frame the program returned in (or the run ended in), complete, so that a
+        // capture records it.
         machine.runFrame();
-        o.onEnd();
+        o.onEnd(phase == Phase::Then || phase == Phase::Exited);
     }
     if (rc == 0xFFFFFFFFu && runError == kNoFreeStore) {
         // RunCommand could not start PROG: no memory for its stack.

@@ -61,11 +61,14 @@ struct RunOptions {
     // was loaded (the profiler starts here), and when the frame the program returned in is
     // complete (it stops here). A nonempty string from onStart ends the run with it.
     std::function<std::string(const std::vector<std::uint32_t>& hunkBases)> onStart;
-    std::function<void()> onEnd;
-    // --profile with --profile-frames: the capture is complete (its frames written) and the
-    // run may end with it (exit 0), unless something else needs the program's return
-    // (--coverage clears endWithCapture) or a --screenshot-after is still to come.
-    std::function<bool()> captureDone;
+    // `returned`: the program did return (not: the last --screenshot-after ended the run).
+    std::function<void(bool returned)> onEnd;
+    // --profile with --profile-frames: whether the capture is over (its frames written, or
+    // failed, with the message said); the run then ends with it (exit 0, or 125 when it
+    // failed), unless something else needs the program's return (--coverage clears
+    // endWithCapture) or a --screenshot-after is still to come.
+    enum class CaptureState { Running, Done, Failed };
+    std::function<CaptureState()> captureState;
     bool endWithCapture = false;
     // --screenshot-after SECONDS FILE.png with --run: pictures at those emulated seconds
     // after power-on; the last one ends the run (exit 0) if the program is still running,

@@ -113,6 +113,10 @@ void GuestApi::requestWarp(bool on, const std::string& how) {
 }
 
 void GuestApi::refused(std::string text, std::uint64_t frame, std::uint64_t cck) {
+    // The texts are the guest's to vary: past kMaxRefusalKinds kinds, the rest are counted
+    // together, reported once.
+    if (refusalCounts_.size() >= kMaxRefusalKinds && !refusalCounts_.count(text))
+        text = "uaelib: further refusals of other kinds (not listed one by one)";
     if (refusalCounts_[text]++ == 0) addLog(std::move(text), true, frame, cck);
 }
 
@@ -162,6 +166,7 @@ void GuestApi::frameCommitted(std::uint64_t frame, std::uint64_t cck) {
 }
 
 void GuestApi::reset() {
+    refusalCounts_.clear(); // a new run: its refusals are reported again
     for (auto& l : latches_)
         l = Latch{};
     idleDepth_ = 0;

@@ -37,6 +37,7 @@ public:
     static constexpr std::size_t kMaxResources = 4096;
     static constexpr std::size_t kMaxOverlayShapes = 4096;
     static constexpr std::size_t kMaxOverlayText = 511;
+    static constexpr std::size_t kMaxRefusalKinds = 256; // refusals told apart (refusalCounts())
     // Nested idle markers, as WinUAE keeps them (a stack of 16 previous states).
     static constexpr unsigned kMaxIdleDepth = 16;
     static constexpr std::size_t kIdleHistory = 64; // frames debug.idle can report
@@ -152,9 +153,9 @@ public:
     void requestWarp(bool on, const std::string& how);
     bool guestWarp() const { return guestWarp_; }
     std::uint64_t warpRequests() const { return warpRequests_; }
-    // A refused call: the log hears of each refusal once per run (a program that calls
-    // every frame is not a line every frame); the same refusal again is counted
-    // (refusalCounts(), by its text).
+    // A refused call: the log hears of each refusal once per run, until the machine is
+    // reset (a program that calls every frame is not a line every frame); the same refusal
+    // again is counted (refusalCounts(), by its text, at most kMaxRefusalKinds kinds).
     void refused(std::string text, std::uint64_t frame, std::uint64_t cck);
     const std::map<std::string, std::uint64_t>& refusalCounts() const { return refusalCounts_; }
 

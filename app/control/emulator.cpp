@@ -713,6 +713,7 @@ void Emulator::Impl::emit(const std::string& method, const nlohmann::json& param
 
 void Emulator::Impl::timelineMoved() {
     if (capture) capture->reposition();
+    codeNamer.reset(); // another machine, or the same one earlier: its modules read afresh
 }
 
 void Emulator::Impl::applyInput(const MachineInput& in, std::uint64_t due) {

@@ -6,6 +6,7 @@
 #include "profiler/sampling/unwinder.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 namespace copperline {
@@ -34,7 +35,9 @@ SymbolsSpec parseSymbolsSpec(std::string_view text) {
     SymbolsSpec spec;
     if (text.empty()) throw MediaError("no ELF named: the form is ELF or ELF@BASE");
     const auto at = text.rfind('@');
-    if (at == std::string_view::npos) {
+    // A file whose own name holds an '@' is that file, placed at its link addresses.
+    std::error_code ec;
+    if (at == std::string_view::npos || std::filesystem::is_regular_file(std::string(text), ec)) {
         spec.path = std::string(text);
         return spec;
     }

@@ -257,6 +257,9 @@ int profileReport(int argc, char** argv) {
     if (dir.empty()) throw UsageError{"profile-report: no capture folder given"};
     if (format == "folded" || format == "trace" || format == "table" || !contain.empty() || agree) {
         if (perFrame) throw UsageError{"profile-report: --per-frame writes .cpuprofile files"};
+        if (base || bases)
+            throw UsageError{"profile-report: --base and --bases place an ELF for a .cpuprofile or lcov; the system "
+                             "reports take the program the capture recorded (--program)"};
         return samplerReport(dir, program, debug, out, format, contain, force, from, agree);
     }
     if (!from.empty()) throw UsageError{"profile-report: --from goes with --format folded, trace or table"};
@@ -300,6 +303,9 @@ int profileReport(int argc, char** argv) {
     }
     const CaptureFiles capture = readCapture(dir);
     if (format == "bartman") {
+        if (placed)
+            throw UsageError{"profile-report: --format bartman takes the bases the capture recorded; leave out "
+                             "--base and --bases"};
         if (!force) refuseToReplace(out, "--force");
         std::vector<std::string> warnings;
         const AmigaProfileInput in = amigaProfileFromCapture(capture, info, &warnings);
@@ -349,6 +355,10 @@ int profileReport(int argc, char** argv) {
             one.annotation["frame"] = f.frame;
             one.annotation["seq"] = f.seq;
             one.annotation["cck"] = f.cck;
+            std::uint64_t unnamedHere = 0;
+            for (const auto& [name, cck] : unnamedShare(f.tree)) unnamedHere += cck;
+            one.annotation["unnamed_cck"] = unnamedHere;
+            one.annotation.erase("rom_outside_modules_cck"); // the merged profile's
             one.startTime = 0;
             writeCpuProfile(f.tree, names[i], one);
             written.push_back(names[i]);

@@ -25,19 +25,16 @@ constexpr const char* kIntBitNames[16] = {"TBE",  "DSKBLK", "SOFTINT", "PORTS", 
                                           "AUD1", "AUD2",   "AUD3",    "RBF",   "DSKSYNC", "EXTER", "INTEN", "NMI"};
 
 void readInterrupts(const MemoryView& memory, std::uint32_t exec, bool atEnd, std::vector<CodeModule>& out) {
-    std::set<std::uint32_t> seen; // one module per piece of code
+    struct User {
+        std::uint32_t node, code;
+        unsigned bit;
+        std::string name;
+    };
+    std::vector<User> users;
     const auto add = [&](std::uint32_t node, std::uint32_t code, unsigned bit) {
         code &= 0xFFFFFF;
-        if (!code || (code & 1) || !memory.backed(code, 2) || !seen.insert(code).second) return;
-        CodeModule m;
-        m.kind = CodeModuleKind::Interrupt;
-        m.base = node;
-        m.name = node ? readTaskName(memory, node) : std::string(); // any Node's ln_Name
-        if (m.name.empty()) m.name = std::string(kIntBitNames[bit]) + " interrupt";
-        m.start = code;
-        m.end = measureFunctionEnd(memory, code);
-        m.atEnd = atEnd;
-        out.push_back(std::move(m));
+        if (!code || (code & 1) || !memory.backed(code, 2)) return;
+        users.push_back({node, code, bit, node ? readTaskName(memory, node) : std::string()}); // any Node's ln_Name
     };
     for (unsigned bit = 0; bit < 16; ++bit) {
         const std::uint32_t v = exec + kIntVects + bit * kIntVectorBytes;
@@ -59,6 +56,28 @@ void readInterrupts(const MemoryView& memory, std::uint32_t exec, bool atEnd, st
             add(n, memory.longword(n + kIsCode).value_or(0), bit);
             n = next;
         }
+    }
+    // Code that several vectors or servers share (AROS points most unused vectors at one
+    // dispatcher in exec) is named only when they all give it one name; otherwise it is left
+    // to its module.
+    std::set<std::uint32_t> done;
+    for (const User& u : users) {
+        if (!done.insert(u.code).second) continue;
+        std::string name = u.name.empty() ? std::string(kIntBitNames[u.bit]) + " interrupt" : u.name;
+        bool shared = false;
+        for (const User& other : users)
+            if (other.code == u.code && &other != &u &&
+                (other.name.empty() ? std::string(kIntBitNames[other.bit]) + " interrupt" : other.name) != name)
+                shared = true;
+        if (shared) continue;
+        CodeModule m;
+        m.kind = CodeModuleKind::Interrupt;
+        m.base = u.node;
+        m.name = std::move(name);
+        m.start = u.code;
+        m.end = measureFunctionEnd(memory, u.code);
+        m.atEnd = atEnd;
+        out.push_back(std::move(m));
     }
 }
 
@@ -220,8 +239,9 @@ CodeNamer::CodeNamer(std::vector<CodeModule> modules) : modules_(std::move(modul
             }
             if (!inRomSpace(m.start)) ram_.push_back(&m);
             // The jump table: from the lowest LVO it lists up to the base.
-            int lowest = 0;
-            for (const auto& [lvo, target] : m.lvos) lowest = std::min(lowest, lvo);
+            std::int64_t lowest = 0;
+            for (const auto& [lvo, target] : m.lvos)
+                if (lvo < 0 && lvo >= -0xFFFF) lowest = std::min<std::int64_t>(lowest, lvo);
             if (lowest < 0 && m.base >= std::uint32_t(-lowest))
                 jumpTables_.push_back({m.base - std::uint32_t(-lowest), m.base, &m});
             for (std::size_t i = 0; i < m.lvos.size(); ++i)

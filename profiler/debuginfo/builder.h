@@ -48,6 +48,8 @@ struct DebugInfo::Builder {
     bool hasLines() const { return !rows_.empty(); }
     void setHasDwarf() { out.hasDwarf_ = true; }
     void addHunk(DebugHunk hunk) { out.hunks_.push_back(std::move(hunk)); }
+    // What the reader could not be sure of (DebugInfo::warnings()).
+    void warn(std::string what) { out.warnings_.push_back(std::move(what)); }
     void setHunkSection(std::uint32_t hunk, std::string name, std::uint32_t address) {
         out.hunks_[hunk].section = std::move(name);
         out.hunks_[hunk].linkAddress = address;

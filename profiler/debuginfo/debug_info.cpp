@@ -224,10 +224,13 @@ void DebugInfo::Builder::fillScopeLines() {
 
 void DebugInfo::Builder::finish() {
     // AmigaDOS starts a program at the first byte of its first hunk. When nothing names that
-    // byte (vbcc's startup code has no symbol there), the code from it to the next named
-    // byte is the program's entry: named so, rather than left to no one. An ELF alone has
-    // no such convention.
+    // byte (vbcc's startup code has no symbol there) but something in the hunk is named,
+    // the code from it to the next named byte is the program's entry: named so, rather
+    // than left to no one. A program with no names at all stays unnamed (its profile says
+    // so), and an ELF alone has no such convention.
+    const auto inHunk0 = [](const Candidate& c) { return keyHunk(c.start) == 0; };
     if (!out.elfAlone_ && !out.hunks_.empty() && out.hunks_[0].kind == HunkKind::Code && out.hunks_[0].size &&
+        std::any_of(candidates_.begin(), candidates_.end(), inHunk0) &&
         std::none_of(candidates_.begin(), candidates_.end(), [](const Candidate& c) { return c.start == 0; })) {
         DebugScope entry;
         entry.name = kEntryScope;

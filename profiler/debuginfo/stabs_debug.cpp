@@ -57,6 +57,16 @@ public:
         code_ = firstHunkOf(hunks_, HunkKind::Code);
         data_ = firstHunkOf(hunks_, HunkKind::Data);
         bss_ = firstHunkOf(hunks_, HunkKind::Bss);
+        // bebbo's linker writes one .text, .data and .bss; its stabs' values are offsets in
+        // them. With more hunks of a kind (chip data, a second code section) the values are
+        // taken for the first's, which the reader cannot check.
+        for (const HunkKind kind : {HunkKind::Code, HunkKind::Data, HunkKind::Bss}) {
+            const auto n = std::count_if(hunks_.sections.begin(), hunks_.sections.end(),
+                                         [kind](const HunkSection& h) { return h.kind == kind; });
+            if (n > 1)
+                b_.warn(where_ + ": " + std::to_string(n) + " " + hunkKindName(kind) +
+                        " hunks: the stabs are read as offsets in the first of them");
+        }
         for (std::size_t at = 12; at < 12 + symBytes; at += kEntryBytes) entry(at);
         finish();
     }
@@ -122,7 +132,10 @@ private:
                 return;
             }
             const auto colon = name.find(':');
-            if (colon == 0 || !inCode(value)) return;
+            if (colon == 0 || !inCode(value)) {
+                open_.reset(); // its size entry must not size another
+                return;
+            }
             Function f;
             f.name = std::string(name.substr(0, colon));
             // "name:F" is a global function, "name:f" a file-static one.
@@ -179,14 +192,15 @@ private:
             if (f.end > f.start) byStart.push_back(&f);
         std::sort(byStart.begin(), byStart.end(), [](const Function* a, const Function* c) { return a->start < c->start; });
         std::stable_sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& c) { return a.offset < c.offset; });
+        // Each row's end: the next row at a higher offset (one pass from the end).
+        std::vector<std::uint32_t> nextOffset(rows_.size(), codeSize);
+        for (std::size_t i = rows_.size(); i-- > 0;) {
+            if (i + 1 < rows_.size())
+                nextOffset[i] = rows_[i + 1].offset > rows_[i].offset ? rows_[i + 1].offset : nextOffset[i + 1];
+        }
         for (std::size_t i = 0; i < rows_.size(); ++i) {
             const Row& r = rows_[i];
-            std::uint32_t end = codeSize;
-            for (std::size_t j = i + 1; j < rows_.size(); ++j)
-                if (rows_[j].offset > r.offset) {
-                    end = rows_[j].offset;
-                    break;
-                }
+            std::uint32_t end = nextOffset[i];
             auto f = std::upper_bound(byStart.begin(), byStart.end(), r.offset,
                                       [](std::uint32_t o, const Function* fn) { return o < fn->start; });
             if (f != byStart.begin() && r.offset < (*std::prev(f))->end) end = std::min(end, (*std::prev(f))->end);

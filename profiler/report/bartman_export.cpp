@@ -50,8 +50,9 @@ struct Need {
                 " (it shows the frames' DMA, the memory and the samples" +
                 (wantRegisters ? ", each with its registers)" : ")"));
         const json& sampling = c.summary["sampling"];
-        textRelative = sampling.value("layouts", json::object()).value("samples", json::object()).value("text_relative", false);
-        if (textRelative) textSize = number(sampling["unwind"]["size"]);
+        const auto text = samplesText(sampling, c.dir);
+        textRelative = text.has_value();
+        if (text) textSize = text->size;
     }
 
     std::string path(const json& r, const char* key) const {

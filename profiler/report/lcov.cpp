@@ -309,18 +309,10 @@ CoverageData coverageFromSamples(const CaptureFiles& capture, std::vector<std::s
     }
     options.relocationBases = addressList(sampling.value("relocation_bases", json::array()),
                                           dir + ": sampling.relocation_bases");
-    // PCs in the unwind text are written relative to its base.
-    const json layouts = sampling.value("layouts", json::object());
-    const bool textRelative =
-        layouts.value("samples", json::object()).value("text_relative", false);
-    std::uint32_t textBase = 0, textSize = 0;
-    if (textRelative) {
-        if (!sampling.contains("unwind") || !sampling["unwind"].is_object())
-            bad(dir + ": profile.json says its PCs are text-relative but records no unwind text");
-        const json& u = sampling["unwind"];
-        textBase = number(u.value("base", json()), dir + ": sampling.unwind.base");
-        textSize = number(u.value("size", json()), dir + ": sampling.unwind.size");
-    }
+    // PCs in the program's text are written relative to its base.
+    const auto text = samplesText(sampling, dir);
+    const bool textRelative = text.has_value();
+    const std::uint32_t textBase = text ? text->base : 0, textSize = text ? text->size : 0;
     std::optional<CoverageCounter> counter;
     try {
         counter.emplace(options);

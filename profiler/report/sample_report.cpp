@@ -55,17 +55,18 @@ struct Symbolizer {
 
     explicit Symbolizer(const DebugInfo& i) : info(i) {}
 
-    const Entry& at(std::uint32_t word, bool caller) {
-        const std::uint64_t key = std::uint64_t(word) << 1 | (caller ? 1 : 0);
+    // `absolute`: an address (a .meta row's place), never a text-relative stream word.
+    const Entry& at(std::uint32_t word, bool caller, bool absolute = false) {
+        const std::uint64_t key = std::uint64_t(word) << 2 | (caller ? 1 : 0) | (absolute ? 2 : 0);
         auto it = cache.find(key);
         if (it != cache.end()) return it->second;
-        return cache.emplace(key, symbolize(word, caller)).first->second;
+        return cache.emplace(key, symbolize(word, caller, absolute)).first->second;
     }
 
-    Entry symbolize(std::uint32_t word, bool caller) const {
+    Entry symbolize(std::uint32_t word, bool caller, bool absolute) const {
         Entry e;
         std::optional<std::pair<std::uint32_t, std::uint32_t>> where;
-        if (textRelative && word < textSize)
+        if (textRelative && !absolute && word < textSize)
             where = std::pair<std::uint32_t, std::uint32_t>{0, word};
         else if (bases)
             where = bases->find(word & 0xFFFFFF);
@@ -158,7 +159,7 @@ private:
                             (h.vector != sf::kNotIrq ? ", vector " + std::to_string(h.vector) : std::string()),
                         "", -1, -1});
         if (h.pc) {
-            const Symbolizer::Entry& e = sym_.at(*h.pc, false);
+            const Symbolizer::Entry& e = sym_.at(*h.pc, false, true);
             if (!e.inProgram && unnamedSystemFrame(e.frames.front()))
                 // A handler no module names (AROS's vector stubs live in RAM): the routine the
                 // vector points to, by its vector.
@@ -308,15 +309,9 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
                 " has " + std::to_string(hunks.size()) + " hunk(s): is it the program that was profiled?");
         sym.bases.emplace(info, std::move(b));
     }
-    const json layouts = sampling.value("layouts", json::object());
-    sym.textRelative = layouts.value("samples", json::object()).value("text_relative", false);
-    if (sym.textRelative) {
-        // The text the PCs are relative to: "text" (since captures without an unwind table
-        // write hunk 0 relative too), or the unwind table's.
-        const char* key = sampling.contains("text") && sampling["text"].is_object() ? "text" : "unwind";
-        if (!sampling.contains(key) || !sampling[key].is_object())
-            bad(dir + ": profile.json says its PCs are text-relative but records no text");
-        sym.textSize = hexField(sampling[key], "size", std::string("sampling.") + key);
+    if (const auto text = samplesText(sampling, dir)) {
+        sym.textRelative = true;
+        sym.textSize = text->size;
         if (hunks.empty() || sym.textSize > ((hunks[0].size + 3) & ~3u))
             bad(dir + ": the samples' text is " + std::to_string(sym.textSize) + " bytes but " +
                 info.programPath() + "'s first hunk is " + std::to_string(hunks.empty() ? 0 : hunks[0].size) +

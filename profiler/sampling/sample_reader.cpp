@@ -127,4 +127,35 @@ std::vector<Sample> readSamples(const std::string& binPath, const std::string& m
     return parseSamples(stream, meta, registers, binPath);
 }
 
+std::optional<SamplesText> samplesText(const nlohmann::json& sampling, const std::string& where) {
+    const auto fail = [&](const std::string& what) -> std::optional<SamplesText> { throw MediaError(where + ": " + what); };
+    if (!sampling.is_object()) return std::nullopt;
+    const nlohmann::json layouts = sampling.value("layouts", nlohmann::json::object());
+    if (!layouts.is_object() || !layouts.value("samples", nlohmann::json::object()).is_object() ||
+        !layouts["samples"].value("text_relative", false))
+        return std::nullopt;
+    const char* key = sampling.contains("text") && sampling["text"].is_object() ? "text" : "unwind";
+    if (!sampling.contains(key) || !sampling[key].is_object())
+        return fail("profile.json says its PCs are text-relative but records no text (sampling.text)");
+    const auto number = [&](const char* field) -> std::uint32_t {
+        const nlohmann::json& v = sampling[key].value(field, nlohmann::json());
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() <= 0xFFFFFFFFu) return v.get<std::uint32_t>();
+        if (v.is_string()) {
+            const std::string t = v.get<std::string>();
+            try {
+                std::size_t used = 0;
+                const unsigned long long n = std::stoull(t, &used, 0);
+                if (used == t.size() && n <= 0xFFFFFFFFull) return std::uint32_t(n);
+            } catch (const std::exception&) {
+            }
+        }
+        fail(std::string("sampling.") + key + "." + field + " is not an address");
+        return 0;
+    };
+    SamplesText t;
+    t.base = number("base");
+    t.size = number("size");
+    return t;
+}
+
 } // namespace copperline

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,5 +50,14 @@ std::size_t forEachSample(std::span<const std::uint8_t> stream, std::span<const 
 std::size_t forEachSampleIn(const std::string& binPath, const std::string& metaPath, bool registers,
                             const std::function<void(const SampleView&)>& each);
 std::vector<Sample> readSamples(const std::string& binPath, const std::string& metaPath, bool registers);
+
+// The text a capture's stream writes PCs relative to, from profile.json's "sampling":
+// "text", or the unwind table's for captures that predate it; nullopt when every PC is
+// absolute (layouts.samples.text_relative false). Throws MediaError naming `where` and the
+// field when the capture says its PCs are relative but records no usable text.
+struct SamplesText {
+    std::uint32_t base = 0, size = 0;
+};
+std::optional<SamplesText> samplesText(const nlohmann::json& sampling, const std::string& where);
 
 } // namespace copperline

@@ -229,6 +229,10 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
                                          m.name + " ends before it starts");
             for (std::size_t i = 0; i < lvos; ++i) {
                 const int lvo = int(std::int32_t(c.u32()));
+                // A jump table's entries are 6 bytes apart below the base: -6, -12, ...
+                if (lvo >= 0 || lvo < -0xFFFF || lvo % 6)
+                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) + ": module " + m.name +
+                                             ": " + std::to_string(lvo) + " is no jump-table offset");
                 m.lvos.emplace_back(lvo, c.u32());
             }
             for (std::size_t i = 0; ends && i < lvos; ++i) {

@@ -180,6 +180,17 @@ private slots:
             const auto totals = selfByFunction(p.tree);
             const QString main = program.contains("gcc") ? "main" : "_main";
             QVERIFY2(totals.count(main), program.toLocal8Bit().constData());
+            // Without an ELF the stream is text-relative all the same, and lcov reads it.
+            const QString name = QFileInfo(program).fileName();
+            const QString info = tmp.filePath(name + ".info");
+            const Result lcov = run(COPPERLINE_CTL, {"profile-report", tmp.filePath(name), "--program", program,
+                                                     "--format", "lcov", "--out", info});
+            QVERIFY2(lcov.status == 0, lcov.err.constData());
+            QFile f(info);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray text = f.readAll();
+            QVERIFY2(text.contains(program.contains("hello") ? "hello.c" : "dos_stdout.c"), text.left(300).constData());
+            QVERIFY2(!text.contains("lines 0/"), text.left(300).constData());
         }
         // vasm's gencop takes the machine over and waits for the mouse: bounded.
         const Profiled g =
@@ -199,6 +210,13 @@ private slots:
         QCOMPARE(whole.summary["run"]["until"], "return");
         QVERIFY2(whole.summary["frames_written"].get<unsigned>() >= 750, whole.summary["frames_written"].dump().c_str());
         QVERIFY(selfByFunction(whole.tree).count("work"));
+
+        // Ended by the last --screenshot-after, not by its return: said so too.
+        const Profiled shot = profile(tmp, "shot", GUEST_FIFTEEN, {"--screenshot-after", "26", tmp.filePath("f.png")});
+        QVERIFY2(shot.run.status == 0, shot.run.err.constData());
+        QVERIFY2(shot.run.err.contains("the capture ended with the run, before run_fifteen returned"),
+                 shot.run.err.constData());
+        QCOMPARE(shot.summary["run"]["returned"], false);
 
         const Profiled early = profile(tmp, "early", GUEST_FIFTEEN, {"--profile-frames", "100"});
         QVERIFY2(early.run.status == 0, early.run.err.constData());

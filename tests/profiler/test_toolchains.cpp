@@ -218,6 +218,17 @@ private slots:
         QCOMPARE(at(info, 0, 0x2A8).function, std::string("___exit"));
         QCOMPARE(at(info, 2, 0xC).function, std::string("_SysBase"));
 
+        // The same program stripped of every name and line: nothing names its code, not even
+        // its entry (a profile of it must say it is blind there).
+        HunkFile stripped = loadHunkFile(kData + "vscode-amiga-assembly/hello-vbcc");
+        for (HunkSection& h : stripped.sections) {
+            h.symbols.clear();
+            h.lineBlocks.clear();
+        }
+        const DebugInfo bare = DebugInfo::fromBytes(writeHunkFile(stripped), "stripped", {}, {});
+        QCOMPARE(bare.lookup(0, 0).scope, -1);
+        QCOMPARE(bare.lookup(0, 0x3D4).scope, -1);
+
         const DebugInfo amitools = DebugInfo::load(kData + "amitools/dos_stdout_vc_dbg");
         QCOMPARE(at(amitools, 0, 0x3D4).function, std::string("_main"));
         QCOMPARE(at(amitools, 0, 0x3DC).line, 9u);  // char msg[] = ...
