@@ -3,6 +3,7 @@
 #include "emu/hex.h"
 #include "emu/media/byte_reader.h"
 #include "profiler/coverage/coverage_counter.h"
+#include "profiler/json_address.h"
 #include "profiler/sampling/sample_reader.h"
 
 #include <algorithm>
@@ -47,17 +48,7 @@ struct FileRecord {
 
 // An address or a number: profile.json writes addresses as "0x..." strings.
 std::uint32_t number(const json& v, const std::string& where) {
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= 0xFFFFFFFFu)
-        return v.get<std::uint32_t>();
-    if (v.is_string()) {
-        const std::string s = v.get<std::string>();
-        try {
-            std::size_t used = 0;
-            const unsigned long long n = std::stoull(s, &used, 0);
-            if (used == s.size() && n <= 0xFFFFFFFFull) return std::uint32_t(n);
-        } catch (const std::exception&) {
-        }
-    }
+    if (const auto a = jsonAddress(v)) return *a;
     bad(where + ": " + v.dump() + " is not an address");
 }
 

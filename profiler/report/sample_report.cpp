@@ -2,6 +2,7 @@
 
 #include "emu/media/byte_reader.h"
 #include "profiler/amigaos/code_namer.h"
+#include "profiler/json_address.h"
 #include "profiler/sampling/system_samples.h"
 #include "profiler/sampling/sample_reader.h"
 
@@ -22,18 +23,8 @@ namespace {
 
 std::uint32_t hexField(const json& j, const char* key, const std::string& where) {
     if (!j.contains(key)) bad(where + ": no " + key);
-    const json& v = j[key];
-    if (v.is_number_unsigned()) return v.get<std::uint32_t>();
-    if (!v.is_string()) bad(where + "." + key + ": not an address");
-    const std::string s = v.get<std::string>();
-    try {
-        std::size_t used = 0;
-        const unsigned long n = std::stoul(s, &used, 0);
-        if (used != s.size() || n > 0xFFFFFFFFul) throw std::invalid_argument(s);
-        return std::uint32_t(n);
-    } catch (const std::exception&) {
-        bad(where + "." + key + ": '" + s + "' is not an address");
-    }
+    if (const auto a = jsonAddress(j[key])) return *a;
+    bad(where + "." + key + ": " + j[key].dump() + " is not an address");
 }
 
 // How the capture wrote its PCs, and how to name them.

@@ -1,6 +1,7 @@
 #include "profiler/sampling/sample_reader.h"
 
 #include "emu/media/byte_reader.h"
+#include "profiler/json_address.h"
 
 #include <cstring>
 #include <fstream>
@@ -138,17 +139,7 @@ std::optional<SamplesText> samplesText(const nlohmann::json& sampling, const std
     if (!sampling.contains(key) || !sampling[key].is_object())
         return fail("profile.json says its PCs are text-relative but records no text (sampling.text)");
     const auto number = [&](const char* field) -> std::uint32_t {
-        const nlohmann::json& v = sampling[key].value(field, nlohmann::json());
-        if (v.is_number_unsigned() && v.get<std::uint64_t>() <= 0xFFFFFFFFu) return v.get<std::uint32_t>();
-        if (v.is_string()) {
-            const std::string t = v.get<std::string>();
-            try {
-                std::size_t used = 0;
-                const unsigned long long n = std::stoull(t, &used, 0);
-                if (used == t.size() && n <= 0xFFFFFFFFull) return std::uint32_t(n);
-            } catch (const std::exception&) {
-            }
-        }
+        if (const auto a = jsonAddress(sampling[key].value(field, nlohmann::json()))) return *a;
         fail(std::string("sampling.") + key + "." + field + " is not an address");
         return 0;
     };
