@@ -1,9 +1,12 @@
 // The breakpoints family: break.add, break.remove, break.list, break.clear
-// (docs/control-protocol.md). Handlers run on the emulator thread and check every
-// parameter before they change anything.
+// (docs/control-protocol.md, docs/debugger.md). Breakpoints on an address, a source line
+// (every address the line table gives it, inlined copies included), a function, or the
+// bytes of a variable; with conditions, hit counts and log points. Handlers run on the
+// emulator thread and check every parameter before they change anything.
 
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
+#include "emu/hex.h"
 
 namespace copperline {
 
@@ -12,46 +15,226 @@ namespace {
 using nlohmann::json;
 namespace p = params;
 
+const char* kindName(Breakpoint::Kind k) {
+    switch (k) {
+    case Breakpoint::Kind::Pc: return "pc";
+    case Breakpoint::Kind::Watch: return "watch";
+    case Breakpoint::Kind::Line: return "line";
+    case Breakpoint::Kind::Function: return "function";
+    }
+    return "?";
+}
+
+json locationJson(const SourceDebugger::Location& l) {
+    json out = {{"addr", l.address}};
+    if (!l.file.empty()) out["file"] = l.file;
+    if (l.line) out["line"] = l.line;
+    if (!l.function.empty()) out["function"] = l.function;
+    return out;
+}
+
 json breakpointJson(const Breakpoint& b) {
-    json out = {{"id", b.id},
-                {"kind", b.kind == Breakpoint::Kind::Pc ? "pc" : "watch"},
-                {"addr", b.address}};
-    if (b.kind == Breakpoint::Kind::Watch) {
+    json out = {{"id", b.id}, {"kind", kindName(b.kind)}, {"hits", b.hits}};
+    switch (b.kind) {
+    case Breakpoint::Kind::Pc: out["addr"] = b.address; break;
+    case Breakpoint::Kind::Watch:
+        out["addr"] = b.address;
         out["len"] = b.length;
         out["access"] = b.onRead && b.onWrite ? "access" : b.onRead ? "read" : "write";
+        if (!b.expr.empty()) out["expr"] = b.expr;
+        break;
+    case Breakpoint::Kind::Line:
+        out["file"] = b.file;
+        out["line"] = b.line;
+        break;
+    case Breakpoint::Kind::Function: out["name"] = b.function; break;
+    }
+    if (b.kind == Breakpoint::Kind::Line || b.kind == Breakpoint::Kind::Function) {
+        json locations = json::array();
+        for (const auto& l : b.locations) locations.push_back(locationJson(l));
+        out["locations"] = locations;
+        out["verified"] = !b.locations.empty();
+        if (!b.pending.empty()) out["pending"] = b.pending;
+        // Where it went: the line the first location is on (a line without code moves on).
+        if (!b.locations.empty()) {
+            out["actual_line"] = b.locations.front().line;
+            out["actual_file"] = b.locations.front().file;
+        }
+    }
+    if (b.condition) out["cond"] = b.condition->text();
+    if (b.ignore) out["ignore"] = b.ignore;
+    if (!b.log.empty()) out["log"] = b.log;
+    return out;
+}
+
+// A log point's message with each {expression} replaced by its value in the innermost frame.
+std::string interpolate(Emulator::Impl& e, const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '{') {
+            out += text[i];
+            continue;
+        }
+        const std::size_t close = text.find('}', i);
+        if (close == std::string::npos) {
+            out += text.substr(i);
+            break;
+        }
+        const std::string expr = text.substr(i + 1, close - i - 1);
+        try {
+            out += e.source.format(e.source.evaluate(expr, 0), 0);
+        } catch (const std::exception& ex) {
+            out += std::string("<") + ex.what() + ">";
+        }
+        i = close;
     }
     return out;
 }
 
 } // namespace
 
+bool Breakpoint::stopsAt(std::uint32_t pc) const {
+    switch (kind) {
+    case Kind::Pc: return address == pc;
+    case Kind::Line:
+    case Kind::Function:
+        return std::any_of(locations.begin(), locations.end(),
+                           [pc](const SourceDebugger::Location& l) { return l.address == pc; });
+    case Kind::Watch: return false;
+    }
+    return false;
+}
+
+void Emulator::Impl::resolveBreakpoints() {
+    for (Breakpoint& b : breakpoints) {
+        if (b.kind != Breakpoint::Kind::Line && b.kind != Breakpoint::Kind::Function) continue;
+        std::string why;
+        b.locations = b.kind == Breakpoint::Kind::Line ? source.lineLocations(b.file, b.line, why)
+                                                       : source.functionLocations(b.function, why);
+        b.pending = b.locations.empty() ? why : std::string();
+    }
+    rebuildBreakIndex();
+}
+
+std::optional<nlohmann::json> Emulator::Impl::breakpointStop(std::uint32_t pc) {
+    // The machine moved since the debugger last looked.
+    source.invalidate();
+    json ids = json::array();
+    json detail = json::object();
+    std::optional<unsigned> hidden;
+    for (Breakpoint& b : breakpoints) {
+        if (!b.stopsAt(pc)) continue;
+        if (b.condition) {
+            bool holds = false;
+            try {
+                holds = b.condition->test(source.values(0), source.sourceFrame(0), source.memory());
+            } catch (const std::exception& ex) {
+                // A condition that cannot be evaluated here stops, saying why, as gdb does.
+                detail["condition_error"] = ex.what();
+                holds = true;
+            }
+            if (!holds) continue;
+        }
+        ++b.hits;
+        if (b.hits <= b.ignore) continue;
+        if (!b.log.empty()) {
+            emit("event.log", {{"id", b.id}, {"text", interpolate(*this, b.log)}, {"pc", pc}});
+            continue;
+        }
+        ids.push_back(b.id);
+        // A line's breakpoint in an inlined copy shows that copy's frame.
+        if (!hidden)
+            for (const auto& l : b.locations)
+                if (l.address == pc && l.scope >= 0) hidden = source.inlineDepthOf(pc, l.scope);
+    }
+    if (ids.empty()) return std::nullopt;
+    detail["id"] = ids.front();
+    if (ids.size() > 1) detail["ids"] = ids;
+    if (hidden) stopHiddenInline = *hidden;
+    return detail;
+}
+
 void registerBreakpointCommands(Emulator::Impl& e) {
     CommandBus& bus = e.bus;
 
-    // ---- breakpoints ---------------------------------------------------------------------
     bus.add(
         "break.add",
-        "Adds a breakpoint: {kind:\"pc\", addr} or {kind:\"watch\", addr, len, access}.",
-        {"kind", "addr", "len", "access"}, [&e](const json& p) {
+        "Adds a breakpoint: {kind:\"pc\", addr}, {kind:\"line\", file, line}, {kind:\"function\", name}, "
+        "{kind:\"watch\", addr, len, access} or {kind:\"watch\", expr, frame, access}; any of them with "
+        "cond (a C expression), ignore (hits to pass over) and, but for watches, log (a message with "
+        "{expressions}, printed instead of stopping).",
+        {"kind", "addr", "len", "access", "file", "line", "name", "expr", "frame", "cond", "ignore", "log"},
+        [&e](const json& p) {
             const std::string kind = p::string(p, "kind");
             Breakpoint b;
-            b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
-            if (kind == "pc") {
-                if (b.address & 1)
-                    fail(errc::InvalidParams, "addr: instructions sit at even addresses");
-                // The bus knows every key break.add takes; which of them a kind takes is ours.
-                for (const char* key : {"len", "access"})
-                    if (p.contains(key))
+            const auto only = [&](std::initializer_list<const char*> allowed) {
+                for (const char* key : {"addr", "len", "access", "file", "line", "name", "expr", "frame", "log"}) {
+                    if (!p.contains(key)) continue;
+                    if (std::find_if(allowed.begin(), allowed.end(),
+                                     [&](const char* a) { return std::string(a) == key; }) == allowed.end())
                         fail(errc::InvalidParams,
-                             std::string(key) +
-                                 ": a pc breakpoint takes kind and addr only (len and access "
-                                 "are a watchpoint's)");
+                             std::string(key) + ": a " + kind + " breakpoint does not take it");
+                }
+            };
+            if (kind == "pc") {
+                only({"addr", "log"});
                 b.kind = Breakpoint::Kind::Pc;
+                b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
+                if (b.address & 1) fail(errc::InvalidParams, "addr: instructions sit at even addresses");
+            } else if (kind == "line") {
+                only({"file", "line", "log"});
+                b.kind = Breakpoint::Kind::Line;
+                b.file = p::string(p, "file");
+                b.line = std::uint32_t(p::number(p, "line", 0xFFFFFFF));
+                if (b.line == 0) fail(errc::InvalidParams, "line: lines count from 1");
+                std::string why;
+                b.locations = e.source.lineLocations(b.file, b.line, why);
+                if (b.locations.empty()) fail(errc::NotFound, why);
+            } else if (kind == "function") {
+                only({"name", "log"});
+                b.kind = Breakpoint::Kind::Function;
+                b.function = p::string(p, "name");
+                std::string why;
+                b.locations = e.source.functionLocations(b.function, why);
+                if (b.locations.empty()) fail(errc::NotFound, why);
             } else if (kind == "watch") {
+                only({"addr", "len", "access", "expr", "frame"});
                 b.kind = Breakpoint::Kind::Watch;
-                b.length =
-                    std::uint32_t(p::optionalNumber(p, "len", 0x1000000 - b.address).value_or(1));
-                if (b.length == 0) fail(errc::InvalidParams, "len: must be at least 1");
+                if (p.contains("expr")) {
+                    if (p.contains("addr") || p.contains("len"))
+                        fail(errc::InvalidParams, "expr: give either expr or addr and len");
+                    requirePaused(e, "break.add {kind: \"watch\", expr}");
+                    b.expr = p::string(p, "expr");
+                    const auto frame = std::size_t(p::optionalNumber(p, "frame", 1 << 20).value_or(0));
+                    SourceValue v;
+                    try {
+                        v = e.source.evaluate(b.expr, frame);
+                    } catch (const CommandError&) {
+                        throw;
+                    } catch (const std::exception& ex) {
+                        fail(errc::InvalidParams, std::string("expr: ") + ex.what());
+                    }
+                    if (v.where != SourceValue::Where::Memory)
+                        fail(errc::InvalidParams,
+                             "expr: " + b.expr + " is not in memory (" +
+                                 (v.where == SourceValue::Where::Register      ? "it lives in a register"
+                                  : v.where == SourceValue::Where::OptimizedOut ? "it is optimized out here"
+                                                                                : "it is a computed value") +
+                                 "); only bytes in memory can be watched");
+                    const std::uint32_t size = v.type ? v.type->resolved().size : 0;
+                    b.address = v.address;
+                    b.length = v.bitSize ? (v.bitOffset + v.bitSize + 7) / 8 : size;
+                    if (b.length == 0) fail(errc::InvalidParams, "expr: " + b.expr + " has no size to watch");
+                    b.watched = std::make_shared<const SourceValue>(v);
+                    const auto& frames = e.source.frames(frame + 1);
+                    if (frame < frames.size() && frames[frame].place) b.watchedProgram = frames[frame].place->program;
+                    b.lastBytes.resize(b.length);
+                    e.source.memory().read(b.address, b.lastBytes);
+                } else {
+                    b.address = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
+                    b.length = std::uint32_t(p::optionalNumber(p, "len", 0x1000000 - b.address).value_or(1));
+                    if (b.length == 0) fail(errc::InvalidParams, "len: must be at least 1");
+                }
                 const std::string access = p::optionalString(p, "access").value_or("write");
                 if (access == "write")
                     b.onRead = false, b.onWrite = true;
@@ -62,7 +245,23 @@ void registerBreakpointCommands(Emulator::Impl& e) {
                 else
                     fail(errc::InvalidParams, "access: expected \"write\", \"read\" or \"access\"");
             } else {
-                fail(errc::InvalidParams, "kind: expected \"pc\" or \"watch\"");
+                fail(errc::InvalidParams, "kind: expected \"pc\", \"line\", \"function\" or \"watch\"");
+            }
+            if (p.contains("cond")) {
+                if (b.kind == Breakpoint::Kind::Watch)
+                    fail(errc::InvalidParams, "cond: a watchpoint stops at every write it sees");
+                if (!p["cond"].is_string())
+                    fail(errc::InvalidParams, "cond: expected a C expression, as a string");
+                try {
+                    b.condition = std::make_shared<const CExpression>(p["cond"].get<std::string>());
+                } catch (const ExpressionError& ex) {
+                    fail(errc::InvalidParams, std::string("cond: ") + ex.what());
+                }
+            }
+            b.ignore = p::optionalNumber(p, "ignore", 0xFFFFFFFF).value_or(0);
+            if (p.contains("log")) {
+                b.log = p::string(p, "log");
+                if (b.log.empty()) fail(errc::InvalidParams, "log: the message is empty");
             }
             b.id = e.nextBreakpoint++;
             e.breakpoints.push_back(b);
@@ -78,7 +277,7 @@ void registerBreakpointCommands(Emulator::Impl& e) {
         e.rebuildBreakIndex();
         return json{{"removed", id}};
     });
-    bus.add("break.list", "Every breakpoint.", [&e](const json&) {
+    bus.add("break.list", "Every breakpoint, with its locations and hits.", [&e](const json&) {
         json out = json::array();
         for (const auto& b : e.breakpoints)
             out.push_back(breakpointJson(b));
@@ -90,6 +289,33 @@ void registerBreakpointCommands(Emulator::Impl& e) {
         e.rebuildBreakIndex();
         return json{{"removed", n}};
     });
+}
+
+// What a watchpoint's stop says beyond the address: who wrote (the instruction's function,
+// file and line) and, for a watch on an expression, its value before and after.
+void describeWatchHit(Emulator::Impl& e, nlohmann::json& detail) {
+    const int id = detail.value("id", 0);
+    const auto pc = detail.value("instruction_pc", 0u);
+    e.source.invalidate();
+    detail["writer"] = e.source.describe(pc);
+    for (Breakpoint& b : e.breakpoints) {
+        if (b.id != id || !b.watched) continue;
+        detail["expr"] = b.expr;
+        std::vector<std::uint8_t> now(b.length);
+        e.source.memory().read(b.address, now);
+        const auto& programs = e.source.programs();
+        if (b.watchedProgram < programs.size() && programs[b.watchedProgram].values) {
+            const SourceValues& values = *programs[b.watchedProgram].values;
+            SourceFrame frame;
+            frame.bases = programs[b.watchedProgram].bases;
+            SourceValue before = *b.watched;
+            before.where = SourceValue::Where::Bytes;
+            before.bytes = b.lastBytes;
+            detail["old"] = values.format(before, frame, e.source.memory());
+            detail["new"] = values.format(*b.watched, frame, e.source.memory());
+        }
+        b.lastBytes = std::move(now);
+    }
 }
 
 } // namespace copperline

@@ -85,6 +85,10 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerMediaCommands(*this);
     registerRunCommands(*this);
     registerStripCommands(*this);
+    registerLineStepCommands(*this);
+    registerStackCommands(*this);
+    registerVarsCommands(*this);
+    registerSourceCommands(*this);
     floppies = options.floppies;
     loadedSymbols = options.symbols;
     sessionPaced = options.paced;
@@ -294,11 +298,10 @@ void Emulator::Impl::runSlice() {
         const std::uint32_t pc = cpu.instructionAddress();
         if (!skipBreakOnce && !pcBreaks.empty() &&
             std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
-            int id = 0;
-            for (const auto& b : breakpoints)
-                if (b.kind == Breakpoint::Kind::Pc && b.address == pc) id = b.id;
-            stopRun("breakpoint", {{"id", id}});
-            return;
+            if (auto detail = breakpointStop(pc)) {
+                stopRun("breakpoint", std::move(*detail));
+                return;
+            }
         }
         if (run.entry && pc == run.entry) {
             // The --run program's first instruction: a one-shot stop for each load.
@@ -326,8 +329,10 @@ void Emulator::Impl::runSlice() {
             !std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
             // STOP: the checks above pass for each of its steps alike (its pc stays), so its
             // steps up to the record's next input or the frame's end are taken together.
+            if (boundaryWatch) boundaryWatch->before(m);
             m.stepStopped(rec.nextDue());
         } else {
+            if (boundaryWatch) boundaryWatch->before(m);
             m.stepInstruction();
         }
         if (run.failed) {
@@ -353,12 +358,20 @@ void Emulator::Impl::runSlice() {
             if (w.write)
                 detail["value"] =
                     w.size == 1 ? (w.address & 1 ? w.value & 0xFF : w.value >> 8) : w.value;
+            describeWatchHit(*this, detail);
             stopRun("watchpoint", std::move(detail));
             return;
         }
         if (m.halted()) {
             stopRun("double_fault");
             return;
+        }
+        if (boundaryWatch) {
+            if (auto stop = boundaryWatch->after(m)) {
+                stopHiddenInline = stop->hiddenInline;
+                stopRun(stop->reason, std::move(stop->detail));
+                return;
+            }
         }
         switch (target.kind) {
         case Target::Kind::Steps:
@@ -493,7 +506,7 @@ void Emulator::Impl::armRun(const std::string& program, bool stopAtEntry) {
     run = RunProgram{};
     run.name = std::filesystem::path(program).filename().string();
     try {
-        run.info = DebugInfo::load(program);
+        run.info = std::make_shared<const DebugInfo>(DebugInfo::load(program));
     } catch (const std::exception& e) {
         run.infoError = e.what(); // it still runs; symbols.resolve says why it cannot name it
     }
@@ -583,10 +596,13 @@ void Emulator::Impl::runProgramLoaded(std::uint32_t segList) {
     run.segList = segList;
     run.segments = readSegList(memory, segList);
     run.entry = run.segments.empty() ? 0 : run.segments.front().base;
+    // Its lines and functions are where they are now.
+    source.invalidate();
+    resolveBreakpoints();
 }
 
 nlohmann::json Emulator::Impl::runProgramJson() const {
-    nlohmann::json j = {{"name", run.name}, {"seglist", hex(run.segList)}, {"debug_info", run.info.has_value()}};
+    nlohmann::json j = {{"name", run.name}, {"seglist", hex(run.segList)}, {"debug_info", run.info != nullptr}};
     addSegmentsJson(j, run.segments);
     if (!run.info) j["debug_info_error"] = run.infoError;
     return j;
@@ -625,8 +641,20 @@ void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
     target = Target{};
     skipBreakOnce = false;
     paceValid = false;
+    boundaryWatch.reset();
+    // The debugger reads frames and variables afresh, and shows the inlined frames at the PC
+    // as the stop decided.
+    source.invalidate();
+    source.setHiddenInline(stopHiddenInline ? *stopHiddenInline : source.defaultHiddenInline());
+    stopHiddenInline.reset();
     nlohmann::json event = position();
     event["reason"] = reason;
+    // Where the stop is in the source, as the innermost frame shows it.
+    if (!source.programs().empty()) {
+        const auto& frames = source.frames(1);
+        if (!frames.empty() && frames.front().kind == StackFrame::Kind::Source && frames.front().line)
+            event["source"] = stackFrameJson(*this, frames.front(), 0);
+    }
     if (!detail.is_null()) event["detail"] = std::move(detail);
     publish();
     // The notification goes first, so that a client sees it before the reply that ends
@@ -642,6 +670,7 @@ void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
 }
 
 void Emulator::Impl::resume(const Target& t) {
+    source.invalidate();
     target = t;
     running = true;
     skipBreakOnce = true;
@@ -711,6 +740,47 @@ void Emulator::Impl::emit(const std::string& method, const nlohmann::json& param
         l(method, params);
 }
 
+std::vector<SourceProgram> Emulator::Impl::SourceHost::programs() {
+    std::vector<SourceProgram> out;
+    const RunProgram& r = impl.run;
+    if (r.info && !r.segments.empty() && r.segments.size() == r.info->hunks().size()) {
+        SourceProgram p;
+        p.name = r.name;
+        p.info = r.info;
+        for (const AmigaOsSegment& s : r.segments) p.bases.push_back(s.base);
+        out.push_back(std::move(p));
+    }
+    for (const LoadedSymbols& set : impl.loadedSymbols) {
+        SourceProgram p;
+        p.name = std::filesystem::path(set.path).filename().string();
+        p.info = set.info;
+        p.bases = set.bases;
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+bool Emulator::Impl::SourceHost::writeMemory(std::uint32_t address, std::span<const std::uint8_t> bytes) {
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        if (!isRam(*impl.machine, address + std::uint32_t(i))) return false;
+    impl.applyInput(MachineInput::memory(address, std::vector<std::uint8_t>(bytes.begin(), bytes.end())));
+    return true;
+}
+
+void Emulator::Impl::SourceHost::writeRegister(int reg, std::uint32_t value) {
+    auto r = impl.machine->cpu().registers();
+    if (reg >= 0 && reg < 8) r.d[std::size_t(reg)] = value;
+    else if (reg >= 8 && reg < 16) r.a[std::size_t(reg - 8)] = value;
+    else return;
+    const bool super = r.sr & 0x2000;
+    if (reg == 15) (super ? r.ssp : r.usp) = value;
+    const std::uint32_t pc = impl.machine->cpu().instructionAddress();
+    r.pc = pc + 4;
+    r.ird = impl.machine->spyWord(pc);
+    r.irc = impl.machine->spyWord(pc + 2);
+    impl.applyInput(MachineInput::setRegisters(r));
+}
+
 void Emulator::Impl::timelineMoved() {
     if (capture) capture->reposition();
     codeNamer.reset(); // another machine, or the same one earlier: its modules read afresh
@@ -724,12 +794,17 @@ void Emulator::Impl::rebuildBreakIndex() {
     pcBreaks.clear();
     bool watches = false;
     for (const auto& b : breakpoints) {
-        if (b.kind == Breakpoint::Kind::Pc)
-            pcBreaks.push_back(b.address);
-        else
-            watches = true;
+        switch (b.kind) {
+        case Breakpoint::Kind::Pc: pcBreaks.push_back(b.address); break;
+        case Breakpoint::Kind::Watch: watches = true; break;
+        case Breakpoint::Kind::Line:
+        case Breakpoint::Kind::Function:
+            for (const auto& l : b.locations) pcBreaks.push_back(l.address);
+            break;
+        }
     }
     std::sort(pcBreaks.begin(), pcBreaks.end());
+    pcBreaks.erase(std::unique(pcBreaks.begin(), pcBreaks.end()), pcBreaks.end());
     machine->setCpuAccessObserver(watches ? this : nullptr);
 }
 

@@ -7,6 +7,7 @@
 #include "app/control/emulator.h"
 #include "app/control/loaded_symbols.h"
 #include "app/control/run_report.h"
+#include "app/control/source_debugger.h"
 #include "emu/machine.h"
 #include "profiler/capture/frame_capture.h"
 #include "profiler/coverage/coverage_sidecar.h"
@@ -31,12 +32,42 @@
 namespace copperline {
 
 struct Breakpoint {
-    enum class Kind { Pc, Watch };
+    enum class Kind { Pc, Watch, Line, Function };
     int id = 0;
     Kind kind = Kind::Pc;
     std::uint32_t address = 0; // pc, or the first byte watched
     std::uint32_t length = 1;  // watch: bytes watched
     bool onRead = false, onWrite = true;
+    // Line and function breakpoints: every address they stop at (source_debugger.h's
+    // Location), found again whenever the programs loaded change; `pending` says why there
+    // is none.
+    std::vector<SourceDebugger::Location> locations;
+    std::string file, function, pending;
+    std::uint32_t line = 0;
+    // Stops only when the condition holds, after `ignore` hits; a log point prints `log`
+    // (with {expressions} in it filled in) instead of stopping.
+    std::shared_ptr<const CExpression> condition;
+    std::uint64_t ignore = 0, hits = 0;
+    std::string log;
+    // A watch set on an expression: what it named, and its value as last seen.
+    std::string expr;
+    std::shared_ptr<const SourceValue> watched;
+    std::size_t watchedProgram = 0;
+    std::vector<std::uint8_t> lastBytes;
+    bool stopsAt(std::uint32_t pc) const;
+};
+
+// A resume's own test at every step boundary (line steps, line_step.cpp): told before each
+// step runs and asked after it whether the run stops there.
+struct BoundaryWatch {
+    virtual ~BoundaryWatch() = default;
+    virtual void before(Machine& m) = 0;
+    struct Stop {
+        const char* reason = "step";
+        nlohmann::json detail;
+        std::optional<unsigned> hiddenInline; // the stop's view of inlined frames
+    };
+    virtual std::optional<Stop> after(Machine& m) = 0;
 };
 
 struct Emulator::Impl : CpuAccessObserver {
@@ -100,6 +131,28 @@ struct Emulator::Impl : CpuAccessObserver {
 
     std::vector<Breakpoint> breakpoints;
     int nextBreakpoint = 1;
+    // The line and function breakpoints' locations, found again (the programs loaded changed).
+    void resolveBreakpoints();
+    // Whether the breakpoints at pc stop the run (their conditions, hits and log points
+    // weighed): the stop's detail, or nullopt to run on.
+    std::optional<nlohmann::json> breakpointStop(std::uint32_t pc);
+    // The resume's boundary test, if any; every stop ends it.
+    std::unique_ptr<BoundaryWatch> boundaryWatch;
+
+    // The source-level debugger's engine (source_debugger.h), and how it reaches us.
+    struct SourceHost final : SourceDebugger::Host {
+        explicit SourceHost(Impl& i) : impl(i) {}
+        Machine& machine() override { return *impl.machine; }
+        std::vector<SourceProgram> programs() override;
+        std::shared_ptr<const CodeNamer> systemNamer() override { return impl.systemNamer(); }
+        bool writeMemory(std::uint32_t address, std::span<const std::uint8_t> bytes) override;
+        void writeRegister(int reg, std::uint32_t value) override;
+        Impl& impl;
+    } sourceHost{*this};
+    SourceDebugger source{sourceHost};
+    // How the next stop shows inlined frames at its PC (set by the step that makes it);
+    // otherwise as gdb does: an inlined call's first instruction shows its caller.
+    std::optional<unsigned> stopHiddenInline;
     std::vector<std::uint32_t> pcBreaks; // sorted pc breakpoint addresses, for the run loop
     struct WatchHit {
         int id = 0;
@@ -116,7 +169,7 @@ struct Emulator::Impl : CpuAccessObserver {
     // once stopped there) and its hunks as loaded.
     struct RunProgram {
         std::string name;
-        std::optional<DebugInfo> info;
+        std::shared_ptr<const DebugInfo> info;
         std::string infoError;
         std::uint32_t entry = 0, segList = 0;
         std::vector<AmigaOsSegment> segments;
@@ -252,6 +305,22 @@ void registerProfileCommands(Emulator::Impl& impl);
 // Registers the debug family, debug.resources and debug.idle (debug_commands.cpp).
 void registerDebugCommands(Emulator::Impl& impl);
 void registerCoverageCommands(Emulator::Impl& impl);
+// The line steps: step_line, next_line, reverse_step_line, reverse_next_line (line_step.cpp);
+// step_out's inlined-frame form.
+void registerLineStepCommands(Emulator::Impl& impl);
+// A watchpoint stop's detail, filled in with who wrote (breakpoint_commands.cpp).
+void describeWatchHit(Emulator::Impl& impl, nlohmann::json& detail);
+// step_out from an inlined call: runs until the PC leaves it (line_step.cpp). False when the
+// innermost frame is no inlined call (step_out then waits for the routine's return).
+bool armInlineFinish(Emulator::Impl& impl, const nlohmann::json& params);
+// One frame as stack.frames lists it (stack_commands.cpp).
+nlohmann::json stackFrameJson(Emulator::Impl& impl, const StackFrame& frame, std::size_t index);
+// stack.frames (stack_commands.cpp).
+void registerStackCommands(Emulator::Impl& impl);
+// vars.scopes, vars.get, vars.set, eval (vars_commands.cpp).
+void registerVarsCommands(Emulator::Impl& impl);
+// source.files, source.lines, source.resolve (source_commands.cpp).
+void registerSourceCommands(Emulator::Impl& impl);
 // A uaelib resource as debug.resources and event.debug report it.
 nlohmann::json resourceJson(const GuestApi::Resource& r);
 // The Frame Analyzer's commands: frame.record, frame.slots, frame.waits, frame.blits,

@@ -323,10 +323,12 @@ void registerMachineCommands(Emulator::Impl& e) {
             });
     bus.add("step_out",
             "Runs until the current routine returns: the RTS, RTR or RTE that pops a return "
-            "address at or above the stack pointer (at most 5e6 instructions); replies with the "
-            "stop event.",
-            [&e, watch, boundedStep](const json&) {
+            "address at or above the stack pointer (at most 5e6 instructions); from an inlined "
+            "call, until the pc leaves it. Replies with the stop event.",
+            [&e, watch, boundedStep](const json& params) {
                 requirePaused(e, "step_out");
+                // From an inlined call: until the PC leaves it (its frame has no return).
+                if (armInlineFinish(e, params)) return json();
                 const auto r = e.machine->cpu().registers();
                 watch->armOut(r.a[7], r.sr & 0x2000);
                 e.resume(boundedStep());

@@ -62,7 +62,7 @@ public:
         if (m.cpu().stopped()) return false;
         const std::uint32_t pc = m.cpu().instructionAddress();
         for (const auto& b : e_.breakpoints)
-            if (b.kind == Breakpoint::Kind::Pc && b.address == pc) {
+            if (b.stopsAt(pc)) {
                 hits[m.now()] = {{"kind", "pc"}, {"id", b.id}};
                 return true;
             }

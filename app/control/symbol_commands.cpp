@@ -139,6 +139,8 @@ void registerSymbolCommands(Emulator::Impl& e) {
                 }
                 std::erase_if(e.loadedSymbols, [&](const LoadedSymbols& s) { return s.path == loaded.path; });
                 e.loadedSymbols.push_back(loaded);
+                e.source.invalidate();
+                e.resolveBreakpoints();
                 return loadedSymbolsJson(loaded);
             });
     bus.add("symbols.list", "The debug information loaded with symbols.load or --symbols: {symbols: [...]}.", {},
@@ -154,6 +156,8 @@ void registerSymbolCommands(Emulator::Impl& e) {
                 std::erase_if(e.loadedSymbols, [&](const LoadedSymbols& s) { return !path || s.path == *path; });
                 if (path && before == e.loadedSymbols.size())
                     fail(errc::NotFound, "symbols.unload: nothing was loaded from " + *path);
+                e.source.invalidate();
+                e.resolveBreakpoints();
                 return json{{"unloaded", before - e.loadedSymbols.size()}};
             });
 

@@ -45,6 +45,13 @@ struct DebugInfo::Builder {
     void addLine(std::uint32_t hunk, std::uint32_t start, std::uint32_t end, std::uint32_t file,
                  std::uint32_t line);
 
+    // A row of the stepping table (DebugInfo::stepRows), in the reader's order. Readers
+    // that add none get one built from the line table.
+    void addStepRow(std::uint32_t hunk, std::uint32_t offset, std::uint32_t file,
+                    std::uint32_t line, bool isStmt);
+    // A scope's entry (DebugScope::entryHunk/entryOffset).
+    void setEntry(std::int32_t scope, std::uint32_t hunk, std::uint32_t offset);
+
     bool hasLines() const { return !rows_.empty(); }
     void setHasDwarf() { out.hasDwarf_ = true; }
     void addHunk(DebugHunk hunk) { out.hunks_.push_back(std::move(hunk)); }
@@ -82,12 +89,18 @@ private:
     void resolveTopLevel(std::vector<Candidate>& accepted);
     void buildSegments(const std::vector<Candidate>& accepted);
     void buildLines();
+    void buildStepRows();
     void fillScopeLines();
 
     std::unordered_map<std::string, std::uint32_t> fileIndex_;
     std::vector<Candidate> candidates_;
     std::vector<Nested> nested_;
     std::vector<Row> rows_;
+    struct StepRowIn {
+        StepRow row;
+        std::uint32_t order;
+    };
+    std::vector<StepRowIn> stepIn_;
 };
 
 // The readers. Each throws DebugInfoError (or MediaError) naming what is wrong.

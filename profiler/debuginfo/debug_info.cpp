@@ -85,6 +85,19 @@ void DebugInfo::Builder::addLine(std::uint32_t hunk, std::uint32_t start, std::u
         {hunkKey(hunk, start), hunkKey(hunk, end), fileIndex, line, std::uint32_t(rows_.size())});
 }
 
+void DebugInfo::Builder::addStepRow(std::uint32_t hunk, std::uint32_t offset, std::uint32_t file,
+                                    std::uint32_t line, bool isStmt) {
+    stepIn_.push_back({{hunk, offset, file, line, isStmt}, std::uint32_t(stepIn_.size())});
+}
+
+void DebugInfo::Builder::setEntry(std::int32_t scope, std::uint32_t hunk, std::uint32_t offset) {
+    if (scope < 0 || std::size_t(scope) >= out.scopes_.size()) return;
+    DebugScope& s = out.scopes_[std::size_t(scope)];
+    s.hasEntry = true;
+    s.entryHunk = hunk;
+    s.entryOffset = offset;
+}
+
 void DebugInfo::Builder::resolveTopLevel(std::vector<Candidate>& accepted) {
     std::stable_sort(candidates_.begin(), candidates_.end(),
                      [](const Candidate& a, const Candidate& b) {
@@ -209,6 +222,34 @@ void DebugInfo::Builder::buildLines() {
     }
 }
 
+void DebugInfo::Builder::buildStepRows() {
+    auto& rows = out.stepRows_;
+    if (stepIn_.empty()) {
+        // LINE blocks and stabs: each run of the line table is a row, and a gap in it is
+        // code without a line.
+        const auto& lines = out.lines_;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            const LineRange& r = lines[i];
+            rows.push_back({r.hunk, r.start, r.file, r.line, true});
+            const bool joined =
+                i + 1 < lines.size() && lines[i + 1].hunk == r.hunk && lines[i + 1].start == r.end;
+            if (!joined) rows.push_back({r.hunk, r.end, kNoFile, 0, true});
+        }
+    } else {
+        std::stable_sort(stepIn_.begin(), stepIn_.end(), [](const StepRowIn& a, const StepRowIn& b) {
+            const std::uint64_t ka = hunkKey(a.row.hunk, a.row.offset);
+            const std::uint64_t kb = hunkKey(b.row.hunk, b.row.offset);
+            if (ka != kb) return ka < kb;
+            // An end marker at an address gives way to the rows that start there (gdb sorts
+            // them first).
+            if ((a.row.line == 0) != (b.row.line == 0)) return a.row.line == 0;
+            return a.order < b.order;
+        });
+        for (const StepRowIn& r : stepIn_) rows.push_back(r.row);
+    }
+    for (const StepRow& r : rows) out.stepStarts_.push_back(hunkKey(r.hunk, r.offset));
+}
+
 void DebugInfo::Builder::fillScopeLines() {
     // A function without a recorded declaration (assembly, symbols) is placed at the line of
     // its first instruction.
@@ -242,6 +283,7 @@ void DebugInfo::Builder::finish() {
     resolveTopLevel(accepted);
     buildSegments(accepted);
     buildLines();
+    buildStepRows();
     for (const Segment& seg : out.segments_)
         out.segmentStarts_.push_back(seg.start);
     for (const LineRange& r : out.lines_)
@@ -391,6 +433,137 @@ std::vector<LineRange> DebugInfo::rangesOfLine(std::uint32_t file, std::uint32_t
     for (const LineRange& r : lines_)
         if (r.file == file && r.line == line) out.push_back(r);
     return out;
+}
+
+std::optional<StepEntry> DebugInfo::stepEntry(std::uint32_t hunk, std::uint32_t offset) const {
+    if (hunk >= hunks_.size() || offset >= hunks_[hunk].size) return std::nullopt;
+    const std::uint64_t key = hunkKey(hunk, offset);
+    const std::size_t n = countAtOrBelow(stepStarts_, key);
+    if (n == 0 || stepRows_[n - 1].hunk != hunk) return std::nullopt;
+    // The rows at the address found: the last describes it, unless it is no statement and
+    // an earlier one there is.
+    std::size_t best = n - 1;
+    const std::uint64_t at = stepStarts_[best];
+    if (!stepRows_[best].isStmt) {
+        for (std::size_t i = best; i > 0 && stepStarts_[i - 1] == at && stepRows_[i - 1].line != 0; --i)
+            if (stepRows_[i - 1].isStmt) {
+                best = i - 1;
+                break;
+            }
+    }
+    const StepRow& row = stepRows_[best];
+    if (row.line == 0) return std::nullopt;
+    StepEntry e;
+    e.hunk = hunk;
+    e.start = row.offset;
+    e.end = hunks_[hunk].size;
+    if (n < stepRows_.size() && stepRows_[n].hunk == hunk) e.end = stepRows_[n].offset;
+    e.file = row.file;
+    e.line = row.line;
+    e.isStmt = row.isStmt;
+    return e;
+}
+
+namespace {
+
+// A path's components, backslashes taken as slashes and empty or "." components dropped.
+std::vector<std::string_view> pathComponents(std::string_view path, std::string& storage) {
+    storage.assign(path);
+    std::replace(storage.begin(), storage.end(), '\\', '/');
+    std::vector<std::string_view> out;
+    std::string_view rest = storage;
+    while (!rest.empty()) {
+        const auto slash = rest.find('/');
+        const std::string_view part = rest.substr(0, slash);
+        if (!part.empty() && part != ".") out.push_back(part);
+        if (slash == std::string_view::npos) break;
+        rest.remove_prefix(slash + 1);
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::uint32_t> DebugInfo::filesMatching(std::string_view path) const {
+    std::string wantStorage;
+    const auto want = pathComponents(path, wantStorage);
+    std::vector<std::uint32_t> out;
+    if (want.empty()) return out;
+    for (std::uint32_t f = 0; f < files_.size(); ++f) {
+        std::string haveStorage;
+        const auto have = pathComponents(files_[f], haveStorage);
+        if (have.size() < want.size()) continue;
+        if (std::equal(want.rbegin(), want.rend(), have.rbegin())) out.push_back(f);
+    }
+    return out;
+}
+
+std::vector<LineLocation> DebugInfo::lineLocations(const std::vector<std::uint32_t>& files,
+                                                   std::uint32_t line) const {
+    const auto inFiles = [&](const StepRow& r) {
+        return r.line != 0 && std::find(files.begin(), files.end(), r.file) != files.end();
+    };
+    // A row describes code when the next row starts later: optimised code piles up rows of
+    // several lines at one address (location views), and only the last describes it.
+    const auto describesCode = [&](std::size_t i) {
+        const StepRow& r = stepRows_[i];
+        if (r.offset >= hunks_[r.hunk].size) return false;
+        return i + 1 == stepRows_.size() || stepRows_[i + 1].hunk != r.hunk || stepRows_[i + 1].offset > r.offset;
+    };
+    // The line itself; else the first later line with code, as gdb moves a breakpoint.
+    std::uint32_t found = 0;
+    for (std::size_t i = 0; i < stepRows_.size() && found != line; ++i) {
+        const StepRow& r = stepRows_[i];
+        if (!inFiles(r) || r.line < line || !describesCode(i)) continue;
+        if (found == 0 || r.line < found) found = r.line;
+    }
+    std::vector<LineLocation> out;
+    if (found == 0) return out;
+    // One location per scope (function or inlined copy) that runs the line: its first
+    // statement row, else its first row (optimised code may mark none a statement).
+    struct Candidate {
+        LineLocation where;
+        bool isStmt;
+    };
+    std::vector<Candidate> best;
+    for (std::size_t i = 0; i < stepRows_.size(); ++i) {
+        const StepRow& r = stepRows_[i];
+        if (!inFiles(r) || r.line != found || !describesCode(i)) continue;
+        const AddressInfo info = lookup(r.hunk, r.offset);
+        auto it = std::find_if(best.begin(), best.end(), [&](const Candidate& c) {
+            return c.where.scope == info.scope && (info.scope >= 0 || (c.where.hunk == r.hunk && c.where.offset == r.offset));
+        });
+        if (it == best.end()) {
+            best.push_back({{r.hunk, r.offset, r.file, found, info.scope}, r.isStmt});
+        } else if (r.isStmt && !it->isStmt) {
+            *it = {{r.hunk, r.offset, r.file, found, info.scope}, true};
+        }
+    }
+    for (const Candidate& c : best) out.push_back(c.where);
+    std::sort(out.begin(), out.end(), [](const LineLocation& a, const LineLocation& b) {
+        return a.hunk != b.hunk ? a.hunk < b.hunk : a.offset < b.offset;
+    });
+    return out;
+}
+
+std::vector<std::uint32_t> DebugInfo::functionsNamed(std::string_view name) const {
+    std::vector<std::uint32_t> out;
+    for (const ScopeRange& r : scopeRanges_) {
+        const DebugScope& s = scopes_[r.scope];
+        if (s.kind != ScopeKind::Function || s.name != name) continue;
+        if (std::find(out.begin(), out.end(), r.scope) == out.end()) out.push_back(r.scope);
+    }
+    return out;
+}
+
+std::optional<std::pair<std::uint32_t, std::uint32_t>> DebugInfo::entryOf(std::uint32_t scope) const {
+    if (scope >= scopes_.size()) return std::nullopt;
+    const DebugScope& s = scopes_[scope];
+    if (s.hasEntry) return std::make_pair(s.entryHunk, s.entryOffset);
+    // A symbol's function: the first of its ranges.
+    for (const ScopeRange& r : scopeRanges_)
+        if (r.scope == scope) return std::make_pair(r.hunk, r.start);
+    return std::nullopt;
 }
 
 AddressInfo DebugInfo::lookup(std::uint32_t hunk, std::uint32_t offset) const {

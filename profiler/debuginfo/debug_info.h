@@ -90,6 +90,13 @@ struct DebugScope {
     std::uint32_t callFile = kNoFile;
     std::uint32_t callLine = 0;
     std::uint32_t callColumn = 0;
+    // The DIE that describes it (its offset in .debug_info), for DWARF scopes; 0 otherwise.
+    std::uint64_t die = 0;
+    // Where the scope's code is entered (DWARF's entry pc, else its lowest address); set for
+    // DWARF functions and inlined calls (hasEntry).
+    bool hasEntry = false;
+    std::uint32_t entryHunk = 0;
+    std::uint32_t entryOffset = 0;
 };
 
 // One contiguous run of a top-level scope's bytes, [start, end) within a hunk.
@@ -107,6 +114,40 @@ struct LineRange {
     std::uint32_t end = 0;
     std::uint32_t file = 0;
     std::uint32_t line = 0;
+};
+
+// One row of the line table as a source-level debugger steps by it (docs/debugger.md): the
+// row starts at (hunk, offset) and reaches to the next row's address. Line 0 marks code
+// without a source line (the end of a sequence). DWARF rows are kept as gdb records them:
+// a row that repeats the line before it in the same file is dropped once that line has had
+// a nonzero discriminator, so that a loop's pieces step as one line.
+struct StepRow {
+    std::uint32_t hunk = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t file = kNoFile;
+    std::uint32_t line = 0;
+    bool isStmt = true;
+};
+
+// The row that describes an address, with the extent a step treats as one line.
+struct StepEntry {
+    std::uint32_t hunk = 0;
+    std::uint32_t start = 0; // the row's address
+    std::uint32_t end = 0;   // the next row's
+    std::uint32_t file = kNoFile;
+    std::uint32_t line = 0;
+    bool isStmt = true;
+};
+
+// Where a breakpoint on file:line goes: one address per scope (function or inlined copy)
+// that holds the line's code, the lowest of each; `line` is the line found there (the next
+// line with code when the asked line has none).
+struct LineLocation {
+    std::uint32_t hunk = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t file = kNoFile;
+    std::uint32_t line = 0;
+    std::int32_t scope = -1;
 };
 
 struct DebugHunk {
@@ -188,6 +229,25 @@ public:
     // The address ranges that hold code of file:line.
     std::vector<LineRange> rangesOfLine(std::uint32_t file, std::uint32_t line) const;
 
+    // The stepping table, sorted by (hunk, offset); rows at one address keep their order.
+    const std::vector<StepRow>& stepRows() const { return stepRows_; }
+    // The row describing an address as gdb's find_pc_line chooses it (at one address the
+    // last row, unless it is not a statement and an earlier one there is), or nullopt where
+    // no source line describes the address.
+    std::optional<StepEntry> stepEntry(std::uint32_t hunk, std::uint32_t offset) const;
+    // The files whose path ends with `path`, compared component by component ("main.c",
+    // "src/main.c" or the whole path; backslashes count as slashes).
+    std::vector<std::uint32_t> filesMatching(std::string_view path) const;
+    // Where a breakpoint on line `line` of these files goes: the statement rows of exactly
+    // that line, else of the first later line that has any; the lowest address of each
+    // scope. Empty when the files have no code at or after the line.
+    std::vector<LineLocation> lineLocations(const std::vector<std::uint32_t>& files,
+                                            std::uint32_t line) const;
+    // The top-level functions called `name` (index into scopes()) with code.
+    std::vector<std::uint32_t> functionsNamed(std::string_view name) const;
+    // Where a function or inlined call is entered (its entry pc, else its lowest address).
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> entryOf(std::uint32_t scope) const;
+
     AddressInfo lookup(std::uint32_t hunk, std::uint32_t offset) const;
     AddressInfo lookup(std::uint32_t address, const HunkBases& bases) const;
     // The top-level function or object (the outermost frame), or nullptr.
@@ -211,6 +271,8 @@ private:
     std::vector<std::string> files_;
     std::vector<ScopeRange> scopeRanges_;
     std::vector<LineRange> lines_;
+    std::vector<StepRow> stepRows_;
+    std::vector<std::uint64_t> stepStarts_;
     // The innermost scope of every claimed byte, as 64-bit keys (hunk << 32 | offset).
     struct Segment {
         std::uint64_t start;

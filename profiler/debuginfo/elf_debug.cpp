@@ -376,6 +376,15 @@ private:
         std::uint32_t prevFile = 0;
         int prevLine = 0;
         const char* prevPath = nullptr;
+        // The stepping table, recorded as gdb records it: within a sequence, a row that
+        // repeats the line of the row recorded before it in the same file is dropped once
+        // that line has had a nonzero discriminator (a loop's condition and increment then
+        // step as one line with its body's start); a row switching file at the same address
+        // that is no statement is dropped; line 0 ends the row before it.
+        std::uint32_t stepFile = kNoFile;
+        int stepLine = 0, lastRowLine = 0;
+        bool hadDiscriminator = false;
+        Dwarf_Addr stepAddr = 0;
         for (std::size_t i = 0; i < count; ++i) {
             Dwarf_Line* line = dwarf_onesrcline(lines, i);
             bool endSequence = false;
@@ -391,7 +400,14 @@ private:
                                std::uint32_t(std::max(prevLine, 0)));
             }
             if (endSequence) {
+                // The end lies one past the sequence's last byte: in its hunk, perhaps at its end.
+                if (addr > 0)
+                    if (const auto at = hunkOf(addr - 1))
+                        b_.addStepRow(at->first, at->second + 1, kNoFile, 0, true);
                 open = false;
+                stepFile = kNoFile;
+                stepLine = lastRowLine = 0;
+                hadDiscriminator = false;
                 continue;
             }
             const char* path = dwarf_linesrc(line, nullptr, nullptr);
@@ -400,6 +416,30 @@ private:
             open = true;
             prevAddr = addr;
             prevLine = lineNo;
+
+            bool isStmt = true;
+            unsigned int discriminator = 0;
+            dwarf_linebeginstatement(line, &isStmt);
+            dwarf_linediscriminator(line, &discriminator);
+            if (lineNo != lastRowLine)
+                hadDiscriminator = discriminator != 0;
+            else
+                hadDiscriminator = hadDiscriminator || discriminator != 0;
+            lastRowLine = lineNo;
+            const auto at = hunkOf(addr);
+            if (lineNo <= 0) {
+                if (at) b_.addStepRow(at->first, at->second, kNoFile, 0, true);
+                stepFile = kNoFile;
+                stepLine = 0;
+                continue;
+            }
+            const bool fileChanged = stepFile != prevFile;
+            if (fileChanged && stepFile != kNoFile && addr == stepAddr && !isStmt) continue;
+            if (!fileChanged && lineNo == stepLine && hadDiscriminator) continue;
+            if (at) b_.addStepRow(at->first, at->second, prevFile, std::uint32_t(lineNo), isStmt);
+            stepFile = prevFile;
+            stepLine = lineNo;
+            stepAddr = addr;
         }
     }
 
@@ -428,6 +468,21 @@ private:
         }
         if (off < 0) failDwarf("address ranges of DIE " + hex(dwarf_dieoffset(die)));
         return out;
+    }
+
+    // Where a function or an inlined call is entered: DW_AT_entry_pc (or the low pc), else
+    // the lowest of its ranges.
+    void setEntry(Dwarf_Die* die, std::int32_t id,
+                  const std::vector<std::array<std::uint32_t, 3>>& rs) {
+        Dwarf_Addr entry = 0;
+        if (dwarf_entrypc(die, &entry) == 0)
+            if (const auto at = hunkOf(entry)) {
+                b_.setEntry(id, at->first, at->second);
+                return;
+            }
+        if (rs.empty()) return;
+        const auto lowest = *std::min_element(rs.begin(), rs.end());
+        b_.setEntry(id, lowest[0], lowest[1]);
     }
 
     // Visits a DIE's children: subprograms become top-level scopes, inlined subroutines
@@ -463,6 +518,7 @@ private:
             scope.name = name ? name : "";
             scope.kind = ScopeKind::Function;
             scope.source = ScopeSource::Dwarf;
+            scope.die = dwarf_dieoffset(die);
             bool external = false;
             Dwarf_Attribute ext;
             scope.external = dwarf_attr_integrate(die, DW_AT_external, &ext) &&
@@ -476,6 +532,7 @@ private:
             const std::int32_t id = b_.addScope(std::move(scope));
             for (const auto& r : rs)
                 b_.addTopLevel(r[0], r[1], r[2], id, DebugInfo::Builder::FromDwarf);
+            setEntry(die, id, rs);
             walk(die, id, id, depth + 1);
             return;
         }
@@ -487,6 +544,7 @@ private:
             scope.name = name ? name : "<inlined function>";
             scope.kind = ScopeKind::Inlined;
             scope.source = ScopeSource::Dwarf;
+            scope.die = dwarf_dieoffset(die);
             scope.parent = parent;
             scope.file = declFile(die);
             int line = 0;
@@ -506,6 +564,7 @@ private:
             const std::int32_t id = b_.addScope(std::move(scope));
             for (const auto& r : rs)
                 b_.addNested(r[0], r[1], r[2], id, std::uint32_t(depth));
+            setEntry(die, id, rs);
             walk(die, id, root, depth + 1);
             return;
         }
