@@ -85,6 +85,9 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerMediaCommands(*this);
     registerRunCommands(*this);
     registerStripCommands(*this);
+    registerCopperCommands(*this);
+    registerCustomCommands(*this);
+    registerMemoryCommands(*this);
     floppies = options.floppies;
     loadedSymbols = options.symbols;
     sessionPaced = options.paced;
