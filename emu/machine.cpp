@@ -860,6 +860,49 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
 
 // ---- debugger access -------------------------------------------------------------------
 
+std::vector<MemoryRegion> Machine::memoryMap() const {
+    std::vector<MemoryRegion> out;
+    const auto add = [&out](const char* name, std::uint32_t start, std::uint32_t end, const char* kind) {
+        if (start < end) out.push_back({name, start, end, kind});
+    };
+    // The decoder works in 64 KiB pages (map_): each run of pages of one kind is a region,
+    // with the parts that repeat another named as mirrors.
+    for (unsigned p = 0; p < 256;) {
+        const Region r = map_[p];
+        unsigned q = p + 1;
+        while (q < 256 && map_[q] == r) ++q;
+        const std::uint32_t start = p << 16, end = q << 16;
+        switch (r) {
+        case Region::Chip: {
+            // The fitted chip RAM, then its repeats up to $1FFFFF.
+            const std::uint32_t fitted = std::min(end, start + config_.chipRamBytes);
+            add("chip", start, fitted, "ram");
+            add("chip mirror", fitted, end, "mirror");
+            break;
+        }
+        case Region::Cia: add("cia", start, end, "io"); break;
+        case Region::Slow: add("slow", start, end, "ram"); break;
+        case Region::Custom:
+            // The registers at $DFF000, repeated every 512 bytes through the area.
+            add("custom mirror", start, 0xDFF000, "mirror");
+            add("custom", 0xDFF000, 0xDFF200, "io");
+            add("custom mirror", 0xDFF200, end, "mirror");
+            break;
+        case Region::ExtRom: add("extended rom", start, end, "rom"); break;
+        case Region::Rom: add("rom", start, end, "rom"); break;
+        case Region::Autoconfig: add("autoconfig", start, end, "io"); break;
+        case Region::Fast: add("fast", start, end, "ram"); break;
+        case Region::Unmapped: break;
+        }
+        p = q;
+    }
+    // What answers inside undecoded space: uaelib's entry and the host-call window.
+    if (config_.uaelib) add("uaelib", uaelib::kEntry, uaelib::kEntry + 4, "host");
+    add("guest api", GuestApi::kBase, GuestApi::kBase + 0x100, "host");
+    std::sort(out.begin(), out.end(), [](const MemoryRegion& a, const MemoryRegion& b) { return a.start < b.start; });
+    return out;
+}
+
 std::uint16_t Machine::spyWord(std::uint32_t a) const {
     a &= 0xFFFFFE;
     const Region r = region(a);

@@ -117,6 +117,14 @@ public:
     virtual void interruptEntered(unsigned /*level*/, std::uint32_t /*ssp*/) {}
 };
 
+// One stretch of the CPU's address space as the machine decodes it now (Machine::memoryMap),
+// for debuggers. `end` is the first address past it.
+struct MemoryRegion {
+    const char* name = "";  // "chip", "chip mirror", "slow", "fast", "cia", "custom", ...
+    std::uint32_t start = 0, end = 0;
+    const char* kind = "";  // "ram", "mirror", "io", "rom", "host"
+};
+
 // One field of the display as Denise drew it: a row per beam line, four pixels per
 // colour clock, 0xFFRRGGBB.
 struct VideoField {
@@ -276,6 +284,13 @@ public:
     // breakpoint twice. The emulated timeline is the same either way.
     void setObserversMuted(bool muted);
     bool observersMuted() const { return muted_; }
+
+    // The memory map as configured and as the ROM has set it up (the fast RAM board once
+    // configured, the extension ROM once set), in address order; undecoded space is left
+    // out. The ROM overlay (romOverlay) is not a region of its own: it hides chip RAM's
+    // first 512 KiB from reads while it lasts.
+    std::vector<MemoryRegion> memoryMap() const;
+    bool romOverlay() const { return overlay(); }
 
     // Side-effect-free reads for debuggers (no custom or CIA side effects, no time).
     std::uint8_t spyByte(std::uint32_t address) const;

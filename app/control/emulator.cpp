@@ -89,6 +89,9 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerStackCommands(*this);
     registerVarsCommands(*this);
     registerSourceCommands(*this);
+    registerCopperCommands(*this);
+    registerCustomCommands(*this);
+    registerMemoryCommands(*this);
     floppies = options.floppies;
     loadedSymbols = options.symbols;
     sessionPaced = options.paced;

@@ -342,6 +342,15 @@ nlohmann::json arrived(Emulator::Impl& e, const char* reason, std::uint64_t from
                        nlohmann::json detail = nullptr);
 // strip.* (strip_commands.cpp).
 void registerStripCommands(Emulator::Impl& impl);
+// copper.list (copper_commands.cpp).
+void registerCopperCommands(Emulator::Impl& impl);
+// custom.dump, custom.writer (custom_commands.cpp).
+void registerCustomCommands(Emulator::Impl& impl);
+// A register's value by its named bits, as copper.list and custom.dump give it:
+// [{name, shift, width, value}] (empty for a register that holds one number).
+nlohmann::json registerFieldsJson(std::uint16_t reg, std::uint16_t value);
+// mem.find, mem.regions (memory_commands.cpp).
+void registerMemoryCommands(Emulator::Impl& impl);
 // "hunks" ({base, size}) and "relocation_bases" of a segment list, as segments.list gives them.
 void addSegmentsJson(nlohmann::json& out, const std::vector<AmigaOsSegment>& segments);
 

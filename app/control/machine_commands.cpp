@@ -5,7 +5,6 @@
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
 #include "app/version.h"
-#include "emu/chipset/custom_regs.h"
 #include "emu/cpu/disasm/disasm.h"
 #include "emu/hex.h"
 #include "profiler/amigaos/amigaos.h"
@@ -507,19 +506,6 @@ void registerMachineCommands(Emulator::Impl& e) {
                 const auto written = bytes.size();
                 e.applyInput(MachineInput::memory(addr, bytes));
                 return json{{"addr", addr}, {"written", written}};
-            });
-    bus.add("custom.dump",
-            "The custom registers by name: those the chips can be read back from, and the last "
-            "value written to each write-only one.",
-            [&e](const json&) {
-                json regs = json::object(), written = json::object();
-                for (unsigned o = 0; o < 2 * reg::kCount; o += 2) {
-                    const char* n = reg::name(std::uint16_t(o));
-                    if (!n) continue;
-                    if (!reg::writable(std::uint16_t(o))) regs[n] = e.machine->spyWord(0xDFF000 + o);
-                    else if (auto v = e.machine->agnus().lastWritten(std::uint16_t(o))) written[n] = *v;
-                }
-                return json{{"registers", regs}, {"written", written}};
             });
     bus.add("disasm", "Disassembles {addr (default pc), count <= 256 (default 16)} instructions.",
             {"addr", "count"}, [&e](const json& p) {

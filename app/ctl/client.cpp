@@ -138,7 +138,8 @@ void absolutePaths(const std::string& method, json& params) {
 int hexDigitsOf(const std::string& key) {
     static const char* const addresses[] = {"pc",     "addr", "address",  "instruction_pc",
                                             "target", "usp",  "ssp",      "seglist",
-                                            "base",   "task", "start_pc", "entry"};
+                                            "base",   "task", "start_pc", "entry",
+                                            "copper_addr", "cop1lc", "cop2lc", "jump_target"};
     if (std::find_if(std::begin(addresses), std::end(addresses),
                      [&](const char* k) { return key == k; }) != std::end(addresses))
         return 8;

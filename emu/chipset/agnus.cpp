@@ -550,6 +550,7 @@ template <bool CpuWants, bool Slots>
                     rec.data = std::uint32_t(s.value) | std::uint32_t(s.data) << 16;
                 }
                 copperWriting_ = true;
+                copperMove_ = s.address - 2; // s.address: the MOVE's second word
                 writeCustom(s.reg, s.value);
                 copperWriting_ = false;
             }
@@ -1133,6 +1134,8 @@ void Agnus::writeCustom(std::uint16_t r, std::uint16_t v) {
     fixedUntil_ = quietUntil_ = busyUntil_ = 0;
     written_[r >> 1] = v;
     writtenMask_[r >> 6] |= 1u << ((r >> 1) & 31);
+    if (writeProbe_) [[unlikely]]
+        writeProbe_->customWritten(r, v, copperWriting_, copperMove_);
     if (r >= reg::BLTCON0 && r <= reg::BLTADAT) {
         // A BLTSIZE write while a blit runs restarts the blitter: the old blit ends here.
         if (r == reg::BLTSIZE && blitActive_) blitFinished();

@@ -43,6 +43,16 @@ public:
     virtual void frameCommitted(std::uint64_t /*frame*/) {}
 };
 
+// Told of every custom register write as Agnus makes it, whoever makes it: for the
+// record's searches of who wrote a register (custom.writer). `copperMove` is the address
+// of the Copper's MOVE that wrote it, when the Copper did. Unset, it costs one
+// predictable branch per write; it sees the writes and changes nothing.
+class CustomWriteProbe {
+public:
+    virtual ~CustomWriteProbe() = default;
+    virtual void customWritten(std::uint16_t reg, std::uint16_t value, bool byCopper, std::uint32_t copperMove) = 0;
+};
+
 namespace dmacon {
 inline constexpr std::uint16_t AUD0EN = 1u << 0;
 inline constexpr std::uint16_t DSKEN = 1u << 4;
@@ -133,6 +143,8 @@ public:
     std::uint16_t spyCustom(std::uint16_t reg) const;
     void writeCustom(std::uint16_t reg, std::uint16_t value);
     std::uint16_t dmacon() const { return dmacon_; }
+    // See CustomWriteProbe (nullptr detaches). Not state: a load keeps it.
+    void setWriteProbe(CustomWriteProbe* probe) { writeProbe_ = probe; }
     // The last value the CPU or the Copper wrote to a register, for debuggers: most
     // custom registers cannot be read back. nullopt if it has not been written since
     // power-on.
@@ -425,6 +437,8 @@ private:
     std::array<StallCacheEntry, kStallCacheSize> stallCache_{};
     void forgetStalls(); // the frame's stall entries start again
     bool copperWriting_ = false;
+    std::uint32_t copperMove_ = 0; // while copperWriting_: the MOVE's address
+    CustomWriteProbe* writeProbe_ = nullptr;
     bool blitActive_ = false;
     BlitRecord blit_;
     std::size_t blitEntry_ = 0;

@@ -28,6 +28,8 @@ void Copper::startOfFrame(bool dmaOn) {
     pc_ = cop1lc_;
     state_ = dmaOn ? State::Fetch1 : State::Restart;
     skipNext_ = false;  // a SKIP does not reach into a restarted list
+    trace_ = FrameTrace{};
+    if (dmaOn) traceRun(pc_);
 }
 
 Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree, bool blitterBusy,
@@ -43,11 +45,13 @@ Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree,
     case State::Jump2:
         pc_ = jumpTarget_;
         state_ = State::Fetch1;
+        traceRun(pc_);
         break;
     case State::Restart:
         if (!busFree) break;
         pc_ = cop1lc_;
         state_ = State::Fetch1;
+        traceRun(pc_);
         [[fallthrough]];
     case State::Fetch1:
         if (!busFree) break;
@@ -63,17 +67,18 @@ Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree,
         s.address = pc_;
         s.data = ir2_ = ram.readWord(pc_);
         pc_ += 2;
+        traceFetched();
         if (!(ir1_ & 1)) {
             // MOVE. A skipped MOVE is fetched but not executed.
             state_ = State::Fetch1;
             if (skipNext_) {
                 skipNext_ = false;
+                traceSkipped(pc_ - 4);
                 break;
             }
             const std::uint16_t target = ir1_ & 0x1FE;
-            // $000-$03E are never writable; $040-$07E only with CDANG (OCS: HRM
-            // appendix A, COPCON). An illegal MOVE halts the Copper until the next frame.
-            if (target < 0x40 || (target < 0x80 && !cdang_)) {
+            // An illegal MOVE halts the Copper until the next frame (mayWrite).
+            if (!mayWrite(target)) {
                 s.illegal = true;
                 state_ = State::Halted;
                 break;
@@ -107,6 +112,11 @@ Copper::Step Copper::clock(std::uint16_t vpos, std::uint16_t hpos, bool busFree,
 
 void Copper::serialize(Archive& ar) {
     ar(state_, pc_, cop1lc_, cop2lc_, jumpTarget_, ir1_, ir2_, cdang_, skipNext_);
+    // What ran before the loaded state in its frame is not in it (FrameTrace).
+    if (ar.loading()) {
+        trace_ = FrameTrace{};
+        trace_.known = false;
+    }
 }
 
 } // namespace copperline

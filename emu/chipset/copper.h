@@ -13,6 +13,7 @@
 
 #include "emu/memory/chip_ram.h"
 
+#include <array>
 #include <cstdint>
 
 namespace copperline {
@@ -33,6 +34,30 @@ public:
         Jump2,
         Halted,
         Restart
+    };
+
+    // What the Copper did in the frame in progress, for debuggers (copper.list): the
+    // stretches of list it fetched whole instructions from, each [start, end) in the order
+    // it ran them (a new one at the frame's start and after each jump), and the MOVEs a
+    // SKIP passed over. It is no part of the machine's state: it is not saved, loaded or
+    // hashed, and nothing the Copper does reads it. A loaded state does not say what ran
+    // before it in its frame, so after a load it is unknown (`known` false) until the
+    // next frame starts; the record's seeks replay from the frame before, so a machine it
+    // stands somewhere knows it again.
+    struct FrameTrace {
+        static constexpr unsigned kMaxRuns = 16, kMaxSkipped = 16;
+        struct Run {
+            std::uint32_t start = 0, end = 0;
+        };
+        std::array<Run, kMaxRuns> runs{};
+        unsigned runCount = 0;
+        std::array<std::uint32_t, kMaxSkipped> skipped{}; // the skipped MOVEs' addresses
+        unsigned skippedCount = 0;
+        std::uint32_t fetched = 0; // instructions fetched whole this frame
+        bool known = true;
+        // More stretches or skipped MOVEs than kept: those past the bound are not listed
+        // (`fetched` still counts every instruction).
+        bool overflow = false;
     };
 
     struct Step {
@@ -88,8 +113,20 @@ public:
                state_ == State::Restart;
     }
 
+    // Whether a MOVE to `reg` is carried out now; a MOVE to any other register halts the
+    // Copper until the next frame. $000-$03E are never writable, $040-$07E only with
+    // COPCON's CDANG bit (HRM "Copper control register"; the OCS rule, which this Copper
+    // follows on every Agnus).
+    bool mayWrite(std::uint16_t reg) const {
+        reg &= 0x1FE;
+        return reg >= 0x80 || (reg >= 0x40 && cdang_);
+    }
+
     State state() const { return state_; }
     std::uint32_t pc() const { return pc_; }
+    // Where a COPJMP strobe sends the Copper (in Jump1 and Jump2).
+    std::uint32_t jumpTarget() const { return jumpTarget_; }
+    const FrameTrace& frameTrace() const { return trace_; }
     std::uint32_t cop1lc() const { return cop1lc_; }
     std::uint32_t cop2lc() const { return cop2lc_; }
     bool danger() const { return cdang_; }
@@ -111,12 +148,28 @@ private:
         return v > vp || (v == vp && h >= hp);
     }
 
+    // The frame trace's bookkeeping: a stretch begins at `at`; the instruction before pc_
+    // was fetched whole; a SKIP passed over the MOVE at `at`.
+    void traceRun(std::uint32_t at) {
+        if (trace_.runCount < FrameTrace::kMaxRuns) trace_.runs[trace_.runCount++] = {at, at};
+        else trace_.overflow = true;
+    }
+    void traceFetched() {
+        ++trace_.fetched;
+        if (trace_.runCount && !trace_.overflow) trace_.runs[trace_.runCount - 1].end = pc_;
+    }
+    void traceSkipped(std::uint32_t at) {
+        if (trace_.skippedCount < FrameTrace::kMaxSkipped) trace_.skipped[trace_.skippedCount++] = at;
+        else trace_.overflow = true;
+    }
+
     State state_ = State::Idle;
     std::uint32_t pc_ = 0, cop1lc_ = 0, cop2lc_ = 0;
     std::uint32_t jumpTarget_ = 0;
     std::uint16_t ir1_ = 0, ir2_ = 0;
     bool cdang_ = false;
     bool skipNext_ = false;
+    FrameTrace trace_; // not state (see FrameTrace)
 };
 
 } // namespace copperline

@@ -4,6 +4,7 @@
 // summary, alphabetical" and "by address"), and their names for dumps and slot records.
 
 #include <cstdint>
+#include <span>
 
 namespace copperline::reg {
 
@@ -50,5 +51,19 @@ const char* name(std::uint16_t offset);
 // Whether the CPU (or the Copper) may write the register: strobes and write-only
 // registers are writable, the read-only ones ($000-$01E) are not.
 bool writable(std::uint16_t offset);
+
+// Whether a write is a strobe: it acts, and what was written is not kept anywhere.
+bool strobe(std::uint16_t offset);
+
+// One named field of a register's bits: `width` bits from bit `shift` (HRM appendix A).
+struct Field {
+    const char* name;
+    std::uint8_t shift, width;
+    std::uint16_t of(std::uint16_t value) const { return std::uint16_t((value >> shift) & ((1u << width) - 1)); }
+};
+
+// The named fields of the register at `offset`, most significant first; empty for a
+// register that holds one number (a pointer, a modulo, a data word).
+std::span<const Field> fields(std::uint16_t offset);
 
 } // namespace copperline::reg

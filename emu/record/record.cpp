@@ -433,4 +433,34 @@ std::optional<std::uint64_t> Record::findBack(std::uint64_t before, std::uint64_
     }
 }
 
+bool Record::scanBack(std::uint64_t before, ReplayVisitor& visitor) {
+    note();
+    auto idx = latestBefore(Key::Cycle, before);
+    if (!idx) return false;
+    MutedReplay quiet(m_, replaying_);
+    std::uint64_t end = before;
+    // Stretch by stretch while the answers are likely near (most are in the last frames);
+    // past that, what is older goes in one forward pass from the oldest snapshot: a restore
+    // costs more than the frame it starts, and the older snapshots are as many as the
+    // frames they hold to the dense end of the record.
+    constexpr unsigned kStretchesOneByOne = 16;
+    for (unsigned n = 0;; ++n) {
+        const bool rest = n == kStretchesOneByOne && *idx > 0;
+        visitor.beginStretch();
+        restore(rest ? 0 : *idx);
+        applyAt(m_.now());
+        for (;;) {
+            visitor.boundary(m_);
+            if (m_.now() >= end) break;
+            visitor.beforeStep(m_);
+            m_.stepInstruction();
+            applyAt(m_.now());
+        }
+        if (visitor.stretchEnded()) return true;
+        if (rest || *idx == 0) return false;
+        end = snapshots_[*idx].at.cycle;
+        --*idx;
+    }
+}
+
 } // namespace copperline

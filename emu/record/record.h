@@ -54,6 +54,9 @@ public:
     virtual bool boundary(Machine& m) = 0;
     // The step from the current boundary is about to run.
     virtual void beforeStep(Machine&) {}
+    // Record::scanBack: the stretch begun at the last beginStretch has been replayed to its
+    // end. True when the visitor has all it looks for, and the scan may stop.
+    virtual bool stretchEnded() { return false; }
 };
 
 class Record {
@@ -114,6 +117,15 @@ public:
     // holds fewer. Leaves the machine somewhere in the past: seek afterwards.
     std::optional<std::uint64_t> findBack(std::uint64_t before, std::uint64_t n,
                                           ReplayVisitor& visitor);
+    // Replays the record's stretches that lie before `before` (a master clock), the latest
+    // first and each from its snapshot to where the next begins, telling `visitor` of each
+    // as findBack does, until its stretchEnded() says it has what it looks for: one pass
+    // for a search with many answers (the last writer of every custom register). After the
+    // 16 latest stretches, everything older is one stretch, replayed from the oldest
+    // snapshot on (restoring each older snapshot would cost more than replaying it). True
+    // when the visitor said so, false when the record's oldest stretch was reached first.
+    // Leaves the machine somewhere in the past: seek afterwards.
+    bool scanBack(std::uint64_t before, ReplayVisitor& visitor);
     // Runs the machine on from where it stands, as a replay (its observers muted, the
     // logged inputs applied), up to the first boundary whose `key` reaches `value` (at most
     // the newest point), telling `visitor` of every boundary on the way and of each step

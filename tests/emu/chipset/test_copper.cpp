@@ -1,5 +1,6 @@
 // The Copper on its own: COP2LC jumps, the danger bit, the blitter-finished-disable bit,
-// the end of a list, and the restart at each frame.
+// the end of a list, the restart at each frame, and the frame trace a debugger reads
+// (which is no part of the state).
 
 #include "emu/chipset/copper.h"
 #include "emu/chipset/custom_regs.h"
@@ -129,6 +130,62 @@ private slots:
         using Writes = std::vector<std::pair<std::uint16_t, std::uint16_t>>;
         const Writes after(r.writes.begin() + 1, r.writes.end());
         QCOMPARE(q.writes, after);
+    }
+
+    void frameTraceFollowsTheListsAndIsNoState() {
+        Rig r;
+        // List 1: a MOVE, a SKIP whose position has passed, the MOVE it passes over, a jump.
+        r.list(0x1000, {reg::COLOR00, 1, 0x3001, 0xFFFF, reg::COLOR00 + 2, 2, reg::COPJMP2, 0});
+        r.list(0x2000, {reg::COLOR00 + 4, 3, 0xFFFF, 0xFFFE});
+        r.copper.poke(reg::COP1LCL, 0x1000);
+        r.copper.poke(reg::COP2LCL, 0x2000);
+        r.copper.startOfFrame(true);
+        for (unsigned i = 0; i < 60; ++i) {
+            const auto s = r.copper.clock(0x40, std::uint16_t(2 * i), true, false, r.ram);
+            if (s.move && s.reg == reg::COPJMP2) r.copper.poke(s.reg, s.value);
+        }
+        const Copper::FrameTrace& t = r.copper.frameTrace();
+        QVERIFY(t.known);
+        QVERIFY(!t.overflow);
+        QCOMPARE(t.runCount, 2u);
+        QCOMPARE(t.runs[0].start, 0x1000u);
+        QCOMPARE(t.runs[0].end, 0x1010u); // through the jump
+        QCOMPARE(t.runs[1].start, 0x2000u);
+        QCOMPARE(t.runs[1].end, 0x2008u); // through the end, where it waits
+        QCOMPARE(t.skippedCount, 1u);
+        QCOMPARE(t.skipped[0], 0x1008u);
+        QCOMPARE(t.fetched, 6u);
+
+        // Not state: a loaded Copper has the same hash and does the same, but does not know
+        // what ran before the load until its next frame.
+        auto saved = Archive::saver();
+        r.copper.serialize(saved);
+        Rig q;
+        q.ram = r.ram;
+        auto l = Archive::loader(saved.bytes());
+        q.copper.serialize(l);
+        auto h1 = Archive::hasher(), h2 = Archive::hasher();
+        r.copper.serialize(h1);
+        q.copper.serialize(h2);
+        QCOMPARE(h1.hash(), h2.hash());
+        QVERIFY(!q.copper.frameTrace().known);
+        QVERIFY(r.copper.frameTrace().known);
+        q.copper.startOfFrame(true);
+        QVERIFY(q.copper.frameTrace().known);
+        QCOMPARE(q.copper.frameTrace().runCount, 1u);
+        QCOMPARE(q.copper.frameTrace().fetched, 0u);
+    }
+
+    void theRegistersItMayWrite() {
+        Copper c;
+        QVERIFY(!c.mayWrite(reg::COPCON));
+        QVERIFY(!c.mayWrite(reg::BLTSIZE));
+        QVERIFY(c.mayWrite(reg::COP1LCH));
+        QVERIFY(c.mayWrite(reg::COLOR00));
+        c.poke(reg::COPCON, 2); // CDANG
+        QVERIFY(c.mayWrite(reg::BLTSIZE));
+        QVERIFY(!c.mayWrite(reg::COPCON));
+        QVERIFY(!c.mayWrite(reg::DMACONR));
     }
 };
 
