@@ -142,6 +142,8 @@ std::optional<nlohmann::json> Emulator::Impl::breakpointStop(std::uint32_t pc) {
             continue;
         }
         ids.push_back(b.id);
+        // An address's breakpoint shows the innermost frame there, as gdb does.
+        if (!hidden && b.kind == Breakpoint::Kind::Pc) hidden = 0;
         // A line's breakpoint in an inlined copy shows that copy's frame.
         if (!hidden)
             for (const auto& l : b.locations)

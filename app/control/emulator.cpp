@@ -386,6 +386,8 @@ void Emulator::Impl::runSlice() {
                     return;
                 }
             } else if (--target.count == 0) {
+                // An instruction step shows the innermost frame, as gdb's stepi does.
+                stopHiddenInline = 0;
                 stopRun(target.reason);
                 return;
             }
@@ -636,7 +638,7 @@ nlohmann::json Emulator::Impl::status() const {
     return s;
 }
 
-void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
+nlohmann::json Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
     running = false;
     // Where the machine stands includes the inputs due here (docs/record.md).
     record->note();
@@ -670,6 +672,7 @@ void Emulator::Impl::stopRun(const char* reason, nlohmann::json detail) {
     stopWaiters.clear();
     for (auto& w : waiters)
         w(r);
+    return event;
 }
 
 void Emulator::Impl::resume(const Target& t) {

@@ -268,7 +268,9 @@ struct Emulator::Impl : CpuAccessObserver {
     void abandonStopWaiters();
 
     // Stops a run: answers every waiting resume with the stop event and notifies listeners.
-    void stopRun(const char* reason, nlohmann::json detail = nullptr);
+    // Ends a run: publishes the stop, sends event.stopped and answers those waiting for it;
+    // returns the event.
+    nlohmann::json stopRun(const char* reason, nlohmann::json detail = nullptr);
     nlohmann::json position() const; // pc, frame, vpos, hpos, cck, seconds, instructions
     nlohmann::json status() const;
     // Starts a resume: the reply waits for the stop.

@@ -109,8 +109,7 @@ InlineView inlineView(SourceDebugger& src, const SourcePlace& at, std::int32_t s
     const DebugInfo& info = *src.programs()[at.program].info;
     const std::int32_t outer = chain[v.deeper - 1];
     v.outermost = &info.scopes()[std::size_t(outer)];
-    const auto entry = info.entryOf(std::uint32_t(outer));
-    v.atEntry = entry && entry->first == at.hunk && entry->second == at.offset;
+    v.atEntry = info.entersAt(std::uint32_t(outer), at.hunk, at.offset);
     return v;
 }
 
@@ -262,6 +261,9 @@ private:
                 return stop(sameLine ? unsigned(v.deeper - 1) : unsigned(v.deeper));
             }
             if (mode_ == Mode::Next) return std::nullopt; // inside an inlined call run through
+            // Into an inlined call past its first instruction (a jump into it): step_line
+            // stops there, in it.
+            return stop(std::nullopt);
         }
         if (!frameChanged && s_.inRange(*at)) return std::nullopt;
         const bool atStart = at->offset == entry->start;
@@ -413,9 +415,26 @@ json reverseLine(Emulator::Impl& e, bool over, const char* name) {
                 target = b.cycle;
                 break;
             }
-            if (over && s.scope >= 0) {
+            if (s.scope >= 0) {
                 const InlineView v = inlineView(src, *at, s.scope);
-                if (v.inScope && v.deeper > 0) continue; // inside an inlined call passed over
+                if (v.inScope && v.deeper > 0) {
+                    // An inlined call inside the stepped scope, reached backward. At its first
+                    // instruction the forward rules hold: reverse_next_line goes on through a
+                    // call on the line being stepped and stops at any other call's site;
+                    // reverse_step_line stops in it or at its site. Elsewhere in it,
+                    // reverse_next_line passes it over and reverse_step_line stops in it.
+                    const bool sameLine =
+                        v.outermost && v.outermost->callLine == s.line && v.outermost->callFile == s.file;
+                    if (v.atEntry) {
+                        if (over && sameLine) continue;
+                        target = b.cycle;
+                        hidden = unsigned(!over && sameLine ? v.deeper - 1 : v.deeper);
+                        continue;
+                    }
+                    if (over) continue;
+                    target = b.cycle;
+                    continue;
+                }
                 if (!v.inScope) {
                     const auto chain = src.scopeChain(*at);
                     s.scope = chain.empty() ? -1 : chain.front();
@@ -480,6 +499,14 @@ void registerLineStepCommands(Emulator::Impl& e) {
             "their prologue) and over those that have none; {max_frames} bounds it (default 3000). "
             "Replies with the stop event, its `source` the line reached.",
             {"max_frames"}, [&e](const json& params) {
+                requirePaused(e, "step_line");
+                maxFrames(params);
+                // At an inlined call's first instruction, shown as its call site: a step goes
+                // into it without running, as gdb's step does.
+                if (const unsigned hidden = e.source.hiddenInline(); hidden > 0) {
+                    e.stopHiddenInline = hidden - 1;
+                    return e.stopRun("step");
+                }
                 startLineStep(e, LineStep::Mode::Step, params, "step_line");
                 return json();
             });

@@ -159,11 +159,7 @@ json arrived(Emulator::Impl& e, const char* reason, std::uint64_t fromCycle, jso
     if (e.machine->now() < fromCycle) e.timelineMoved();
     e.frameCommitted = false;
     e.refreshFrameViews();
-    e.stopRun(reason, detail);
-    json s = e.position();
-    s["reason"] = reason;
-    if (!detail.is_null()) s["detail"] = std::move(detail);
-    return s;
+    return e.stopRun(reason, std::move(detail));
 }
 
 void registerRecordCommands(Emulator::Impl& e) {

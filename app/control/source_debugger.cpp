@@ -157,8 +157,7 @@ unsigned SourceDebugger::defaultHiddenInline() {
     unsigned n = 0;
     for (const std::int32_t s : scopeChain(*at)) {
         if (info.scopes()[std::size_t(s)].kind != ScopeKind::Inlined) break;
-        const auto entry = info.entryOf(std::uint32_t(s));
-        if (!entry || entry->first != at->hunk || entry->second != at->offset) break;
+        if (!info.entersAt(std::uint32_t(s), at->hunk, at->offset)) break;
         ++n;
     }
     return n;
@@ -224,6 +223,14 @@ void SourceDebugger::buildFrames(std::size_t max) {
                 f.file = chain[k].file;
                 f.line = chain[k].line;
                 f.column = chain[k].column;
+                if (k == 0) {
+                    // The innermost scope's line is the one a line step stops at, as gdb's
+                    // frame shows it: the line table's statement at the address.
+                    if (const auto entry = prog.info->stepEntry(pl->hunk, at)) {
+                        f.file = entry->file;
+                        f.line = entry->line;
+                    }
+                }
                 f.inlined = chain[k].inlined;
                 out.push_back(std::move(f));
             }

@@ -76,6 +76,7 @@ public:
     // The inlined frames hidden at the innermost PC (gdb shows the caller at an inlined
     // call's first instruction until a step goes into it). Set by the stop that made it.
     void setHiddenInline(unsigned n) { hiddenInline_ = n, frames_.reset(); }
+    unsigned hiddenInline() const { return hiddenInline_; }
     // gdb's rule for a stop no step decided: the inlined calls whose first instruction the
     // PC is on are hidden (the innermost first, while each starts here).
     unsigned defaultHiddenInline();

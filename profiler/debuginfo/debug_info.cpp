@@ -566,6 +566,19 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> DebugInfo::entryOf(std::u
     return std::nullopt;
 }
 
+bool DebugInfo::entersAt(std::uint32_t scope, std::uint32_t hunk, std::uint32_t offset) const {
+    const auto entry = entryOf(scope);
+    if (entry && entry->first == hunk && entry->second == offset) return true;
+    if (scope >= scopes_.size() || scopes_[scope].kind != ScopeKind::Inlined) return false;
+    const DebugScope* wanted = &scopes_[scope];
+    const auto holds = [&](std::uint32_t at) {
+        for (const InlineFrame& f : frames(lookup(hunk, at)))
+            if (f.scope == wanted) return true;
+        return false;
+    };
+    return holds(offset) && (offset == 0 || !holds(offset - 1));
+}
+
 AddressInfo DebugInfo::lookup(std::uint32_t hunk, std::uint32_t offset) const {
     AddressInfo info;
     if (hunk >= hunks_.size() || offset >= hunks_[hunk].size) return info;

@@ -247,6 +247,10 @@ public:
     std::vector<std::uint32_t> functionsNamed(std::string_view name) const;
     // Where a function or inlined call is entered (its entry pc, else its lowest address).
     std::optional<std::pair<std::uint32_t, std::uint32_t>> entryOf(std::uint32_t scope) const;
+    // Whether execution arriving at hunk:offset enters the scope, as gdb decides it for an
+    // inlined call: at its entry, or at the start of one of its ranges when the address
+    // before lies outside it (a call split into pieces is entered at each).
+    bool entersAt(std::uint32_t scope, std::uint32_t hunk, std::uint32_t offset) const;
 
     AddressInfo lookup(std::uint32_t hunk, std::uint32_t offset) const;
     AddressInfo lookup(std::uint32_t address, const HunkBases& bases) const;

@@ -470,15 +470,21 @@ private:
         return out;
     }
 
-    // Where a function or an inlined call is entered: DW_AT_entry_pc (or the low pc), else
-    // the lowest of its ranges.
+    // Where a function or an inlined call is entered: DW_AT_entry_pc (or the low pc) when it
+    // lies in one of its ranges (gcc may name an address before the call's first
+    // instruction, which gdb ignores), else the lowest of its ranges.
     void setEntry(Dwarf_Die* die, std::int32_t id,
                   const std::vector<std::array<std::uint32_t, 3>>& rs) {
         Dwarf_Addr entry = 0;
         if (dwarf_entrypc(die, &entry) == 0)
             if (const auto at = hunkOf(entry)) {
-                b_.setEntry(id, at->first, at->second);
-                return;
+                const bool inside = std::any_of(rs.begin(), rs.end(), [&](const auto& r) {
+                    return r[0] == at->first && r[1] <= at->second && at->second < r[2];
+                });
+                if (inside || rs.empty()) {
+                    b_.setEntry(id, at->first, at->second);
+                    return;
+                }
             }
         if (rs.empty()) return;
         const auto lowest = *std::min_element(rs.begin(), rs.end());
