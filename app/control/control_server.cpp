@@ -21,7 +21,7 @@ using nlohmann::json;
 namespace {
 
 const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.serial",
-                                       "event.profile", "event.debug"};
+                                       "event.profile", "event.debug", "event.log"};
 
 } // namespace
 
@@ -309,7 +309,8 @@ json ControlServer::subscribe(Connection& c, const json& p) {
     for (const auto& n : *it) {
         if (!n.is_string() || !kEvents.count(n.get<std::string>()))
             throw CommandError(errc::InvalidParams,
-                               "events: known events are event.frame, event.stopped, event.serial");
+                               "events: known events are event.frame, event.stopped, event.serial, "
+                               "event.profile, event.debug, event.log");
         names.insert(n.get<std::string>());
     }
     const auto interval = params::optionalNumber(p, "frame_interval", 1'000'000);

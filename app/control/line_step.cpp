@@ -61,6 +61,24 @@ struct Stepping {
     }
 };
 
+// Where the line of `entry` starts when its code is several rows of the line table in a
+// row (a statement split by the compiler): stepping backward, the rows before this one with
+// the same file and line that end where it begins are the same line, as gdb 14 reads them.
+std::uint32_t lineRangeStart(SourceDebugger& src, const SourcePlace& at, const StepEntry& entry) {
+    const DebugInfo& info = *src.programs()[at.program].info;
+    std::uint32_t start = entry.start;
+    for (int guard = 0; start > 0 && guard < 4096; ++guard) {
+        const auto prev = info.stepEntry(entry.hunk, start - 1);
+        if (!prev || prev->end != start || prev->start >= start || prev->line != entry.line ||
+            prev->file != entry.file)
+            break;
+        const DebugScope* fn = info.function(info.lookup(entry.hunk, prev->start));
+        if (fn != info.function(info.lookup(entry.hunk, entry.start))) break;
+        start = prev->start;
+    }
+    return start;
+}
+
 // The function's first instruction (where gdb never ends a step backward).
 bool atFunctionStart(SourceDebugger& src, const SourcePlace& at) {
     const DebugInfo& info = *src.programs()[at.program].info;
@@ -338,6 +356,7 @@ json reverseLine(Emulator::Impl& e, bool over, const char* name) {
     Stepping s;
     const SourcePlace start = *frames.front().place;
     s.setRange(start, *entryAt(src, start));
+    s.start = lineRangeStart(src, start, *entryAt(src, start));
     s.setLine(*entryAt(src, start));
     s.scope = frames.front().scope;
     s.ctx = stepContext(m);
@@ -390,10 +409,11 @@ json reverseLine(Emulator::Impl& e, bool over, const char* name) {
                 if (over || !enteredCallee || !entry) continue;
                 depth = 0;
                 s.setRange(*at, *entry);
+                s.start = lineRangeStart(src, *at, *entry);
                 s.setLine(*entry);
                 const auto chain = src.scopeChain(*at);
                 s.scope = chain.empty() ? -1 : chain.front();
-                if (at->offset == entry->start) target = b.cycle;
+                if (at->offset == s.start) target = b.cycle;
                 continue;
             }
             if (depth < 0) {
@@ -405,10 +425,11 @@ json reverseLine(Emulator::Impl& e, bool over, const char* name) {
                     break;
                 }
                 s.setRange(*at, *entry);
+                s.start = lineRangeStart(src, *at, *entry);
                 s.setLine(*entry);
                 const auto chain = src.scopeChain(*at);
                 s.scope = chain.empty() ? -1 : chain.front();
-                if (at->offset == entry->start) target = b.cycle;
+                if (at->offset == s.start) target = b.cycle;
                 continue;
             }
             if (!entry) {
@@ -447,11 +468,13 @@ json reverseLine(Emulator::Impl& e, bool over, const char* name) {
             }
             const bool atStart = at->offset == entry->start;
             const bool otherLine = entry->line != s.line || entry->file != s.file || at->program != s.program;
-            if (atStart && otherLine && entry->isStmt && !functionStart) {
+            const std::uint32_t lineStart = lineRangeStart(src, *at, *entry);
+            if (atStart && otherLine && entry->isStmt && !functionStart && lineStart == at->offset) {
                 target = b.cycle;
                 continue;
             }
             s.setRange(*at, *entry);
+            s.start = lineStart;
             if (!atStart || (otherLine && entry->isStmt)) s.setLine(*entry);
         }
     }

@@ -194,6 +194,7 @@ void requirePaused(const Emulator::Impl& e, const char* what, bool resume) {
 bool isRam(const Machine& m, std::uint32_t a) {
     a &= 0xFFFFFF;
     if (a < 0x200000) return true;
+    if (const std::uint32_t fast = m.fastRamBase(); fast && a >= fast && a - fast < m.fastRam().size()) return true;
     return a >= 0xC00000 && a < 0xC00000 + m.config().slowRamBytes;
 }
 
@@ -489,7 +490,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                             {"encoding", encoding},
                             {"data", p::encode(bytes, encoding)}};
             });
-    bus.add("mem.write", "Writes {addr, data, encoding} to chip or slow RAM; all or nothing.",
+    bus.add("mem.write", "Writes {addr, data, encoding} to chip, slow or fast RAM; all or nothing.",
             {"addr", "data", "encoding"}, [&e](const json& p) {
                 const auto addr = std::uint32_t(p::number(p, "addr", 0xFFFFFF));
                 const std::string encoding = p::optionalString(p, "encoding").value_or("hex");

@@ -304,8 +304,13 @@ bool SourceDebugger::unwindHeuristic(StackFrame& frame, FrameRegisters& regs, bo
     };
     const auto returnAddress = [&](std::uint32_t a) {
         if (!inCode(a)) return false;
+        // In a program, the call lies in the same code hunk as the address after it (a
+        // pointer to a data hunk or to a hunk's first byte is no return address).
+        const auto at = place(a);
+        if (at && programs()[at->program].info->hunks()[at->hunk].kind != HunkKind::Code) return false;
         for (const std::uint32_t len : {2u, 4u, 6u}) {
             std::uint32_t l = 0;
+            if (at && at->offset < len) break;
             if (a >= len && isCallInstruction(m, a - len, &l) && l == len) return true;
         }
         return false;
