@@ -2,12 +2,18 @@
 
 #include "app/control/emulator.h"
 #include "ui/capture_dock.h"
+#include "ui/copper_pane.h"
 #include "ui/coverage_pane.h"
 #include "ui/cpu_pane.h"
+#include "ui/custom_regs_pane.h"
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
+#include "ui/memory_pane.h"
 #include "ui/relay.h"
+#include "ui/source_pane.h"
+#include "ui/stack_pane.h"
 #include "ui/strip_pane.h"
+#include "ui/vars_pane.h"
 #include "ui/timeline_strip.h"
 
 #include <QApplication>
@@ -68,6 +74,7 @@ MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
     buildActions();
     buildDocks();
     buildRecord();
+    buildLineSteps();
 
     frameLabel_ = new QLabel(this);
     beamLabel_ = new QLabel(this);
@@ -448,6 +455,109 @@ void MainWindow::buildDocks() {
     connect(stripDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible) strip_->refresh();
     });
+    buildDebuggerDocks();
+}
+
+void MainWindow::buildDebuggerDocks() {
+    auto* view = menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
+    const auto send = [this](const std::string& method, const nlohmann::json& params,
+                             std::function<void(bool, const nlohmann::json&)> r) {
+        command(method, params, std::move(r));
+    };
+    // The source panes say their own failures (a question that meets a running machine).
+    const auto quiet = [this](const std::string& method, const nlohmann::json& params,
+                              std::function<void(bool, const nlohmann::json&)> r) {
+        paneCommand(method, params, std::move(r));
+    };
+    const auto dock = [this, view](QWidget* pane, const QString& title, const QString& name,
+                                   Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(pane);
+        addDockWidget(area, d);
+        view->addAction(d->toggleViewAction());
+        return d;
+    };
+    view->addSeparator();
+    // The source beside the display, where the Frame Analyzer is (a tab of its own); the
+    // call stack and the variables under the display, beside the registers.
+    source_ = new SourcePane(quiet, this);
+    auto* sourceDock = dock(source_, tr("Source"), QStringLiteral("sourceDock"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(findChild<QDockWidget*>(QStringLiteral("analyzerDock")), sourceDock);
+    findChild<QDockWidget*>(QStringLiteral("analyzerDock"))->raise();
+    stack_ = new StackPane(quiet, this);
+    auto* stackDock = dock(stack_, tr("Call stack"), QStringLiteral("stackDock"), Qt::BottomDockWidgetArea);
+    vars_ = new VarsPane(quiet, this);
+    auto* varsDock = dock(vars_, tr("Variables and watch"), QStringLiteral("varsDock"), Qt::BottomDockWidgetArea);
+    auto* cpuDock = findChild<QDockWidget*>(QStringLiteral("cpuDock"));
+    splitDockWidget(cpuDock, stackDock, Qt::Horizontal);
+    splitDockWidget(stackDock, varsDock, Qt::Horizontal);
+    // A frame chosen in the call stack: its line, and its variables.
+    connect(stack_, &StackPane::frameSelected, this, [this](int index, const QString& file, int line) {
+        source_->showFrame(index, file, line);
+        vars_->setFrame(index);
+    });
+
+    // The chipset's panes, hidden until asked for (View). Not tabbed together: a tab group
+    // of hidden docks still claims its height when the window first shows.
+    view->addSeparator();
+    copper_ = new CopperPane(send, this);
+    auto* copperDock = dock(copper_, tr("Copper"), QStringLiteral("copperDock"), Qt::RightDockWidgetArea);
+    custom_ = new CustomRegsPane(send, this);
+    auto* customDock =
+        dock(custom_, tr("Custom registers"), QStringLiteral("customDock"), Qt::RightDockWidgetArea);
+    memory_ = new MemoryPane(send, this);
+    auto* memoryDock = dock(memory_, tr("Memory"), QStringLiteral("memoryDock"), Qt::RightDockWidgetArea);
+    for (QDockWidget* d : {copperDock, customDock, memoryDock})
+        d->hide();
+    // The Copper pane asks only while it shows; shown, it catches up.
+    connect(copperDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible) copper_->refresh();
+    });
+}
+
+void MainWindow::buildLineSteps() {
+    auto* machine = menuBar()->actions().at(1)->menu();
+    machine->addSeparator();
+    auto* bar = addToolBar(tr("Source steps"));
+    bar->setObjectName(QStringLiteral("sourceToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    const auto showSource = [this] {
+        auto* d = findChild<QDockWidget*>(QStringLiteral("sourceDock"));
+        d->show();
+        d->raise();
+    };
+    const auto add = [&](const char* name, const QString& text, const QString& tip,
+                         const QKeySequence& key, bool reverse) {
+        auto* a = new QAction(text, this);
+        a->setObjectName(QString::fromLatin1(name));
+        a->setShortcut(key);
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+        a->setStatusTip(tip);
+        const std::string method = name;
+        connect(a, &QAction::triggered, this, [this, method, reverse, showSource] {
+            showSource();
+            // The reverse verbs want a paused machine; a pause queued first gives them one.
+            if (reverse) command("pause");
+            command(method);
+        });
+        machine->addAction(a);
+        bar->addAction(a);
+        return a;
+    };
+    add("step_line", tr("Step line"),
+        tr("Run to the next source line, into a call that has lines"), Qt::Key_F11, false);
+    add("next_line", tr("Next line"),
+        tr("Run to the next source line of this routine, calls run through"),
+        QKeySequence(Qt::CTRL | Qt::Key_F10), false);
+    // The routine's rest: step_out, as on the run toolbar.
+    bar->addAction(action(QStringLiteral("step_out")));
+    add("reverse_step_line", tr("< Step line"),
+        tr("Back to the start of the source line run before this one, into a routine that has lines"),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F11), true);
+    add("reverse_next_line", tr("< Next line"),
+        tr("Back to the start of this routine's source line run before this one, calls passed over"),
+        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F10), true);
 }
 
 void MainWindow::buildCaptureDock() {
@@ -493,17 +603,28 @@ QAction* MainWindow::action(const QString& name) const {
 }
 
 void MainWindow::command(const std::string& method, const nlohmann::json& params, Reply reply) {
+    dispatch(method, params, std::move(reply), true);
+}
+
+void MainWindow::paneCommand(const std::string& method, const nlohmann::json& params, Reply reply) {
+    dispatch(method, params, std::move(reply), false);
+}
+
+void MainWindow::dispatch(const std::string& method, const nlohmann::json& params, Reply reply,
+                          bool reportErrors) {
     emit sent(QString::fromStdString(method), QString::fromStdString(params.dump()));
     std::weak_ptr<Relay> box = relay_;
     emulator_.submit(
-        method, params, [box, reply = std::move(reply), this, method](const CommandResult& r) {
+        method, params,
+        [box, reply = std::move(reply), this, method, reportErrors](const CommandResult& r) {
             auto relay = box.lock();
             if (!relay) return;
             const bool ok = r.ok;
             nlohmann::json payload =
                 ok ? r.result : nlohmann::json{{"code", r.errorCode}, {"message", r.errorMessage}};
-            relay->post([this, ok, payload = std::move(payload), reply, method] {
-                if (!ok && payload.value("code", 0) != errc::ShuttingDown) showError(payload);
+            relay->post([this, ok, payload = std::move(payload), reply, method, reportErrors] {
+                if (!ok && reportErrors && payload.value("code", 0) != errc::ShuttingDown)
+                    showError(payload);
                 if (reply) reply(ok, payload);
                 refresh();
                 emit replied(QString::fromStdString(method), ok);
@@ -519,6 +640,13 @@ void MainWindow::refresh() {
     display_->setOverlay(s->overlay);
     if (analyzer_->isVisible() || !analyzer_->grid()) analyzer_->setGrid(s->grid);
     cpu_->setSnapshot(*s);
+    // The debugger's panes ask their questions at a stop (a paused snapshot at a new place).
+    source_->setSnapshot(*s);
+    stack_->setSnapshot(*s);
+    vars_->setSnapshot(*s);
+    custom_->setSnapshot(*s);
+    memory_->setSnapshot(*s);
+    if (copper_->isVisible()) copper_->setSnapshot(*s);
     frameLabel_->setText(tr("frame %1").arg(s->frame));
     // Lines and clocks in hex, as the hardware manuals and the Frame Analyzer give them.
     beamLabel_->setText(tr("beam $%1,$%2").arg(hexDigits(s->vpos, 3), hexDigits(s->hpos, 2)));

@@ -1,8 +1,10 @@
 #pragma once
 
 // The desktop debugger's main window: the emulated display, a toolbar (run, pause, step,
-// frame step, reset), a status bar (frame, beam position, speed), and docks for the
-// registers and disassembly and for the Frame Analyzer. Every action it takes is a
+// frame step, reset) and one of source line steps, a status bar (frame, beam position,
+// speed), and docks for the registers and disassembly, the Frame Analyzer, the source
+// debugger (Source, Call stack, Variables and Watch) and the chipset (Copper, custom
+// registers, memory). Every action it takes is a
 // command sent to the emulator thread; it reads the machine only through the snapshots
 // that thread publishes, so it never touches chip state.
 
@@ -25,6 +27,12 @@ class FrameAnalyzer;
 class CpuPane;
 class CaptureDock;
 class CoveragePane;
+class CopperPane;
+class CustomRegsPane;
+class MemoryPane;
+class SourcePane;
+class StackPane;
+class VarsPane;
 class StripPane;
 class TimelineStrip;
 struct Relay;
@@ -51,8 +59,17 @@ public:
     StripPane* stripPane() const { return strip_; }
     CpuPane* cpuPane() const { return cpu_; }
     TimelineStrip* timeline() const { return timeline_; }
+    SourcePane* sourcePane() const { return source_; }
+    StackPane* stackPane() const { return stack_; }
+    VarsPane* varsPane() const { return vars_; }
+    CopperPane* copperPane() const { return copper_; }
+    CustomRegsPane* customRegsPane() const { return custom_; }
+    MemoryPane* memoryPane() const { return memory_; }
     // The toolbar's actions by name: "run", "pause", "step", "step_over", "step_out",
-    // "frame", "reset", and the record's "back_step", "back_frame", "back_run", "now".
+    // "frame", "reset", the record's "back_step", "back_frame", "back_run", "now", and the
+    // source line steps "step_line", "next_line", "reverse_step_line" and
+    // "reverse_next_line" (each sends the command of its name; "step_out" serves as the
+    // line steps' step out too: it runs to the caller, out of an inlined call as well).
     // The menus' actions have object names too: "openProgramAction",
     // "debugProgramAction", "insertDisk0".."insertDisk3", "ejectDisk0".."ejectDisk3",
     // "writebackAction", "saveStateAction", "loadStateAction", "screenshotAction",
@@ -104,6 +121,15 @@ private:
     void placeOnScreen(bool factory);
     void buildDocks();
     void buildCaptureDock();
+    // Source, Call stack, Variables and Watch, the line steps' toolbar, and the chipset's
+    // Copper, custom registers and memory docks.
+    void buildDebuggerDocks();
+    void buildLineSteps();
+    // As command(), but a failure is for the pane that asked to show, not the status bar
+    // (a pane's questions fail whenever the machine runs on before they arrive).
+    void paneCommand(const std::string& method, const nlohmann::json& params, Reply reply);
+    void dispatch(const std::string& method, const nlohmann::json& params, Reply reply,
+                  bool reportErrors);
     void showAbout();
     void showError(const nlohmann::json& error);
     // The record of the past: the strip, the status bar's "how far back", the reverse
@@ -120,6 +146,12 @@ private:
     CaptureDock* capture_ = nullptr;
     CoveragePane* coverage_ = nullptr;
     StripPane* strip_ = nullptr;
+    SourcePane* source_ = nullptr;
+    StackPane* stack_ = nullptr;
+    VarsPane* vars_ = nullptr;
+    CopperPane* copper_ = nullptr;
+    CustomRegsPane* custom_ = nullptr;
+    MemoryPane* memory_ = nullptr;
     QLabel* frameLabel_ = nullptr;
     QLabel* beamLabel_ = nullptr;
     QLabel* speedLabel_ = nullptr;

@@ -1,0 +1,422 @@
+// The source debugger's panes (Source, Call stack, Variables and Watch) offscreen against
+// the commands they show, on the debugger's C program (tests/guest/debugger/dbg.c) run
+// under AROS as --run runs it under --control: its run disk in DF0, a stop at its first
+// instruction (reason loadseg). A click in the Source margin adds a line breakpoint that
+// break.list holds and the machine stops at; the call stack lists area, walk and main, and
+// a click on walk shows its line and its variables; a value changed by a line step and a
+// watch changed by the program are marked; an inlined call is marked as one at -O2; and
+// the window has the docks and its line-step actions move the Source pane's line.
+
+#include "app/control/emulator.h"
+#include "emu/machine.h"
+#include "emu/media/file_bytes.h"
+#include "emu/media/ofs.h"
+#include "ui/copper_pane.h"
+#include "ui/custom_regs_pane.h"
+#include "ui/main_window.h"
+#include "ui/memory_pane.h"
+#include "ui/relay.h"
+#include "ui/source_pane.h"
+#include "ui/stack_pane.h"
+#include "ui/vars_pane.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <QtTest>
+#include <filesystem>
+
+using namespace copperline;
+using nlohmann::json;
+
+namespace {
+
+json call(Emulator& e, const std::string& method, const json& params = json::object()) {
+    const CommandResult r = e.call(method, params);
+    if (!r.ok) qWarning("%s: %s", method.c_str(), r.errorMessage.c_str());
+    return r.ok ? r.result : json{{"error", r.errorCode}, {"message", r.errorMessage}};
+}
+
+// The line of dbg.c that carries the marker comment "@name".
+int markerLine(const char* name) {
+    QFile f(QStringLiteral(DEBUGGER_SOURCE));
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return -1;
+    const QString marker = QStringLiteral("/* @%1 */").arg(QLatin1String(name));
+    int line = 0;
+    while (!f.atEnd()) {
+        ++line;
+        if (QString::fromUtf8(f.readLine()).contains(marker)) return line;
+    }
+    return -1;
+}
+
+// The disk --run builds (app/run_program.cpp): the program, the loader and a
+// Startup-Sequence that runs it.
+AdfImage runDisk(const std::string& program) {
+    ofs::Volume volume;
+    volume.name = "CopperlineRun";
+    const std::string name = std::filesystem::path(program).filename().string();
+    volume.files.push_back({name, readFileBytes(program, adf::kImageBytes)});
+    volume.files.push_back({"CopperlineRun", readFileBytes(RUNNER_HUNK, adf::kImageBytes)});
+    const std::string script = ":CopperlineRun \":" + name + "\" \n";
+    volume.files.push_back({"S/Startup-Sequence", {script.begin(), script.end()}});
+    return ofs::writeVolume(volume);
+}
+
+// The machine --run gives a program (1.5 MB slow RAM, 8 MB fast), booting AROS with the
+// program's run disk, stopped at the program's first instruction.
+std::unique_ptr<Emulator> debugging(const char* program, bool pictures = false) {
+    Machine::Config config;
+    config.slowRamBytes = 1536u << 10;
+    config.fastRamBytes = 8u << 20;
+    auto m = std::make_unique<Machine>(config);
+    m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+    m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+    m->powerOn();
+    m->connectDrive(0, true);
+    m->insertDisk(0, runDisk(program));
+    Emulator::Options o;
+    o.pictures = pictures;
+    o.paced = false;
+    o.startRunning = false;
+    o.runProgram = program;
+    auto e = std::make_unique<Emulator>(std::move(m), o);
+    e->start();
+    const json stop = call(*e, "continue");
+    if (stop.value("reason", std::string()) != "loadseg") qWarning("no loadseg stop: %s", stop.dump().c_str());
+    return e;
+}
+
+// The window's way of answering a pane: the reply crosses to this thread through a Relay.
+class Bridge : public QObject {
+    Q_OBJECT
+public:
+    explicit Bridge(Emulator& emu) : emu_(emu), relay_(std::make_shared<Relay>()) {
+        relay_->target = this;
+    }
+    ~Bridge() override { relay_->detach(); }
+    Q_INVOKABLE void drainRelay() { relay_->drain(); }
+    CpuPane::Send send() {
+        return [this](const std::string& method, const json& params,
+                      std::function<void(bool, const json&)> reply) {
+            std::weak_ptr<Relay> box = relay_;
+            emu_.submit(method, params, [box, reply](const CommandResult& r) {
+                auto relay = box.lock();
+                if (!relay) return;
+                const bool ok = r.ok;
+                json payload =
+                    ok ? r.result : json{{"code", r.errorCode}, {"message", r.errorMessage}};
+                relay->post([ok, payload, reply] {
+                    if (reply) reply(ok, payload);
+                });
+            });
+        };
+    }
+
+private:
+    Emulator& emu_;
+    std::shared_ptr<Relay> relay_;
+};
+
+// A click at the middle of a table cell, scrolled into view first.
+void clickCell(QTableWidget* t, int row, int column) {
+    t->scrollToItem(t->item(row, column));
+    const QRect r = t->visualItemRect(t->item(row, column));
+    QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, r.center());
+}
+
+QString dbgFile(const SourcePane& pane) {
+    for (const QString& f : pane.files())
+        if (f.endsWith(QStringLiteral("/dbg.c"))) return f;
+    return QString();
+}
+
+// The Source, Call stack and Variables panes wired as the window wires them.
+struct Panes {
+    explicit Panes(Bridge& bridge)
+        : source(bridge.send(), &box), stack(bridge.send(), &box), vars(bridge.send(), &box) {
+        auto* layout = new QHBoxLayout(&box);
+        layout->addWidget(&source);
+        layout->addWidget(&stack);
+        layout->addWidget(&vars);
+        QObject::connect(&stack, &StackPane::frameSelected, &box,
+                         [this](int index, const QString& file, int line) {
+                             source.showFrame(index, file, line);
+                             vars.setFrame(index);
+                         });
+        box.resize(1600, 700);
+        box.show();
+    }
+    void stopped(const Emulator& e) {
+        const auto s = e.snapshot();
+        source.setSnapshot(*s);
+        stack.setSnapshot(*s);
+        vars.setSnapshot(*s);
+    }
+    QWidget box;
+    SourcePane source;
+    StackPane stack;
+    VarsPane vars;
+};
+
+} // namespace
+
+class TestDebuggerPanes : public QObject {
+    Q_OBJECT
+private slots:
+    void marginClickAddsALineBreakpoint() {
+        auto e = debugging(GUEST_DEBUGGER_O0);
+        Bridge bridge(*e);
+        SourcePane pane(bridge.send());
+        pane.resize(900, 700);
+        pane.show();
+        // At the program's first instruction: the startup code's line.
+        const json here = call(*e, "stack.frames", {{"start", 0}, {"count", 1}})["frames"][0];
+        pane.setSnapshot(*e->snapshot());
+        QTRY_COMPARE(pane.currentLine(), here.value("line", -1));
+        QCOMPARE(pane.file().toStdString(), here.value("file", std::string()));
+        QCOMPARE(pane.table()->item(pane.currentLine() - 1, SourcePane::MarkColumn)->text(),
+                 QStringLiteral("▶"));
+        QVERIFY2(pane.statusText().contains(QStringLiteral("_start")), qPrintable(pane.statusText()));
+
+        // dbg.c from the chooser, its lines with code from source.lines.
+        const QString file = dbgFile(pane);
+        QVERIFY2(!file.isEmpty(), qPrintable(pane.files().join(' ')));
+        QSignalSpy updated(&pane, &SourcePane::updated);
+        pane.showFile(file);
+        QTRY_VERIFY(updated.count() >= 1);
+        QCOMPARE(pane.file(), file);
+        QCOMPARE(pane.currentLine(), 0); // the stop is in another file
+        const int fillLine = markerLine("main_fill");
+        QVERIFY(fillLine > 0);
+        QVERIFY(pane.hasCode(fillLine));
+        QVERIFY(pane.table()->rowCount() >= fillLine);
+        QVERIFY(pane.table()->item(fillLine - 1, SourcePane::TextColumn)->text().contains("fill();"));
+        // No coverage capture: no counts.
+        QCOMPARE(pane.lineCount(fillLine), qint64(-1));
+        QVERIFY(pane.table()->isColumnHidden(SourcePane::CountColumn));
+
+        // A click in the margin: a line breakpoint there, as break.list says.
+        updated.clear();
+        clickCell(pane.table(), fillLine - 1, SourcePane::BreakColumn);
+        QTRY_VERIFY(pane.breakpointLines().contains(fillLine));
+        QVERIFY2(pane.errorText().isEmpty(), qPrintable(pane.errorText()));
+        const json list = call(*e, "break.list")["breakpoints"];
+        QCOMPARE(list.size(), std::size_t(1));
+        QCOMPARE(list[0].value("kind", std::string()), std::string("line"));
+        QCOMPARE(list[0].value("actual_line", 0), fillLine);
+        QCOMPARE(list[0].value("id", 0), pane.breakpointId(fillLine));
+        QCOMPARE(pane.table()->item(fillLine - 1, SourcePane::BreakColumn)->text(), QStringLiteral("●"));
+
+        // The machine stops there, and the pane marks the line.
+        const json stop = call(*e, "continue");
+        QCOMPARE(stop.value("reason", std::string()), std::string("breakpoint"));
+        QCOMPARE(stop["source"].value("line", 0), fillLine);
+        pane.setSnapshot(*e->snapshot());
+        QTRY_COMPARE(pane.currentLine(), fillLine);
+        QCOMPARE(pane.file(), file);
+        QCOMPARE(pane.frameIndex(), 0);
+        QCOMPARE(pane.table()->item(fillLine - 1, SourcePane::MarkColumn)->text(), QStringLiteral("▶"));
+        QVERIFY2(pane.statusText().contains(QStringLiteral("main")), qPrintable(pane.statusText()));
+
+        // A click on a line without code: the breakpoint goes to the next line that has code,
+        // and shows there.
+        const int blank = markerLine("area_ret") + 2; // the empty line after area
+        QVERIFY(!pane.hasCode(blank));
+        const int before = int(call(*e, "break.list")["breakpoints"].size());
+        clickCell(pane.table(), blank - 1, SourcePane::LineColumn);
+        QTRY_COMPARE(int(call(*e, "break.list")["breakpoints"].size()), before + 1);
+        const json added = call(*e, "break.list")["breakpoints"].back();
+        QTRY_VERIFY(pane.breakpointLines().contains(added.value("actual_line", 0)));
+        QVERIFY(!pane.breakpointLines().contains(blank));
+
+        // A click on the mark removes the breakpoint.
+        clickCell(pane.table(), fillLine - 1, SourcePane::BreakColumn);
+        QTRY_VERIFY(!pane.breakpointLines().contains(fillLine));
+        QCOMPARE(call(*e, "break.list")["breakpoints"].size(), std::size_t(before));
+    }
+
+    void callStackChoosesTheFrameOfSourceAndVariables() {
+        auto e = debugging(GUEST_DEBUGGER_O0);
+        Bridge bridge(*e);
+        const int areaW = markerLine("area_w"), walkAdd = markerLine("walk_add");
+        QVERIFY(call(*e, "break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", areaW}}).contains("id"));
+        QCOMPARE(call(*e, "continue")["source"].value("line", 0), areaW);
+
+        Panes p(bridge);
+        p.vars.addWatch(QStringLiteral("ticks"));
+        QSignalSpy varsUpdated(&p.vars, &VarsPane::updated);
+        p.stopped(*e);
+        QTRY_VERIFY(p.stack.table()->rowCount() >= 3);
+        QVERIFY2(p.stack.errorText().isEmpty(), qPrintable(p.stack.errorText()));
+        QTableWidget* t = p.stack.table();
+        QCOMPARE(t->item(0, StackPane::FunctionColumn)->text(), QStringLiteral("area"));
+        QCOMPARE(t->item(1, StackPane::FunctionColumn)->text(), QStringLiteral("walk"));
+        QCOMPARE(t->item(2, StackPane::FunctionColumn)->text(), QStringLiteral("main"));
+        QCOMPARE(t->item(0, StackPane::LocationColumn)->text(), QStringLiteral("dbg.c:%1").arg(areaW));
+        QCOMPARE(t->item(1, StackPane::LocationColumn)->text(), QStringLiteral("dbg.c:%1").arg(walkAdd));
+        QCOMPARE(t->item(1, StackPane::NoteColumn)->text(), QStringLiteral("returns here"));
+        QCOMPARE(p.stack.selectedFrame(), 0);
+        QTRY_COMPARE(p.source.currentLine(), areaW);
+
+        // The innermost frame's variables: area's parameter `it` and its locals.
+        QTRY_VERIFY(varsUpdated.count() >= 1 && p.vars.variable(QStringLiteral("Parameters/it")));
+        QCOMPARE(p.vars.function(), QStringLiteral("area"));
+        QVERIFY(p.vars.variable(QStringLiteral("Locals/w")));
+        QCOMPARE(p.vars.variable(QStringLiteral("Parameters/it"))->text(VarsPane::TypeColumn),
+                 QStringLiteral("const Item *"));
+        QVERIFY(p.vars.changedPaths().isEmpty()); // the first stop has nothing to compare with
+        QCOMPARE(p.vars.watchValue(QStringLiteral("ticks")), QStringLiteral("0"));
+        QVERIFY(!p.vars.watchChanged(QStringLiteral("ticks")));
+        // Opening `it` asks for what it points at.
+        p.vars.variable(QStringLiteral("Parameters/it"))->setExpanded(true);
+        QTRY_VERIFY(p.vars.variable(QStringLiteral("Parameters/it"))->childCount() > 0 &&
+                    !p.vars.variable(QStringLiteral("Parameters/it"))->child(0)->text(0).isEmpty());
+
+        // A click on walk's row: Source shows walk's line, Variables walk's locals.
+        varsUpdated.clear();
+        clickCell(t, 1, StackPane::FunctionColumn);
+        QCOMPARE(p.stack.selectedFrame(), 1);
+        QTRY_COMPARE(p.source.currentLine(), walkAdd);
+        QCOMPARE(p.source.frameIndex(), 1);
+        QCOMPARE(p.source.table()->item(walkAdd - 1, SourcePane::MarkColumn)->text(), QStringLiteral("▷"));
+        QTRY_VERIFY(varsUpdated.count() >= 1 && p.vars.variable(QStringLiteral("Locals/total")));
+        QCOMPARE(p.vars.frame(), 1);
+        QCOMPARE(p.vars.function(), QStringLiteral("walk"));
+        QCOMPARE(p.vars.valueOf(QStringLiteral("Locals/total")), QStringLiteral("0"));
+        QVERIFY(!p.vars.variable(QStringLiteral("Parameters/it")));
+
+        // A line step: area's next line, w now set, and marked as changed; `it` is not.
+        QCOMPARE(call(*e, "next_line")["source"].value("line", 0), markerLine("area_h"));
+        varsUpdated.clear();
+        p.stopped(*e);
+        QTRY_COMPARE(p.source.currentLine(), markerLine("area_h"));
+        QTRY_VERIFY(varsUpdated.count() >= 1 && p.vars.frame() == 0 &&
+                    p.vars.valueOf(QStringLiteral("Locals/w")) == QStringLiteral("2"));
+        QCOMPARE(p.stack.selectedFrame(), 0);
+        const QStringList changed = p.vars.changedPaths();
+        QVERIFY2(changed.contains(QStringLiteral("Locals/w")), qPrintable(changed.join(' ')));
+        QVERIFY2(!changed.contains(QStringLiteral("Parameters/it")), qPrintable(changed.join(' ')));
+        QVERIFY(VarsPane::isChanged(p.vars.variable(QStringLiteral("Locals/w"))));
+        QVERIFY(p.vars.variable(QStringLiteral("Locals/w"))->font(VarsPane::ValueColumn).bold());
+        // `it` stays open from stop to stop.
+        QTRY_VERIFY(p.vars.variable(QStringLiteral("Parameters/it"))->isExpanded());
+        QVERIFY(!p.vars.watchChanged(QStringLiteral("ticks")));
+
+        // The next call of area: walk has counted a tick, and the watch says so.
+        QCOMPARE(call(*e, "continue")["source"].value("line", 0), areaW);
+        varsUpdated.clear();
+        p.stopped(*e);
+        QTRY_VERIFY(varsUpdated.count() >= 1 && p.vars.watchValue(QStringLiteral("ticks")) == QStringLiteral("1"));
+        QVERIFY(p.vars.watchChanged(QStringLiteral("ticks")));
+
+        // A watch that cannot be evaluated says why; removed, it is gone.
+        p.vars.addWatch(QStringLiteral("no_such_name"));
+        QTRY_VERIFY(!p.vars.watchValue(QStringLiteral("no_such_name")).isEmpty());
+        p.vars.removeWatch(QStringLiteral("no_such_name"));
+        QCOMPARE(p.vars.watchExpressions(), QStringList{QStringLiteral("ticks")});
+
+        // A value written through the pane goes to vars.set: the watch then shows what the
+        // machine holds, 7, or the value it kept and the reason in the error line (the
+        // debugger writes RAM only where the engine allows it).
+        varsUpdated.clear();
+        p.vars.setValue(p.vars.watches()->topLevelItem(0), QStringLiteral("7"));
+        QTRY_VERIFY(varsUpdated.count() >= 1);
+        const std::string held = call(*e, "eval", {{"expr", "ticks"}}).value("value", std::string());
+        QCOMPARE(p.vars.watchValue(QStringLiteral("ticks")).toStdString(), held);
+        if (held != "7")
+            QVERIFY2(p.vars.errorText().startsWith(QStringLiteral("Cannot set ticks")),
+                     qPrintable(p.vars.errorText()));
+        else
+            QVERIFY(p.vars.watchChanged(QStringLiteral("ticks")));
+    }
+
+    void anInlinedCallIsMarked() {
+        auto e = debugging(GUEST_DEBUGGER_O2);
+        Bridge bridge(*e);
+        const int body = markerLine("scale_body");
+        QVERIFY(call(*e, "break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", body}}).contains("id"));
+        const json stop = call(*e, "continue");
+        QCOMPARE(stop["source"].value("line", 0), body);
+        Panes p(bridge);
+        p.stopped(*e);
+        QTRY_VERIFY(p.stack.table()->rowCount() >= 2);
+        const json frames = call(*e, "stack.frames", {{"start", 0}, {"count", 64}})["frames"];
+        QCOMPARE(p.stack.table()->rowCount(), int(frames.size()));
+        QCOMPARE(p.stack.table()->item(0, StackPane::FunctionColumn)->text(), QStringLiteral("scale"));
+        QVERIFY(frames[0].value("inlined", false));
+        QVERIFY(p.stack.table()->item(0, StackPane::NoteColumn)->text().contains(QStringLiteral("inlined")));
+        QVERIFY(p.stack.table()->item(0, StackPane::FunctionColumn)->font().italic());
+        const QString caller = QString::fromStdString(frames[1].value("function", std::string()));
+        QCOMPARE(p.stack.table()->item(1, StackPane::FunctionColumn)->text(), caller);
+        QTRY_COMPARE(p.source.currentLine(), body);
+        // The caller's frame: its line, where the inlined call is.
+        clickCell(p.stack.table(), 1, StackPane::FunctionColumn);
+        QTRY_COMPARE(p.source.currentLine(), frames[1].value("line", 0));
+        QTRY_VERIFY(p.vars.frame() == 1 && p.vars.function() == caller);
+    }
+
+    void theWindowHasTheDocksAndTheLineSteps() {
+        auto e = debugging(GUEST_DEBUGGER_O0, true);
+        MainWindow w(*e, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* view = w.menuBar()->findChild<QMenu*>(QStringLiteral("viewMenu"));
+        for (const char* name :
+             {"sourceDock", "stackDock", "varsDock", "copperDock", "customDock", "memoryDock"}) {
+            auto* dock = w.findChild<QDockWidget*>(QLatin1String(name));
+            QVERIFY2(dock, name);
+            QVERIFY2(view->actions().contains(dock->toggleViewAction()), name);
+        }
+        QVERIFY(w.sourcePane() && w.stackPane() && w.varsPane());
+        QVERIFY(w.copperPane() && w.customRegsPane() && w.memoryPane());
+        QVERIFY(w.findChild<QDockWidget*>(QStringLiteral("stackDock"))->isVisible());
+        QVERIFY(w.findChild<QDockWidget*>(QStringLiteral("varsDock"))->isVisible());
+        auto* bar = w.findChild<QToolBar*>(QStringLiteral("sourceToolBar"));
+        QVERIFY(bar);
+        for (const char* name : {"step_line", "next_line", "step_out", "reverse_step_line", "reverse_next_line"}) {
+            QVERIFY2(w.action(name), name);
+            QVERIFY2(bar->actions().contains(w.action(name)), name);
+            QVERIFY2(!w.action(name)->toolTip().isEmpty(), name);
+        }
+
+        const int walkAdd = markerLine("walk_add"), walkTick = markerLine("walk_tick");
+        QVERIFY(call(*e, "break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", walkAdd}}).contains("id"));
+        QCOMPARE(call(*e, "continue")["source"].value("line", 0), walkAdd);
+        QTRY_VERIFY(w.stackPane()->table()->rowCount() >= 2);
+        QCOMPARE(w.stackPane()->table()->item(0, StackPane::FunctionColumn)->text(), QStringLiteral("walk"));
+
+        // A line step shows the Source dock, at the line reached.
+        QSignalSpy replies(&w, &MainWindow::replied);
+        w.action("next_line")->trigger();
+        QTRY_VERIFY(w.findChild<QDockWidget*>(QStringLiteral("sourceDock"))->isVisible());
+        QTRY_COMPARE(w.sourcePane()->currentLine(), walkTick);
+        QTRY_VERIFY(w.varsPane()->variable(QStringLiteral("Locals/total")));
+        // Back one line of this routine: Source's line goes back.
+        w.action("reverse_next_line")->trigger();
+        QTRY_COMPARE(w.sourcePane()->currentLine(), walkAdd);
+        QCOMPARE(call(*e, "stack.frames", {{"start", 0}, {"count", 1}})["frames"][0].value("line", 0), walkAdd);
+        // Into area, and back out of it to the call.
+        w.action("step_line")->trigger();
+        QTRY_COMPARE(w.sourcePane()->currentLine(), markerLine("area_w"));
+        QTRY_VERIFY(w.stackPane()->table()->rowCount() >= 3 &&
+                    w.stackPane()->table()->item(0, StackPane::FunctionColumn)->text() == QStringLiteral("area"));
+        w.action("reverse_step_line")->trigger();
+        QTRY_COMPARE(w.sourcePane()->currentLine(), walkAdd);
+
+        // The Copper dock, shown, asks for the list.
+        auto* copperDock = w.findChild<QDockWidget*>(QStringLiteral("copperDock"));
+        QSignalSpy copper(w.copperPane(), &CopperPane::updated);
+        copperDock->show();
+        QTRY_VERIFY(copper.count() >= 1);
+    }
+};
+
+QTEST_MAIN(TestDebuggerPanes)
+#include "test_debugger_panes.moc"
