@@ -230,6 +230,15 @@ void registerBreakpointCommands(Emulator::Impl& e) {
                     b.watched = std::make_shared<const SourceValue>(v);
                     const auto& frames = e.source.frames(frame + 1);
                     if (frame < frames.size() && frames[frame].place) b.watchedProgram = frames[frame].place->program;
+                    // In the frame's own stack (below its CFA, above the stack pointer): a
+                    // local, watched while the frame lives.
+                    if (frame < frames.size() && frames[frame].cfa) {
+                        const std::uint32_t sp = e.machine->cpu().registers().a[7];
+                        if (b.address < *frames[frame].cfa && b.address >= sp) {
+                            b.scopeCfa = *frames[frame].cfa;
+                            b.scopeFunction = frames[frame].function;
+                        }
+                    }
                     b.lastBytes.resize(b.length);
                     e.source.memory().read(b.address, b.lastBytes);
                 } else {
@@ -295,16 +304,55 @@ void registerBreakpointCommands(Emulator::Impl& e) {
 
 // What a watchpoint's stop says beyond the address: who wrote (the instruction's function,
 // file and line) and, for a watch on an expression, its value before and after.
-void describeWatchHit(Emulator::Impl& e, nlohmann::json& detail) {
+bool watchStops(Emulator::Impl& e, nlohmann::json& detail) {
     const int id = detail.value("id", 0);
     const auto pc = detail.value("instruction_pc", 0u);
     e.source.invalidate();
-    detail["writer"] = e.source.describe(pc);
-    for (Breakpoint& b : e.breakpoints) {
-        if (b.id != id || !b.watched) continue;
-        detail["expr"] = b.expr;
-        std::vector<std::uint8_t> now(b.length);
+    const auto it = std::find_if(e.breakpoints.begin(), e.breakpoints.end(), [id](const Breakpoint& b) { return b.id == id; });
+    if (it == e.breakpoints.end()) return true;
+    Breakpoint& b = *it;
+    if (b.scopeCfa) {
+        // The frame of the local watched: still on the stack?
+        bool live = false;
+        for (const StackFrame& f : e.source.frames(256))
+            if (f.cfa && *f.cfa == b.scopeCfa && f.function == b.scopeFunction) live = true;
+        if (!live) {
+            e.emit("event.log", {{"id", b.id},
+                                 {"text", "watchpoint " + std::to_string(b.id) + " deleted: " + b.scopeFunction +
+                                              " returned, and " + b.expr + " went with its frame"},
+                                 {"pc", pc}});
+            e.breakpoints.erase(it);
+            e.rebuildBreakIndex();
+            return false;
+        }
+    }
+    std::vector<std::uint8_t> now;
+    if (b.watched) {
+        now.resize(b.length);
         e.source.memory().read(b.address, now);
+        // An expression's watch stops when its value changes, as gdb's `watch` does.
+        if (detail.value("access", std::string()) == "write" && now == b.lastBytes) return false;
+    }
+    if (b.condition) {
+        bool holds = true;
+        try {
+            holds = b.condition->test(e.source.values(0), e.source.sourceFrame(0), e.source.memory());
+        } catch (const std::exception& ex) {
+            detail["condition_error"] = ex.what();
+        }
+        if (!holds) {
+            if (b.watched) b.lastBytes = std::move(now);
+            return false;
+        }
+    }
+    ++b.hits;
+    if (b.hits <= b.ignore) {
+        if (b.watched) b.lastBytes = std::move(now);
+        return false;
+    }
+    detail["writer"] = e.source.describe(pc);
+    if (b.watched) {
+        detail["expr"] = b.expr;
         const auto& programs = e.source.programs();
         if (b.watchedProgram < programs.size() && programs[b.watchedProgram].values) {
             const SourceValues& values = *programs[b.watchedProgram].values;
@@ -318,6 +366,7 @@ void describeWatchHit(Emulator::Impl& e, nlohmann::json& detail) {
         }
         b.lastBytes = std::move(now);
     }
+    return true;
 }
 
 } // namespace copperline

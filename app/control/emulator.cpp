@@ -361,9 +361,10 @@ void Emulator::Impl::runSlice() {
             if (w.write)
                 detail["value"] =
                     w.size == 1 ? (w.address & 1 ? w.value & 0xFF : w.value >> 8) : w.value;
-            describeWatchHit(*this, detail);
-            stopRun("watchpoint", std::move(detail));
-            return;
+            if (watchStops(*this, detail)) {
+                stopRun("watchpoint", std::move(detail));
+                return;
+            }
         }
         if (m.halted()) {
             stopRun("double_fault");

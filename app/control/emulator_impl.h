@@ -54,6 +54,10 @@ struct Breakpoint {
     std::shared_ptr<const SourceValue> watched;
     std::size_t watchedProgram = 0;
     std::vector<std::uint8_t> lastBytes;
+    // A watch on a frame's local: that frame (its CFA and function). Once it has returned,
+    // the watch is deleted, as gdb deletes it when the program leaves the block.
+    std::uint32_t scopeCfa = 0;
+    std::string scopeFunction;
     bool stopsAt(std::uint32_t pc) const;
 };
 
@@ -311,7 +315,10 @@ void registerCoverageCommands(Emulator::Impl& impl);
 // step_out's inlined-frame form.
 void registerLineStepCommands(Emulator::Impl& impl);
 // A watchpoint stop's detail, filled in with who wrote (breakpoint_commands.cpp).
-void describeWatchHit(Emulator::Impl& impl, nlohmann::json& detail);
+// Whether a watch's hit stops the run (condition, ignore count; an expression's watch only
+// when its value changed, and deleted once its frame has returned), filling in `detail`:
+// the writer, and an expression's old and new values.
+bool watchStops(Emulator::Impl& impl, nlohmann::json& detail);
 // step_out from an inlined call: runs until the PC leaves it (line_step.cpp). False when the
 // innermost frame is no inlined call (step_out then waits for the routine's return).
 bool armInlineFinish(Emulator::Impl& impl, const nlohmann::json& params);

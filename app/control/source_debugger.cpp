@@ -483,7 +483,27 @@ std::vector<SourceDebugger::Location> SourceDebugger::functionLocations(const st
                 }
             out.push_back(std::move(loc));
         }
+        // Every inlined copy too, at its entry (it has no prologue), as gdb sets them.
+        for (std::uint32_t scope = 0; scope < info.scopes().size(); ++scope) {
+            const DebugScope& s = info.scopes()[scope];
+            if (s.kind != ScopeKind::Inlined || s.name != name) continue;
+            const auto entry = info.entryOf(scope);
+            if (!entry) continue;
+            Location loc;
+            loc.address = address(SourcePlace{p, entry->first, entry->second});
+            if (std::any_of(out.begin(), out.end(), [&](const Location& l) { return l.address == loc.address; }))
+                continue;
+            loc.program = p;
+            loc.function = name;
+            loc.scope = std::int32_t(scope);
+            if (const auto e = info.stepEntry(entry->first, entry->second)) {
+                loc.file = info.fileName(e->file);
+                loc.line = e->line;
+            }
+            out.push_back(std::move(loc));
+        }
     }
+    std::stable_sort(out.begin(), out.end(), [](const Location& a, const Location& b) { return a.address < b.address; });
     if (out.empty()) why = "no function \"" + name + "\" in any program loaded";
     return out;
 }

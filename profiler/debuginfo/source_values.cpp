@@ -920,6 +920,7 @@ std::vector<SourceVariable> SourceValues::parameters(const SourceFrame& frame, c
     if (blocks.empty()) return out;
     Locator loc(*impl_, &frame, frame.bases, memory);
     Dwarf_Die fn = blocks.front();
+    std::vector<std::uint64_t> origins; // each parameter's abstract DIE, 0 for none
     eachChild(&fn, [&](Dwarf_Die* p) {
         if (dwarf_tag(p) != DW_TAG_formal_parameter) return;
         SourceVariable v;
@@ -927,18 +928,35 @@ std::vector<SourceVariable> SourceValues::parameters(const SourceFrame& frame, c
         v.parameter = true;
         v.value = loc.locate(p, impl_->typeOf(p));
         out.push_back(std::move(v));
+        origins.push_back(originOf(p));
     });
     // Parameters of an inlined or cloned copy the compiler dropped altogether: optimized out.
     if (const auto origin = originOf(&fn)) {
         std::vector<std::uint64_t> seen;
         concreteOrigins(&fn, seen);
         Dwarf_Die abstract;
+        std::vector<std::uint64_t> order; // the declaration's order
         if (impl_->die(origin, &abstract))
             eachChild(&abstract, [&](Dwarf_Die* p) {
                 if (dwarf_tag(p) != DW_TAG_formal_parameter) return;
+                order.push_back(dwarf_dieoffset(p));
                 if (std::find(seen.begin(), seen.end(), dwarf_dieoffset(p)) != seen.end()) return;
                 out.push_back({dieName(p), SourceValue::optimizedOut(impl_->typeOf(p)), true});
+                origins.push_back(dwarf_dieoffset(p));
             });
+        // A copy may list its parameters in another order than the declaration: shown in
+        // the declaration's.
+        std::vector<std::size_t> index(out.size());
+        for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
+        const auto rank = [&](std::size_t i) {
+            const auto at = std::find(order.begin(), order.end(), origins[i]);
+            return std::size_t(at - order.begin());
+        };
+        std::stable_sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+        std::vector<SourceVariable> sorted;
+        sorted.reserve(out.size());
+        for (const std::size_t i : index) sorted.push_back(std::move(out[i]));
+        out = std::move(sorted);
     }
     return out;
 }

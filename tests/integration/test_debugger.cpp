@@ -236,7 +236,8 @@ private slots:
         QCOMPARE(QString::fromStdString(logs[0].value("text", std::string())), QStringLiteral("total=41 ticks=0 x=2"));
         QCOMPARE(QString::fromStdString(logs[1].value("text", std::string())), QStringLiteral("total=162 ticks=1 x=3"));
         QCOMPARE(logs[0]["id"], log["id"]);
-        for (const json& b : d.ok("break.list")["breakpoints"]) {
+        const json list = d.ok("break.list");
+        for (const json& b : list["breakpoints"]) {
             if (b["id"] == log["id"]) QCOMPARE(b.value("hits", 0), 2);
             if (b["id"] == counted["id"]) QCOMPARE(b.value("hits", 0), 2);
         }
@@ -501,7 +502,7 @@ private slots:
             QVERIFY(r.value("optimized_out", false));
             QCOMPARE(QString::fromStdString(value(r)), QStringLiteral("<optimized out>"));
         }
-        const json stop = d.ok("continue");
+        json stop = d.ok("continue");
         QCOMPARE(stop["pc"], bp["locations"][1]["addr"]);
         const json frames = d.ok("stack.frames")["frames"];
         QCOMPARE(frames.size(), std::size_t(2));
@@ -511,6 +512,16 @@ private slots:
         QCOMPARE(QString::fromStdString(value(total)), QStringLiteral("403"));
         QVERIFY(total.contains("register"));
         QVERIFY(variable(scope(d, 1, "Locals"), "mem").value("optimized_out", false));
+        // A function's breakpoint by name is set in every inlined copy of it, and the
+        // copy's parameters are listed in the declaration's order.
+        d.ok("break.remove", {{"id", bp["id"]}});
+        const json byName = d.ok("break.add", {{"kind", "function"}, {"name", "scale"}});
+        QCOMPARE(byName["locations"].size(), std::size_t(2));
+        for (std::size_t i = 0; i < 2; ++i) QCOMPARE(byName["locations"][i]["addr"], bp["locations"][i]["addr"]);
+        std::vector<std::string> params;
+        const json parameters = scope(d, 0, "Parameters");
+        for (const json& v : parameters["variables"]) params.push_back(v.value("name", std::string()));
+        QCOMPARE(params, (std::vector<std::string>{"v", "f"}));
         // A register cannot be watched: refused with the reason.
         QVERIFY(d.refused("break.add", {{"kind", "watch"}, {"expr", "total"}, {"frame", 1}}, -32602)
                     .find("register") != std::string::npos);
@@ -538,15 +549,35 @@ private slots:
         QCOMPARE(QString::fromStdString(detail.value("old", std::string())), QStringLiteral("0"));
         QCOMPARE(QString::fromStdString(detail.value("new", std::string())), QStringLiteral("41"));
         QCOMPARE(where(detail["writer"]), where("walk", line("walk_add")));
-        d.ok("break.remove", {{"id", w["id"]}});
-        const json g = d.ok("break.add", {{"kind", "watch"}, {"expr", "ticks"}});
+        // A second watch, passing over its first hit: total's next change comes first.
+        d.ok("events.subscribe", {{"events", {"event.log"}}});
+        const json g = d.ok("break.add", {{"kind", "watch"}, {"expr", "ticks"}, {"ignore", 1}});
+        stop = d.ok("continue");
+        QCOMPARE(stop["detail"]["id"], w["id"]);
+        QCOMPARE(QString::fromStdString(stop["detail"].value("new", std::string())), QStringLiteral("162"));
         stop = d.ok("continue");
         detail = stop["detail"];
         QCOMPARE(detail["id"], g["id"]);
-        QCOMPARE(QString::fromStdString(detail.value("old", std::string())), QStringLiteral("0"));
-        QCOMPARE(QString::fromStdString(detail.value("new", std::string())), QStringLiteral("1"));
+        QCOMPARE(QString::fromStdString(detail.value("old", std::string())), QStringLiteral("1"));
+        QCOMPARE(QString::fromStdString(detail.value("new", std::string())), QStringLiteral("2"));
         QCOMPARE(where(detail["writer"]), where("walk", line("walk_tick")));
         QVERIFY(endsWith(fileOf(detail["writer"]), "dbg.c"));
+        const json list = d.ok("break.list");
+        for (const json& b : list["breakpoints"])
+            if (b["id"] == g["id"]) QCOMPARE(b.value("hits", 0), 2);
+        d.ok("break.remove", {{"id", g["id"]}});
+        QCOMPARE(QString::fromStdString(d.ok("continue")["detail"].value("new", std::string())), QStringLiteral("403"));
+        // walk returns: the watch on its local goes with the frame, as gdb's does, and
+        // the stack slot's next owner writes it without stopping the run.
+        breakAt(d, "main_free");
+        QCOMPARE(where(d.ok("continue")), where("main", line("main_free")));
+        const auto logs = d.notes("event.log");
+        QCOMPARE(logs.size(), std::size_t(1));
+        QCOMPARE(logs[0]["id"], w["id"]);
+        QVERIFY2(logs[0].value("text", std::string()).find("deleted") != std::string::npos, logs[0].dump().c_str());
+        const json after = d.ok("break.list");
+        QVERIFY(!after["breakpoints"].empty());
+        for (const json& b : after["breakpoints"]) QVERIFY(b["id"] != w["id"]);
         QVERIFY(d.quit());
     }
 
