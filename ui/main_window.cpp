@@ -498,8 +498,9 @@ void MainWindow::buildDebuggerDocks() {
         vars_->setFrame(index);
     });
 
-    // The chipset's panes, hidden until asked for (View). Not tabbed together: a tab group
-    // of hidden docks still claims its height when the window first shows.
+    // The chipset's panes, hidden until asked for (View), then tabs beside the display
+    // with the Frame Analyzer's (a tab group of hidden docks alone would claim its height
+    // when the window first shows).
     view->addSeparator();
     copper_ = new CopperPane(send, this);
     auto* copperDock = dock(copper_, tr("Copper"), QStringLiteral("copperDock"), Qt::RightDockWidgetArea);
@@ -508,8 +509,15 @@ void MainWindow::buildDebuggerDocks() {
         dock(custom_, tr("Custom registers"), QStringLiteral("customDock"), Qt::RightDockWidgetArea);
     memory_ = new MemoryPane(send, this);
     auto* memoryDock = dock(memory_, tr("Memory"), QStringLiteral("memoryDock"), Qt::RightDockWidgetArea);
-    for (QDockWidget* d : {copperDock, customDock, memoryDock})
+    for (QDockWidget* d : {copperDock, customDock, memoryDock}) {
+        tabifyDockWidget(findChild<QDockWidget*>(QStringLiteral("analyzerDock")), d);
         d->hide();
+        // Shown from the View menu: in front of its tab group.
+        connect(d->toggleViewAction(), &QAction::triggered, d, [d](bool on) {
+            if (on) d->raise();
+        });
+    }
+    findChild<QDockWidget*>(QStringLiteral("analyzerDock"))->raise();
     // The Copper pane asks only while it shows; shown, it catches up.
     connect(copperDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible) copper_->refresh();

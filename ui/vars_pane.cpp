@@ -122,11 +122,12 @@ VarsPane::VarsPane(Send send, QWidget* parent) : QWidget(parent), send_(std::mov
     watchLayout->addWidget(watches_, 1);
     watchLayout->addLayout(entry);
 
-    auto* split = new QSplitter(Qt::Vertical, this);
+    // Side by side: the dock sits under the display, where width is cheap and height dear.
+    auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(variables_);
     split->addWidget(watchBox);
     split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(frameLabel_);
