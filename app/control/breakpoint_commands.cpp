@@ -164,7 +164,8 @@ void registerBreakpointCommands(Emulator::Impl& e) {
         "Adds a breakpoint: {kind:\"pc\", addr}, {kind:\"line\", file, line}, {kind:\"function\", name}, "
         "{kind:\"watch\", addr, len, access} or {kind:\"watch\", expr, frame, access}; any of them with "
         "cond (a C expression), ignore (hits to pass over) and, but for watches, log (a message with "
-        "{expressions}, printed instead of stopping).",
+        "{expressions}, printed instead of stopping). A watch on an expression stops when its value "
+        "changes, and one on a local goes with its frame.",
         {"kind", "addr", "len", "access", "file", "line", "name", "expr", "frame", "cond", "ignore", "log"},
         [&e](const json& p) {
             const std::string kind = p::string(p, "kind");
@@ -259,8 +260,6 @@ void registerBreakpointCommands(Emulator::Impl& e) {
                 fail(errc::InvalidParams, "kind: expected \"pc\", \"line\", \"function\" or \"watch\"");
             }
             if (p.contains("cond")) {
-                if (b.kind == Breakpoint::Kind::Watch)
-                    fail(errc::InvalidParams, "cond: a watchpoint stops at every write it sees");
                 if (!p["cond"].is_string())
                     fail(errc::InvalidParams, "cond: expected a C expression, as a string");
                 try {
