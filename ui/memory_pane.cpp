@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <optional>
 
 namespace copperline {
 
@@ -101,21 +102,49 @@ void MemoryPane::refresh() {
 }
 
 bool MemoryPane::goTo(const QString& text) {
-    QString digits = text.trimmed();
+    const QString wanted = text.trimmed();
+    if (wanted.isEmpty()) return false;
+    QString digits = wanted;
     if (digits.startsWith(QLatin1Char('$')))
         digits.remove(0, 1);
     else if (digits.startsWith(QStringLiteral("0x"), Qt::CaseInsensitive))
         digits.remove(0, 2);
     bool ok = false;
     const std::uint32_t a = digits.toUInt(&ok, 16);
-    if (!ok || digits.isEmpty() || a > kAddressMask) {
-        setError(tr("\"%1\" is not an address: give one in hex ($C00000, 0xC00000). Symbol "
-                    "names are not resolved here; no command turns a name into an address yet.")
-                     .arg(text.trimmed()));
-        return false;
+    if (ok && !digits.isEmpty() && a <= kAddressMask) {
+        setError({});
+        goToAddress(a);
+        return true;
     }
-    setError({});
-    goToAddress(a);
+    // A name or a C expression, as gdb's `x` takes one: where a pointer points, where an
+    // object or a function is, or the number an expression computes.
+    QPointer<MemoryPane> self(this);
+    send_("eval", {{"expr", wanted.toStdString()}}, [self, wanted](bool good, const json& r) {
+        if (!self) return;
+        if (!good) {
+            self->setError(tr("Cannot go to \"%1\": %2").arg(wanted, QString::fromStdString(r.value("message", std::string()))));
+            return;
+        }
+        const std::string type = r.value("type", std::string());
+        const std::string value = r.value("value", std::string());
+        std::optional<std::uint32_t> to;
+        const auto number = [](const std::string& t) -> std::optional<std::uint32_t> {
+            bool okNumber = false;
+            const QString q = QString::fromStdString(t).section(QLatin1Char(' '), 0, 0);
+            const qlonglong n = q.startsWith(QStringLiteral("0x")) ? q.mid(2).toLongLong(&okNumber, 16) : q.toLongLong(&okNumber, 10);
+            if (!okNumber) return std::nullopt;
+            return std::uint32_t(n);
+        };
+        if (!type.empty() && type.back() == '*') to = number(value);
+        else if (r.contains("address")) to = r["address"].get<std::uint32_t>();
+        else to = number(value);
+        if (!to) {
+            self->setError(tr("\"%1\" is %2, not an address").arg(wanted, QString::fromStdString(value)));
+            return;
+        }
+        self->setError({});
+        self->goToAddress(*to);
+    });
     return true;
 }
 

@@ -4,9 +4,9 @@
 // character set), read with `mem.read` (a debugger's read: no side effects), the region
 // they lie in named from `mem.regions` (chip, slow, fast, custom, ROM, ...), and the bytes
 // that changed since the machine last stopped marked. The go-to box takes an address in
-// hex ($C00000, 0xC00000 or C00000); no command resolves a symbol's name to an address
-// yet, so names are refused with a message. The find box looks for a text with
-// `mem.find`, from the byte after the shown address on.
+// hex ($C00000, 0xC00000 or C00000), or a name or C expression the debugger's `eval`
+// reads (where a pointer points, where a variable or function is, or a number). The find
+// box looks for a text with `mem.find`, from the byte after the shown address on.
 
 #include "ui/cpu_pane.h"
 
@@ -40,7 +40,8 @@ public:
     void stopped();
     // Reads the shown bytes again (the marks stay as they were).
     void refresh();
-    // The go-to box: an address in hex. False (and a message) for anything else.
+    // The go-to box: an address in hex, gone to now; anything else is asked of `eval` and
+    // gone to when it answers (a message when it names no address). False for nothing.
     bool goTo(const QString& text);
     void goToAddress(std::uint32_t address);
     // The find box: the next place the text lies after the shown address (from the start

@@ -428,6 +428,7 @@ TypePtr SourceValues::Impl::type(Dwarf_Die* d, int depth) const {
         t->name = (base ? base->name : "?") + " [" + (dims[0] ? std::to_string(dims[0]) : "") + "]" + suffix;
         break;
     }
+    case DW_TAG_subprogram: // a function's own DIE, read as its type (a function named in an expression)
     case DW_TAG_subroutine_type: {
         t->kind = Kind::Function;
         const TypePtr ret = targetOf(d);
@@ -1043,6 +1044,21 @@ std::optional<SourceVariable> SourceValues::lookup(const SourceFrame& frame, con
         const TypePtr t = typeAt(e->second.second);
         return SourceVariable{name, SourceValue::ofInteger(t, e->second.first), false};
     }
+    // A function: its code, at its entry, as gdb reads `main` or `&main`.
+    if (frame.info)
+        for (const std::uint32_t scope : frame.info->functionsNamed(name)) {
+            const DebugScope& fn = frame.info->scopes()[scope];
+            const auto entry = frame.info->entryOf(scope);
+            if (!entry || entry->first >= frame.bases.size()) continue;
+            TypePtr t = fn.die ? typeAt(fn.die) : nullptr;
+            if (!t || t->kind != SourceType::Kind::Function) {
+                auto made = std::make_shared<SourceType>();
+                made->kind = SourceType::Kind::Function;
+                made->name = "void (void)";
+                t = made;
+            }
+            return SourceVariable{name, SourceValue::inMemory(t, (frame.bases[entry->first] + entry->second) & 0xFFFFFF), false};
+        }
     return std::nullopt;
 }
 

@@ -455,6 +455,12 @@ private slots:
         QCOMPARE(eval("word.b[1]", 2), QStringLiteral("34 '\"'"));
         QCOMPARE(eval("word.w[1]", 2), QStringLiteral("13124"));
         QVERIFY(eval("names[1]").endsWith(QStringLiteral(" \"beta\"")));
+        // A function's name is its code, as gdb reads it.
+        QVERIFY2(eval("area").startsWith(QStringLiteral("{int (const Item *)} 0x")), qPrintable(eval("area")));
+        const std::uint32_t areaAt = d.ok("eval", {{"expr", "area"}}).value("address", 0u);
+        const json areaBp = d.ok("break.add", {{"kind", "function"}, {"name", "area"}});
+        QCOMPARE(areaBp["locations"][0].value("addr", 0u), areaAt + 4); // after its LINK A6,#-12
+        d.ok("break.remove", {{"id", areaBp["id"]}});
 
         // Registers of the innermost frame are the CPU's; scratch registers of an outer
         // frame are not known.

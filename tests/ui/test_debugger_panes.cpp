@@ -357,6 +357,35 @@ private slots:
         QTRY_VERIFY(p.vars.frame() == 1 && p.vars.function() == caller);
     }
 
+    // The Memory pane goes to what a name or an expression gives: a pointer's target, a
+    // variable's or a function's address.
+    void memoryGoesToNamesAndExpressions() {
+        auto e = debugging(GUEST_DEBUGGER_O0);
+        Bridge bridge(*e);
+        QVERIFY(call(*e, "break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", markerLine("area_a")}}).contains("id"));
+        QCOMPARE(call(*e, "continue")["source"].value("line", 0), markerLine("area_a"));
+        MemoryPane pane(bridge.send());
+        pane.resize(900, 600);
+        pane.show();
+        const auto number = [](const std::string& text) { return std::uint32_t(std::stoul(text, nullptr, 0)); };
+        const std::uint32_t target = number(call(*e, "eval", {{"expr", "it"}}).value("value", std::string()));
+        const std::uint32_t items = call(*e, "eval", {{"expr", "items"}}).value("address", 0u);
+        const std::uint32_t walk = call(*e, "eval", {{"expr", "walk"}}).value("address", 0u);
+        QCOMPARE(target, items); // the first call's item
+        QVERIFY(pane.goTo(QStringLiteral("it")));
+        QTRY_COMPARE(pane.address(), target);
+        QVERIFY(pane.goTo(QStringLiteral("0x400")));
+        QTRY_COMPARE(pane.address(), 0x400u);
+        QVERIFY(pane.goTo(QStringLiteral("&items[2]")));
+        QTRY_COMPARE(pane.address(), items + 2 * 18);
+        QVERIFY(pane.goTo(QStringLiteral("walk")));
+        QTRY_COMPARE(pane.address(), walk);
+        QVERIFY(walk != 0 && walk != items);
+        QVERIFY(pane.goTo(QStringLiteral("it->nosuch")));
+        QTRY_VERIFY(pane.errorText().contains(QStringLiteral("nosuch")));
+        QCOMPARE(pane.address(), walk);
+    }
+
     void theWindowHasTheDocksAndTheLineSteps() {
         auto e = debugging(GUEST_DEBUGGER_O0, true);
         MainWindow w(*e, true);
