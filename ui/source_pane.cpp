@@ -272,7 +272,15 @@ void SourcePane::reloadBreakpoints(std::function<void()> then) {
         if (ok && file == self->file_) {
             self->breakpoints_.clear();
             for (const json& b : result.value("breakpoints", json::array())) {
-                if (b.value("kind", std::string()) != "line") continue;
+                const std::string kind = b.value("kind", std::string());
+                if (kind != "line" && kind != "function") continue;
+                // Each place it stops at in this file: a line's (in every inlined copy) or a
+                // function's, after its prologue.
+                for (const json& l : b.value("locations", json::array())) {
+                    const int line = l.value("line", 0);
+                    if (line > 0 && sameFile(str(l, "file"), file)) self->breakpoints_[line] = b.value("id", 0);
+                }
+                if (kind != "line") continue;
                 const QString where = b.contains("actual_file") ? str(b, "actual_file") : str(b, "file");
                 if (!sameFile(where, file) && !sameFile(str(b, "file"), file)) continue;
                 const int line = b.value("actual_line", b.value("line", 0));

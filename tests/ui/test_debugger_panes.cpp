@@ -240,6 +240,15 @@ private slots:
         clickCell(pane.table(), fillLine - 1, SourcePane::BreakColumn);
         QTRY_VERIFY(!pane.breakpointLines().contains(fillLine));
         QCOMPARE(call(*e, "break.list")["breakpoints"].size(), std::size_t(before));
+
+        // A function's breakpoint set elsewhere shows at the line it stops at.
+        const json fn = call(*e, "break.add", {{"kind", "function"}, {"name", "fill"}});
+        QCOMPARE(fn.value("actual_line", 0), markerLine("fill_for"));
+        updated.clear();
+        pane.showFile(file);
+        pane.stopped();
+        QTRY_VERIFY(pane.breakpointLines().contains(markerLine("fill_for")));
+        QCOMPARE(pane.breakpointId(markerLine("fill_for")), fn.value("id", -1));
     }
 
     void callStackChoosesTheFrameOfSourceAndVariables() {
