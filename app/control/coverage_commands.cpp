@@ -44,11 +44,14 @@ LcovData current(Emulator::Impl& e, std::vector<std::uint32_t>* bases) {
         return *v.file;
     }
     if (!e.coverage) fail(errc::InvalidState, "no coverage is being counted: start a capture with \"coverage\": true, or coverage.open a file");
-    if (!v.info) fail(errc::InvalidState, "no program: coverage.open {\"program\": PATH} names the program counted");
+    // Without a program named, the --run program's lines are the ones counted.
+    const DebugInfo* info = v.info ? &*v.info : e.run.info.get();
+    const std::string program = v.info ? v.program : e.options.runProgram;
+    if (!info) fail(errc::InvalidState, "no program: coverage.open {\"program\": PATH} names the program counted");
     const CoverageData data = e.coverage->data();
     if (bases) *bases = data.relocationBases;
     try {
-        return parseLcov(buildLcov(data, *v.info, v.program).text, v.program);
+        return parseLcov(buildLcov(data, *info, program).text, program);
     } catch (const MediaError& ex) {
         fail(errc::CommandFailed, ex.what());
     }

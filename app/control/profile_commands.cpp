@@ -111,10 +111,19 @@ void registerProfileCommands(Emulator::Impl& e) {
                                            e.capture->status().path +
                                            "; call profile.stop before starting another");
                 ProfileOptions options = parseCaptureOptions(p, tracesFolder(e.options.tracesDir), "");
-                // Code named by symbols loaded by hand: its ranges, bases and unwind table
-                // where the options leave them out.
+                // Code named by debug information, the --run program's as loaded first, then
+                // the symbols loaded by hand: its ranges, bases and unwind table where the
+                // options leave them out.
+                std::vector<LoadedSymbols> named;
+                const auto& run = e.run;
+                if (run.info && !run.segments.empty() && run.segments.size() == run.info->hunks().size()) {
+                    LoadedSymbols program{run.name, run.info, {}};
+                    for (const AmigaOsSegment& s : run.segments) program.bases.push_back(s.base);
+                    named.push_back(std::move(program));
+                }
+                named.insert(named.end(), e.loadedSymbols.begin(), e.loadedSymbols.end());
                 std::vector<std::string> notes;
-                fillCaptureFromSymbols(options, e.loadedSymbols, &notes);
+                fillCaptureFromSymbols(options, named, &notes);
                 ProfileSession session;
                 // The old capture's sampler goes with it; a new one replaces both.
                 e.capture.reset();

@@ -27,6 +27,7 @@
 #include <QMenuBar>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QToolBar>
 #include <QTreeWidget>
 #include <QtTest>
@@ -364,6 +365,34 @@ private slots:
         clickCell(p.stack.table(), 1, StackPane::FunctionColumn);
         QTRY_COMPARE(p.source.currentLine(), frames[1].value("line", 0));
         QTRY_VERIFY(p.vars.frame() == 1 && p.vars.function() == caller);
+    }
+
+    // With a capture counting coverage, Source shows each line's count beside it.
+    void sourceShowsCoverageCounts() {
+        auto e = debugging(GUEST_DEBUGGER_O0);
+        Bridge bridge(*e);
+        QTemporaryDir dir;
+        const json started = call(*e, "profile.start", {{"path", dir.filePath("cov").toStdString()}, {"frames", 50},
+                                                        {"coverage", true}});
+        QVERIFY2(started.value("active", false), started.dump().c_str());
+        QVERIFY(call(*e, "break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", markerLine("main_alloc")}}).contains("id"));
+        QCOMPARE(call(*e, "continue")["source"].value("line", 0), markerLine("main_alloc"));
+        SourcePane pane(bridge.send());
+        pane.resize(900, 700);
+        pane.show();
+        QSignalSpy updated(&pane, &SourcePane::updated);
+        pane.setSnapshot(*e->snapshot());
+        QTRY_COMPARE(pane.currentLine(), markerLine("main_alloc"));
+        QTRY_VERIFY(!pane.table()->isColumnHidden(SourcePane::CountColumn));
+        // scale's body ran four times (three areas and main's own call), area's three, the
+        // call of fill() once, and main's allocation not yet.
+        QCOMPARE(pane.lineCount(markerLine("scale_body")), qint64(4));
+        QCOMPARE(pane.lineCount(markerLine("area_w")), qint64(3));
+        QCOMPARE(pane.lineCount(markerLine("main_fill")), qint64(1));
+        QCOMPARE(pane.lineCount(markerLine("main_alloc")), qint64(0));
+        QCOMPARE(pane.lineCount(markerLine("main_word") - 1), qint64(-1)); // no code
+        QCOMPARE(pane.table()->item(markerLine("area_w") - 1, SourcePane::CountColumn)->text(), QStringLiteral("3"));
+        call(*e, "profile.stop");
     }
 
     // The Memory pane goes to what a name or an expression gives: a pointer's target, a
