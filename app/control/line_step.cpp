@@ -363,6 +363,7 @@ json reverseLine(Emulator::Impl& e, bool over, const char* name) {
 
     TracePoint next = tracePoint(m);
     int depth = 0;
+    std::uint32_t returnSp = 0; // inside a callee (depth > 0): the stack pointer after its return
     std::optional<std::uint64_t> target;
     std::optional<unsigned> hidden;
     std::uint64_t before = from;
@@ -387,15 +388,29 @@ json reverseLine(Emulator::Impl& e, bool over, const char* name) {
             next = b;
             if (b.ctx != s.ctx) continue; // another task's code, or the system's
             // What the step from b to the boundary after it did, read backward.
+            // A step into another context (a TRAP, an interrupt, a task switch) is passed
+            // over whole: its return, in that context, was passed over too, so it changes
+            // no depth.
             std::uint32_t length = 0;
             const bool retired = b.instructions != nxt.instructions;
+            const bool sameContext = nxt.ctx == s.ctx;
             bool enteredCallee = false;
-            if (retired && isReturnInstruction(b.op)) {
-                ++depth;
-                enteredCallee = depth == 1;
-            } else if (retired && isCallInstruction(m, b.pc, &length) && nxt.pc != ((b.pc + length) & 0xFFFFFF)) {
+            const bool called = sameContext && retired && isCallInstruction(m, b.pc, &length) &&
+                                nxt.pc != ((b.pc + length) & 0xFFFFFF);
+            if (depth > 0) {
+                // Inside a routine called from the stepped one, read backward: it ends at the
+                // call made with the stack pointer its return left. Calls and returns in
+                // between are not counted: system code returns through pushed addresses and
+                // jumps through RTS, which no count keeps up with.
+                if (called && b.sp == returnSp) depth = 0;
+                else continue;
+            } else if (sameContext && retired && isReturnInstruction(b.op)) {
+                depth = 1;
+                enteredCallee = true;
+                returnSp = nxt.sp;
+            } else if (called) {
                 --depth;
-            } else if (!retired && nxt.pc != b.pc) {
+            } else if (sameContext && !retired && nxt.pc != b.pc) {
                 --depth; // back out of an interrupt or exception entered here
             }
             SourcePlace here;

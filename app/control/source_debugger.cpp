@@ -504,6 +504,13 @@ std::vector<SourceDebugger::Location> SourceDebugger::functionLocations(const st
         }
     }
     std::stable_sort(out.begin(), out.end(), [](const Location& a, const Location& b) { return a.address < b.address; });
+    // Amiga compilers without DWARF (vbcc, SAS/C, older gccs) name C's functions with a
+    // leading underscore in the hunks' symbols: `main` is `_main` there.
+    if (out.empty() && !name.empty() && name[0] != '_') {
+        std::string unused;
+        out = functionLocations("_" + name, unused);
+        for (Location& l : out) l.function = name;
+    }
     if (out.empty()) why = "no function \"" + name + "\" in any program loaded";
     return out;
 }

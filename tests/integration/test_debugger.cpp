@@ -620,6 +620,46 @@ private slots:
         QVERIFY(d.quit());
     }
 
+    // The programs users build: Bartman's gcc template (DWARF), stepped by line both ways
+    // over a library call into the ROM (OpenLibrary: the system switches tasks and returns
+    // through pushed addresses inside it), and vbcc's (LINE blocks, `_main` in the symbols).
+    void programsOfTheirToolchains() {
+        {
+            Debuggee d;
+            QVERIFY(boot(d, "dbg-bartman", BARTMAN_TEMPLATE));
+            const json bp = d.ok("break.add", {{"kind", "function"}, {"name", "main"}});
+            QCOMPARE(bp.value("actual_line", 0), 153);
+            QCOMPARE(where(d.ok("continue")), where("main", 153));
+            QCOMPARE(where(d.ok("next_line")), where("main", 154));
+            QCOMPARE(where(d.ok("next_line")), where("main", 155));
+            QCOMPARE(where(d.ok("next_line")), where("main", 158)); // GfxBase = OpenLibrary(...)
+            QCOMPARE(where(d.ok("step_line")), where("main", 159)); // OpenLibrary has no lines
+            QCOMPARE(where(d.ok("reverse_step_line")), where("main", 158));
+            QCOMPARE(where(d.ok("reverse_next_line")), where("main", 155));
+            QCOMPARE(where(d.ok("next_line")), where("main", 158));
+            QCOMPARE(where(d.ok("next_line")), where("main", 159));
+            const json gfx = d.ok("eval", {{"expr", "GfxBase"}});
+            QVERIFY2(gfx.value("value", std::string()).starts_with("0x"), gfx.dump().c_str());
+            QVERIFY(gfx.value("value", std::string()) != "0x0");
+            QVERIFY(d.quit());
+        }
+        {
+            Debuggee d;
+            QVERIFY(boot(d, "dbg-vbcc", HELLO_VBCC));
+            const json bp = d.ok("break.add", {{"kind", "function"}, {"name", "main"}});
+            QCOMPARE(bp["locations"].size(), std::size_t(1));
+            const json stop = d.ok("continue");
+            QCOMPARE(stop.value("pc", 0u), bp["locations"][0].value("addr", 1u));
+            QVERIFY(endsWith(fileOf(stop), "hello.c"));
+            const json second = d.ok("next_line");
+            const json third = d.ok("next_line");
+            QVERIFY2(third.contains("source") && second.contains("source"), third.dump().c_str());
+            QVERIFY2(third["source"].value("line", 0) > second["source"].value("line", 0), third.dump().c_str());
+            QCOMPARE(where(d.ok("reverse_next_line")), where(second));
+            QVERIFY(d.quit());
+        }
+    }
+
     // An assembly program with LINE blocks: a breakpoint at a line of gencop.s, a line
     // step, and the Copper list it built, decoded.
     void copperListOfAnAssemblyProgram() {
