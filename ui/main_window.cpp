@@ -118,6 +118,7 @@ MainWindow::~MainWindow() {
     // The children outlive this body: no dock or timer may call back into a half-destroyed
     // window (a dock hiding as it is deleted would send frame.record).
     timer_->stop();
+    if (logListener_) emulator_.removeListener(logListener_);
     for (QDockWidget* d : findChildren<QDockWidget*>())
         d->disconnect(this);
     relay_->detach();
@@ -492,6 +493,22 @@ void MainWindow::buildDebuggerDocks() {
     auto* cpuDock = findChild<QDockWidget*>(QStringLiteral("cpuDock"));
     splitDockWidget(cpuDock, stackDock, Qt::Horizontal);
     splitDockWidget(stackDock, varsDock, Qt::Horizontal);
+    source_->setAsk([this](const QString& title, const QString& label) { return dialogs_.askText(title, label); });
+    // Log points' messages, from the emulator's thread to the Source pane's log and the
+    // status bar.
+    std::weak_ptr<Relay> box = relay_;
+    logListener_ = emulator_.addListener([box, this](const std::string& method, const nlohmann::json& params) {
+        if (method != "event.log") return;
+        auto relay = box.lock();
+        if (!relay) return;
+        const QString text = QStringLiteral("[%1] %2")
+                                 .arg(params.value("id", 0))
+                                 .arg(QString::fromStdString(params.value("text", std::string())));
+        relay->post([this, text] {
+            source_->appendLog(text);
+            statusBar()->showMessage(tr("Log point %1").arg(text), 5000);
+        });
+    });
     // A frame chosen in the call stack: its line, and its variables.
     connect(stack_, &StackPane::frameSelected, this, [this](int index, const QString& file, int line) {
         source_->showFrame(index, file, line);

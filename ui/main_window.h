@@ -147,6 +147,7 @@ private:
     CoveragePane* coverage_ = nullptr;
     StripPane* strip_ = nullptr;
     SourcePane* source_ = nullptr;
+    int logListener_ = 0; // the emulator's listener for log points' messages
     StackPane* stack_ = nullptr;
     VarsPane* vars_ = nullptr;
     CopperPane* copper_ = nullptr;

@@ -8,7 +8,10 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
+#include <QMenu>
+#include <QPlainTextEdit>
 #include <QPointer>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -94,6 +97,31 @@ SourcePane::SourcePane(Send send, QWidget* parent) : QWidget(parent), send_(std:
         if (column == MarkColumn || column == BreakColumn || column == LineColumn)
             toggleBreakpoint(row + 1);
     });
+    // The right button: a breakpoint with a condition, or a log point, as VS Code offers.
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        const int row = table_->rowAt(at.y());
+        if (row < 0) return;
+        QMenu menu(this);
+        menu.addAction(tr("Breakpoint with a condition..."), this, [this, row] { askBreakpoint(row + 1, false); });
+        menu.addAction(tr("Log point..."), this, [this, row] { askBreakpoint(row + 1, true); });
+        if (breakpoints_.contains(row + 1))
+            menu.addAction(tr("Remove the breakpoint"), this, [this, row] { toggleBreakpoint(row + 1); });
+        menu.exec(table_->viewport()->mapToGlobal(at));
+    });
+    ask_ = [this](const QString& title, const QString& label) -> std::optional<QString> {
+        bool ok = false;
+        const QString text = QInputDialog::getText(this, title, label, QLineEdit::Normal, QString(), &ok);
+        if (!ok) return std::nullopt;
+        return text;
+    };
+    log_ = new QPlainTextEdit(this);
+    log_->setObjectName(QStringLiteral("sourceLog"));
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(500);
+    log_->setMaximumHeight(QFontMetrics(mono).height() * 5);
+    log_->setFont(mono);
+    log_->hide();
 
     auto* top = new QHBoxLayout;
     top->addWidget(chooser_);
@@ -103,6 +131,26 @@ SourcePane::SourcePane(Send send, QWidget* parent) : QWidget(parent), send_(std:
     layout->addLayout(top);
     layout->addWidget(error_);
     layout->addWidget(table_, 1);
+    layout->addWidget(log_);
+}
+
+void SourcePane::askBreakpoint(int line, bool logPoint) {
+    const auto text = logPoint ? ask_(tr("Log point at line %1").arg(line),
+                                      tr("Message ({expressions} are replaced by their values):"))
+                               : ask_(tr("Breakpoint at line %1").arg(line),
+                                      tr("Stop when this C expression is nonzero:"));
+    if (!text || text->trimmed().isEmpty()) return;
+    if (logPoint) addBreakpoint(line, {}, *text);
+    else addBreakpoint(line, *text, {});
+}
+
+void SourcePane::appendLog(const QString& text) {
+    log_->show();
+    log_->appendPlainText(text);
+}
+
+QString SourcePane::logText() const {
+    return log_->toPlainText();
 }
 
 void SourcePane::setSnapshot(const Snapshot& s) {
@@ -304,7 +352,16 @@ void SourcePane::toggleBreakpoint(int line) {
         });
         return;
     }
-    send_("break.add", {{"kind", "line"}, {"file", file_.toStdString()}, {"line", line}},
+    addBreakpoint(line, {}, {});
+}
+
+void SourcePane::addBreakpoint(int line, const QString& condition, const QString& log) {
+    if (file_.isEmpty() || line <= 0) return;
+    QPointer<SourcePane> self(this);
+    json params = {{"kind", "line"}, {"file", file_.toStdString()}, {"line", line}};
+    if (!condition.trimmed().isEmpty()) params["cond"] = condition.trimmed().toStdString();
+    if (!log.isEmpty()) params["log"] = log.toStdString();
+    send_("break.add", params,
           [self, line](bool ok, const json& result) {
               if (!self) return;
               if (!ok) {

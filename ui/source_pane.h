@@ -18,9 +18,11 @@
 #include <QWidget>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 class QComboBox;
 class QLabel;
+class QPlainTextEdit;
 class QTableWidget;
 
 namespace copperline {
@@ -46,6 +48,17 @@ public:
     void showFile(const QString& file);
     // A click in the margin: removes the breakpoint shown at `line`, or adds one there.
     void toggleBreakpoint(int line);
+    // Adds a line breakpoint at `line` with a condition (a C expression) or a log message
+    // (a log point), either may be empty; the margin's right-button menu asks for them.
+    void addBreakpoint(int line, const QString& condition, const QString& log);
+    // How the menu asks for a condition or a message: a dialog by default; a test replaces
+    // it. nullopt when the user cancelled.
+    using Ask = std::function<std::optional<QString>(const QString& title, const QString& label)>;
+    void setAsk(Ask ask) { ask_ = std::move(ask); }
+    void askBreakpoint(int line, bool logPoint);
+    // A log point's message (event.log), added to the log under the source.
+    void appendLog(const QString& text);
+    QString logText() const;
 
     // What the pane shows, for tests.
     QTableWidget* table() const { return table_; }
@@ -87,6 +100,8 @@ private:
     QLabel* status_ = nullptr;
     QLabel* error_ = nullptr;
     QTableWidget* table_ = nullptr;
+    QPlainTextEdit* log_ = nullptr;
+    Ask ask_;
     QString file_;         // the debug information's name of the file shown
     QString markFile_;     // the file the marked line is in
     int markedLine_ = 0;   // the line marked, in markFile_

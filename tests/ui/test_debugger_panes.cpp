@@ -472,6 +472,28 @@ private slots:
         w.action("reverse_step_line")->trigger();
         QTRY_COMPARE(w.sourcePane()->currentLine(), walkAdd);
 
+        // From the margin's menu: a log point (the window asks for its message) and a
+        // breakpoint with a condition; the log's messages show under the source.
+        QStringList answers{QStringLiteral("total={total} x={p->x}"), QStringLiteral("it->x == 4")};
+        w.fileDialogs().askText = [&answers](const QString&, const QString&) -> std::optional<QString> {
+            return answers.isEmpty() ? std::nullopt : std::optional<QString>(answers.takeFirst());
+        };
+        call(*e, "break.remove", {{"id", 1}});
+        w.sourcePane()->askBreakpoint(walkTick, true);
+        w.sourcePane()->askBreakpoint(markerLine("area_a"), false);
+        QTRY_COMPARE(call(*e, "break.list")["breakpoints"].size(), std::size_t(2));
+        const json list = call(*e, "break.list")["breakpoints"];
+        QCOMPARE(list[0].value("log", std::string()), std::string("total={total} x={p->x}"));
+        QCOMPARE(list[1].value("cond", std::string()), std::string("it->x == 4"));
+        QTRY_VERIFY(w.sourcePane()->breakpointLines().contains(walkTick));
+        w.action("run")->trigger();
+        QTRY_COMPARE(w.sourcePane()->currentLine(), markerLine("area_a"));
+        QCOMPARE(call(*e, "eval", {{"expr", "it->x"}}).value("value", std::string()), std::string("4"));
+        // Two passes of walk's loop before the third area() (this one's first ran before
+        // the log point was set, back and forth).
+        QTRY_VERIFY2(w.sourcePane()->logText().contains(QStringLiteral("x=3")), qPrintable(w.sourcePane()->logText()));
+        QVERIFY2(w.sourcePane()->logText().contains(QStringLiteral("] total=162 x=3")), qPrintable(w.sourcePane()->logText()));
+
         // The Copper dock, shown, asks for the list.
         auto* copperDock = w.findChild<QDockWidget*>(QStringLiteral("copperDock"));
         QSignalSpy copper(w.copperPane(), &CopperPane::updated);
