@@ -620,6 +620,26 @@ private slots:
         QVERIFY(d.quit());
     }
 
+    // A long long gcc keeps in two registers at -O2: its DWARF location is in pieces, read
+    // back whole, in the callee and in its caller.
+    void registerPairsInPieces() {
+        const auto marks = readMarkers(PIECES_SOURCE);
+        Debuggee d;
+        QVERIFY(boot(d, "dbg-pieces", GUEST_DEBUGGER_PIECES));
+        d.ok("break.add", {{"kind", "line"}, {"file", "pieces.c"}, {"line", marks.at("widen_sink")}});
+        QCOMPARE(d.ok("continue")["source"].value("line", 0), marks.at("widen_sink"));
+        const json x = variable(scope(d, 0, "Locals"), "x");
+        QCOMPARE(QString::fromStdString(value(x)), QStringLiteral("14660155042"));
+        QCOMPARE(QString::fromStdString(x.value("type", std::string())), QStringLiteral("long long int"));
+        QCOMPARE(QString::fromStdString(value(variable(scope(d, 0, "Parameters"), "a"))), QStringLiteral("4886718345"));
+        QCOMPARE(QString::fromStdString(d.ok("eval", {{"expr", "x - a * 3"}}).value("value", std::string())),
+                 QStringLiteral("7"));
+        d.ok("break.add", {{"kind", "line"}, {"file", "pieces.c"}, {"line", marks.at("main_sink")}});
+        QCOMPARE(d.ok("continue")["source"].value("line", 0), marks.at("main_sink"));
+        QCOMPARE(QString::fromStdString(value(variable(scope(d, 0, "Locals"), "v"))), QStringLiteral("9841234219"));
+        QVERIFY(d.quit());
+    }
+
     // The programs users build: Bartman's gcc template (DWARF), stepped by line both ways
     // over a library call into the ROM (OpenLibrary: the system switches tasks and returns
     // through pushed addresses inside it), and vbcc's (LINE blocks, `_main` in the symbols).
