@@ -19,6 +19,8 @@ packages=(
     gcc-m68k-linux-gnu binutils-m68k-linux-gnu
     # the peer emulator (and the source of the AROS ROM), and a display for desktop tests
     fs-uae xvfb xauth
+    # gdb, the reference the debugger's values are checked against (test_debugger)
+    gdb-multiarch
     # the README's screenshots (scripts/window-screenshot.sh, scripts/debugger-screenshot.sh)
     x11-apps netpbm xdotool
     # ROM extraction

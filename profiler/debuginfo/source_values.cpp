@@ -1253,6 +1253,63 @@ std::vector<SourceVariable> SourceValues::children(const SourceVariable& parent,
     return out;
 }
 
+namespace {
+
+// A char array as gdb prints one: every byte but a last NUL, runs of more than ten of one
+// byte as `'c' <repeats N times>`, at most kMaxString of them.
+std::string charArrayText(const std::vector<std::uint8_t>& bytes) {
+    constexpr std::size_t kRepeats = 10;
+    std::size_t end = bytes.size();
+    const bool cut = end > kMaxString;
+    if (cut) end = kMaxString;
+    else if (end > 0 && bytes[end - 1] == 0) --end;
+    std::string out, quoted;
+    bool open = false;
+    const auto segment = [&](const std::string& part) {
+        if (!out.empty()) out.append(", ");
+        out.append(part);
+    };
+    for (std::size_t i = 0; i < end;) {
+        std::size_t run = 1;
+        while (i + run < end && bytes[i + run] == bytes[i]) ++run;
+        if (run > kRepeats) {
+            if (open) segment(std::string(1, '"').append(quoted).append(1, '"'));
+            open = false;
+            quoted.clear();
+            std::string repeated(1, '\'');
+            repeated.append(escapeChar(bytes[i], '\'')).append("' <repeats ").append(std::to_string(run)).append(" times>");
+            segment(repeated);
+        } else {
+            for (std::size_t k = 0; k < run; ++k) quoted += escapeChar(bytes[i], '"');
+            open = true;
+        }
+        i += run;
+    }
+    if (open || out.empty()) segment(std::string(1, '"').append(quoted).append(1, '"'));
+    if (cut) out.append("...");
+    return out;
+}
+
+// ` <name+offset>` for an address in a function or data object of the frame's program, as
+// gdb annotates a pointer; empty elsewhere.
+std::string symbolText(const SourceFrame& frame, std::uint32_t address) {
+    if (!frame.info) return {};
+    const auto& hunks = frame.info->hunks();
+    for (std::uint32_t h = 0; h < hunks.size() && h < frame.bases.size(); ++h) {
+        if (address < frame.bases[h] || address - frame.bases[h] >= hunks[h].size) continue;
+        const std::uint32_t offset = address - frame.bases[h];
+        const DebugScope* scope = frame.info->function(frame.info->lookup(h, offset));
+        if (!scope || scope->name.empty()) return {};
+        const auto entry = frame.info->entryOf(std::uint32_t(scope - frame.info->scopes().data()));
+        if (!entry || entry->first != h || entry->second > offset) return " <" + scope->name + ">";
+        const std::uint32_t into = offset - entry->second;
+        return " <" + scope->name + (into ? "+" + std::to_string(into) : std::string()) + ">";
+    }
+    return {};
+}
+
+} // namespace
+
 std::string SourceValues::format(const SourceValue& v, const SourceFrame& frame, const TargetMemory& memory) const {
     if (v.where == SourceValue::Where::OptimizedOut) return "<optimized out>";
     if (v.where == SourceValue::Where::Unavailable) return "<unavailable: " + v.why + ">";
@@ -1309,6 +1366,8 @@ std::string SourceValues::format(const SourceValue& v, const SourceFrame& frame,
                     s += escapeChar(c, '"');
                 }
                 text += " \"" + s + (ended ? "\"" : "\"...");
+            } else {
+                text += symbolText(frame, p);
             }
         }
         return text;
@@ -1324,7 +1383,9 @@ std::string SourceValues::format(const SourceValue& v, const SourceFrame& frame,
             std::string value = "?";
             if (part) {
                 const SourceType& mt = m.type ? m.type->resolved() : t;
-                value = (mt.kind == Kind::Struct || mt.kind == Kind::Union || mt.kind == Kind::Array) &&
+                const SourceType* mel = mt.kind == Kind::Array && mt.target ? &mt.target->resolved() : nullptr;
+                const bool chars = mel && mel->kind == Kind::Integer && mel->isChar && mel->size == 1;
+                value = (mt.kind == Kind::Struct || mt.kind == Kind::Union || (mt.kind == Kind::Array && !chars)) &&
                                 text.size() > kMaxSummary / 2
                             ? "{...}"
                             : format(*part, frame, memory);
@@ -1342,28 +1403,49 @@ std::string SourceValues::format(const SourceValue& v, const SourceFrame& frame,
         if (el && el->kind == Kind::Integer && el->isChar && el->size == 1) {
             const auto bytes = read(v, frame, memory, &why);
             if (!bytes) return "<" + why + ">";
-            std::string s;
-            std::size_t end = bytes->size();
-            while (end > 0 && (*bytes)[end - 1] == 0) --end;
-            for (std::size_t i = 0; i < end && i < kMaxString; ++i) s += escapeChar((*bytes)[i], '"');
-            return "\"" + s + (end > kMaxString ? "\"..." : "\"");
+            return charArrayText(*bytes);
         }
+        // As gdb prints an array: a run of more than ten equal elements as `value <repeats
+        // N times>` (a run counts as ten), at most 200 shown; cut at the summary's length.
+        constexpr std::uint32_t kScan = 1u << 16; // elements read at most
         std::string text = "{";
-        const std::uint32_t shown = std::min<std::uint32_t>(t.count, 10);
-        for (std::uint32_t i = 0; i < shown; ++i) {
-            const auto e = element(v, i, frame, memory, &why);
-            if (i) text += ", ";
-            text += e ? format(*e, frame, memory) : "?";
-            if (text.size() > kMaxSummary) {
-                text += "...";
-                return text + "}";
+        std::string last;
+        std::uint32_t run = 0, emitted = 0;
+        const auto flush = [&] {
+            if (!run) return;
+            const auto put = [&](const std::string& part) {
+                if (emitted) text += ", ";
+                text += part;
+            };
+            if (run > 10) {
+                put(last + " <repeats " + std::to_string(run) + " times>");
+                emitted += 10;
+            } else {
+                for (std::uint32_t k = 0; k < run; ++k, ++emitted) put(last);
             }
+            run = 0;
+        };
+        std::uint32_t i = 0;
+        const std::uint32_t scan = std::min(t.count, kScan);
+        for (; i < scan && emitted < kMaxString && text.size() <= kMaxSummary; ++i) {
+            const auto e = element(v, i, frame, memory, &why);
+            std::string item = e ? format(*e, frame, memory) : "?";
+            if (run && item == last) {
+                ++run;
+                continue;
+            }
+            flush();
+            last = std::move(item);
+            run = 1;
         }
-        if (t.count > shown) text += "...";
+        flush();
+        if (text.size() > kMaxSummary + 64) return text.substr(0, kMaxSummary) + "...}";
+        if (i < t.count) text += "...";
         return text + "}";
     }
     case Kind::Function:
-        if (v.where == SourceValue::Where::Memory) return "{" + t.name + "} " + hexValue(v.address);
+        if (v.where == SourceValue::Where::Memory)
+            return "{" + t.name + "} " + hexValue(v.address) + symbolText(frame, v.address);
         return "{" + t.name + "}";
     default: {
         const auto bytes = read(v, frame, memory, &why);

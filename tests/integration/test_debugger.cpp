@@ -7,6 +7,7 @@
 #include "tests/integration/test_control_fixture.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QtTest>
 #include <map>
@@ -637,6 +638,46 @@ private slots:
         d.ok("break.add", {{"kind", "line"}, {"file", "pieces.c"}, {"line", marks.at("main_sink")}});
         QCOMPARE(d.ok("continue")["source"].value("line", 0), marks.at("main_sink"));
         QCOMPARE(QString::fromStdString(value(variable(scope(d, 0, "Locals"), "v"))), QStringLiteral("9841234219"));
+        QVERIFY(d.quit());
+    }
+
+    // Values of every shape read as gdb prints them: gdb-multiarch prints each expression
+    // from the ELF's initialized data, eval prints it in the running program at main, and
+    // the texts agree but for addresses (and for gdb's `(type *)` before a pointer at the
+    // top, which a variable's value leaves out, as gdb/MI's does).
+    void valuesAsGdbPrintsThem() {
+        const QStringList exprs = {
+            "o", "many[1]", "unknown", "both", "matrix", "matrix[1]", "buf", "bytes", "strs", "*op", "op", "vp",
+            "z", "full", "mixed", "arr", "zeros", "mostly", "huge", "mid", "*mid", "&arr[4]", "&o.in[1]",
+            "big", "ubig", "neg", "wide", "mix", "o.in", "o.f", "o.d", "o.name", "o.in[1].s8", "o.bits",
+            "o.ub", "o.ok", "o.label", "(char)65", "sizeof(o)", "buf[3]", "-neg * 3", "ubig + 1", "big - 1",
+            "10 / 3", "-7 % 3", "1 << 31", "o.c == BLUE", "&matrix[1][2] - &matrix[0][0]", "main"};
+        QStringList args{"-batch", "-nx"};
+        for (const QString& e : exprs) args << "-ex" << "print " + e;
+        args << QStringLiteral(GUEST_DEBUGGER_VALUES_ELF);
+        QProcess gdb;
+        gdb.start(QStringLiteral(GDB_MULTIARCH), args);
+        QVERIFY(gdb.waitForFinished(60000));
+        const QStringList printed = QString::fromUtf8(gdb.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(printed.size(), exprs.size());
+        const QRegularExpression history(QStringLiteral("^\\$\\d+ = ")), pointerType(QStringLiteral("^\\([^()]*(\\(\\*\\)\\([^()]*\\))?[^()]*\\) (?=0x)")),
+            address(QStringLiteral("0x[0-9a-f]+"));
+        const auto normal = [&](QString text) {
+            text.remove(history);
+            text.remove(pointerType);
+            return text.replace(address, QStringLiteral("0xADDR"));
+        };
+
+        Debuggee d;
+        QVERIFY(boot(d, "dbg-values", GUEST_DEBUGGER_VALUES));
+        d.ok("break.add", {{"kind", "function"}, {"name", "main"}});
+        QCOMPARE(QString::fromStdString(d.ok("continue").value("reason", std::string())), QStringLiteral("breakpoint"));
+        for (qsizetype i = 0; i < exprs.size(); ++i) {
+            const json r = d.call("eval", {{"expr", exprs[i].toStdString()}});
+            const QString ours = QString::fromStdString(r.contains("result") ? r["result"].value("value", std::string())
+                                                                              : r.dump());
+            QCOMPARE(normal(ours) + "  [" + exprs[i] + "]", normal(printed[i]) + "  [" + exprs[i] + "]");
+        }
         QVERIFY(d.quit());
     }
 
