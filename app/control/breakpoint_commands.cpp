@@ -165,10 +165,16 @@ void registerBreakpointCommands(Emulator::Impl& e) {
         "{kind:\"watch\", addr, len, access} or {kind:\"watch\", expr, frame, access}; any of them with "
         "cond (a C expression), ignore (hits to pass over) and, but for watches, log (a message with "
         "{expressions}, printed instead of stopping). A watch on an expression stops when its value "
-        "changes, and one on a local goes with its frame.",
-        {"kind", "addr", "len", "access", "file", "line", "name", "expr", "frame", "cond", "ignore", "log"},
+        "changes, and one on a local goes with its frame. pending: true keeps a line or function "
+        "no program has yet, placed when one loads.",
+        {"kind", "addr", "len", "access", "file", "line", "name", "expr", "frame", "cond", "ignore", "log", "pending"},
         [&e](const json& p) {
             const std::string kind = p::string(p, "kind");
+            // A line or function no program loaded has yet: kept, unverified, and placed when
+            // a program with it loads (gdb's pending breakpoint), when asked for.
+            const bool pending = p::boolean(p, "pending", false);
+            if (pending && kind != "line" && kind != "function")
+                fail(errc::InvalidParams, "pending: only line and function breakpoints wait for a program");
             Breakpoint b;
             const auto only = [&](std::initializer_list<const char*> allowed) {
                 for (const char* key : {"addr", "len", "access", "file", "line", "name", "expr", "frame", "log"}) {
@@ -192,14 +198,16 @@ void registerBreakpointCommands(Emulator::Impl& e) {
                 if (b.line == 0) fail(errc::InvalidParams, "line: lines count from 1");
                 std::string why;
                 b.locations = e.source.lineLocations(b.file, b.line, why);
-                if (b.locations.empty()) fail(errc::NotFound, why);
+                if (b.locations.empty() && !pending) fail(errc::NotFound, why);
+                if (b.locations.empty()) b.pending = why;
             } else if (kind == "function") {
                 only({"name", "log"});
                 b.kind = Breakpoint::Kind::Function;
                 b.function = p::string(p, "name");
                 std::string why;
                 b.locations = e.source.functionLocations(b.function, why);
-                if (b.locations.empty()) fail(errc::NotFound, why);
+                if (b.locations.empty() && !pending) fail(errc::NotFound, why);
+                if (b.locations.empty()) b.pending = why;
             } else if (kind == "watch") {
                 only({"addr", "len", "access", "expr", "frame"});
                 b.kind = Breakpoint::Kind::Watch;

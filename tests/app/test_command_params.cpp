@@ -71,7 +71,7 @@ private slots:
         QVERIFY(std::find(byName["profile.start"].begin(), byName["profile.start"].end(),
                           "frames") != byName["profile.start"].end());
         QCOMPARE(byName["break.add"].dump(),
-                 std::string(R"(["kind","addr","len","access","file","line","name","expr","frame","cond","ignore","log"])"));
+                 std::string(R"(["kind","addr","len","access","file","line","name","expr","frame","cond","ignore","log","pending"])"));
     }
 
     void theMisspellingsUsersMade() {

@@ -214,6 +214,33 @@ private slots:
         QVERIFY(d.quit());
     }
 
+    // A breakpoint set before the program has loaded waits for it (pending: true), then
+    // stops; without `pending` the same request is refused.
+    void pendingBreakpointsWaitForTheProgram() {
+        Debuggee d;
+        QVERIFY(d.start("dbg-pending", GUEST_DEBUGGER_O0));
+        QVERIFY(d.refused("break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", line("walk_add")}}, -32007)
+                    .find("dbg.c") != std::string::npos);
+        const json bp = d.ok("break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", line("walk_add")}, {"pending", true}});
+        QVERIFY(!bp.value("verified", true));
+        QVERIFY(bp.contains("pending"));
+        const json fn = d.ok("break.add", {{"kind", "function"}, {"name", "area"}, {"pending", true}, {"cond", "it->x == 3"}});
+        QVERIFY(!fn.value("verified", true));
+        QVERIFY(d.refused("break.add", {{"kind", "pc"}, {"addr", 0x1000}, {"pending", true}}, -32602).size() > 0);
+        QCOMPARE(QString::fromStdString(d.ok("continue").value("reason", std::string())), QStringLiteral("loadseg"));
+        const json list = d.ok("break.list");
+        for (const json& b : list["breakpoints"]) {
+            QVERIFY2(b.value("verified", false), b.dump().c_str());
+            QVERIFY(!b.contains("pending"));
+        }
+        QCOMPARE(where(d.ok("continue")), where("walk", line("walk_add")));
+        const json stop = d.ok("continue");
+        QCOMPARE(where(stop), where("walk", line("walk_add")));
+        QCOMPARE(where(d.ok("continue")), where("area", line("area_w")));
+        QCOMPARE(QString::fromStdString(d.ok("eval", {{"expr", "it->x"}}).value("value", std::string())), QStringLiteral("3"));
+        QVERIFY(d.quit());
+    }
+
     // A condition stops only where it holds, `ignore` passes over hits, and a log point
     // prints its expressions (event.log) without stopping.
     void conditionsHitCountsAndLogPoints() {
