@@ -10,7 +10,7 @@
 #include "ui/copper_pane.h"
 #include "ui/custom_regs_pane.h"
 #include "ui/memory_pane.h"
-#include "ui/relay.h"
+#include "tests/ui/pane_bridge.h"
 
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -35,36 +35,7 @@ json call(Emulator& e, const std::string& method, const json& params = json::obj
     return r.ok ? r.result : json{{"error", r.errorCode}, {"message", r.errorMessage}};
 }
 
-// The window's way of answering a pane: the reply crosses to this thread through a Relay.
-class Bridge : public QObject {
-    Q_OBJECT
-public:
-    explicit Bridge(Emulator& emu) : emu_(emu), relay_(std::make_shared<Relay>()) {
-        relay_->target = this;
-    }
-    ~Bridge() override { relay_->detach(); }
-    Q_INVOKABLE void drainRelay() { relay_->drain(); }
-    CpuPane::Send send() {
-        return [this](const std::string& method, const json& params,
-                      std::function<void(bool, const json&)> reply) {
-            std::weak_ptr<Relay> box = relay_;
-            emu_.submit(method, params, [box, reply](const CommandResult& r) {
-                auto relay = box.lock();
-                if (!relay) return;
-                const bool ok = r.ok;
-                json payload =
-                    ok ? r.result : json{{"code", r.errorCode}, {"message", r.errorMessage}};
-                relay->post([ok, payload, reply] {
-                    if (reply) reply(ok, payload);
-                });
-            });
-        };
-    }
-
-private:
-    Emulator& emu_;
-    std::shared_ptr<Relay> relay_;
-};
+using Bridge = copperline::testing::PaneBridge;
 
 std::unique_ptr<Emulator> standingAt(unsigned vpos) {
     auto e = chipsetDebug();

@@ -15,10 +15,10 @@
 #include "ui/custom_regs_pane.h"
 #include "ui/main_window.h"
 #include "ui/memory_pane.h"
-#include "ui/relay.h"
 #include "ui/source_pane.h"
 #include "ui/stack_pane.h"
 #include "ui/vars_pane.h"
+#include "tests/ui/pane_bridge.h"
 
 #include <QDockWidget>
 #include <QFile>
@@ -94,36 +94,7 @@ std::unique_ptr<Emulator> debugging(const char* program, bool pictures = false) 
     return e;
 }
 
-// The window's way of answering a pane: the reply crosses to this thread through a Relay.
-class Bridge : public QObject {
-    Q_OBJECT
-public:
-    explicit Bridge(Emulator& emu) : emu_(emu), relay_(std::make_shared<Relay>()) {
-        relay_->target = this;
-    }
-    ~Bridge() override { relay_->detach(); }
-    Q_INVOKABLE void drainRelay() { relay_->drain(); }
-    CpuPane::Send send() {
-        return [this](const std::string& method, const json& params,
-                      std::function<void(bool, const json&)> reply) {
-            std::weak_ptr<Relay> box = relay_;
-            emu_.submit(method, params, [box, reply](const CommandResult& r) {
-                auto relay = box.lock();
-                if (!relay) return;
-                const bool ok = r.ok;
-                json payload =
-                    ok ? r.result : json{{"code", r.errorCode}, {"message", r.errorMessage}};
-                relay->post([ok, payload, reply] {
-                    if (reply) reply(ok, payload);
-                });
-            });
-        };
-    }
-
-private:
-    Emulator& emu_;
-    std::shared_ptr<Relay> relay_;
-};
+using Bridge = copperline::testing::PaneBridge;
 
 // A click at the middle of a table cell, scrolled into view first.
 void clickCell(QTableWidget* t, int row, int column) {

@@ -9,9 +9,9 @@
 #include "app/control/emulator.h"
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
-#include "ui/relay.h"
 #include "ui/strip_pane.h"
 #include "tests/app/strip_loop_fixture.h"
+#include "tests/ui/pane_bridge.h"
 
 #include <QComboBox>
 #include <QLineEdit>
@@ -43,36 +43,7 @@ QString us(double v) {
     return QString::number(v, 'f', 1);
 }
 
-// The window's way of answering a pane: the reply crosses to this thread through a Relay.
-class Bridge : public QObject {
-    Q_OBJECT
-public:
-    explicit Bridge(Emulator& emu) : emu_(emu), relay_(std::make_shared<Relay>()) {
-        relay_->target = this;
-    }
-    ~Bridge() override { relay_->detach(); }
-    Q_INVOKABLE void drainRelay() { relay_->drain(); }
-    StripPane::Send send() {
-        return [this](const std::string& method, const json& params,
-                      std::function<void(bool, const json&)> reply) {
-            std::weak_ptr<Relay> box = relay_;
-            emu_.submit(method, params, [box, reply](const CommandResult& r) {
-                auto relay = box.lock();
-                if (!relay) return;
-                const bool ok = r.ok;
-                json payload =
-                    ok ? r.result : json{{"code", r.errorCode}, {"message", r.errorMessage}};
-                relay->post([ok, payload, reply] {
-                    if (reply) reply(ok, payload);
-                });
-            });
-        };
-    }
-
-private:
-    Emulator& emu_;
-    std::shared_ptr<Relay> relay_;
-};
+using Bridge = copperline::testing::PaneBridge;
 
 int indexOfBar(const StripPane& pane, std::uint64_t bar) {
     for (std::size_t i = 0; i < pane.bars().size(); ++i)
