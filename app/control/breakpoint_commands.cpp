@@ -243,9 +243,19 @@ void registerBreakpointCommands(Emulator::Impl& e) {
                     // local, watched while the frame lives.
                     if (frame < frames.size() && frames[frame].cfa) {
                         const std::uint32_t sp = e.machine->cpu().registers().a[7];
-                        if (b.address < *frames[frame].cfa && b.address >= sp) {
-                            b.scopeCfa = *frames[frame].cfa;
+                        const std::uint32_t cfa = *frames[frame].cfa;
+                        if (b.address < cfa && b.address >= sp) {
+                            b.scopeCfa = cfa;
                             b.scopeFunction = frames[frame].function;
+                            b.scopeContext = stepContext(*e.machine);
+                            // Where the caller resumes: the first frame past this function's
+                            // own (its inlined calls share the physical frame).
+                            const auto& outer = e.source.frames(256); // `frames` is stale now
+                            for (std::size_t k = frame + 1; k < outer.size(); ++k)
+                                if (outer[k].outer && outer[k].cfa != std::optional<std::uint32_t>(cfa)) {
+                                    b.scopeReturn = outer[k].pc;
+                                    break;
+                                }
                         }
                     }
                     b.lastBytes.resize(b.length);
@@ -311,6 +321,25 @@ void registerBreakpointCommands(Emulator::Impl& e) {
 
 // What a watchpoint's stop says beyond the address: who wrote (the instruction's function,
 // file and line) and, for a watch on an expression, its value before and after.
+std::optional<nlohmann::json> watchScopeEnds(Emulator::Impl& e, std::uint32_t pc) {
+    const Machine& m = *e.machine;
+    for (auto it = e.breakpoints.begin(); it != e.breakpoints.end(); ++it) {
+        if (it->kind != Breakpoint::Kind::Watch || !it->scopeReturn || it->scopeReturn != pc) continue;
+        // The caller resumes here; the frame is gone once the stack pointer is back at its
+        // CFA (a deeper call of the same function returning here leaves it below).
+        if (stepContext(m) != it->scopeContext) continue;
+        if (m.cpu().registers().a[7] < it->scopeCfa) continue;
+        json detail = {{"id", it->id},
+                       {"expr", it->expr},
+                       {"message", "watchpoint " + std::to_string(it->id) + " deleted: " + it->scopeFunction +
+                                       " returned, and " + it->expr + " went with its frame"}};
+        e.breakpoints.erase(it);
+        e.rebuildBreakIndex();
+        return detail;
+    }
+    return std::nullopt;
+}
+
 bool watchStops(Emulator::Impl& e, nlohmann::json& detail) {
     const int id = detail.value("id", 0);
     const auto pc = detail.value("instruction_pc", 0u);
@@ -318,21 +347,6 @@ bool watchStops(Emulator::Impl& e, nlohmann::json& detail) {
     const auto it = std::find_if(e.breakpoints.begin(), e.breakpoints.end(), [id](const Breakpoint& b) { return b.id == id; });
     if (it == e.breakpoints.end()) return true;
     Breakpoint& b = *it;
-    if (b.scopeCfa) {
-        // The frame of the local watched: still on the stack?
-        bool live = false;
-        for (const StackFrame& f : e.source.frames(256))
-            if (f.cfa && *f.cfa == b.scopeCfa && f.function == b.scopeFunction) live = true;
-        if (!live) {
-            e.emit("event.log", {{"id", b.id},
-                                 {"text", "watchpoint " + std::to_string(b.id) + " deleted: " + b.scopeFunction +
-                                              " returned, and " + b.expr + " went with its frame"},
-                                 {"pc", pc}});
-            e.breakpoints.erase(it);
-            e.rebuildBreakIndex();
-            return false;
-        }
-    }
     std::vector<std::uint8_t> now;
     if (b.watched) {
         now.resize(b.length);

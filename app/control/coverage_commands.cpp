@@ -64,11 +64,14 @@ json fileJson(const LcovFile& f) {
 
 json statusJson(Emulator::Impl& e) {
     CoverageView& v = view(e);
-    json out = {{"program", v.program.empty() ? json(nullptr) : json(v.program)},
+    // Until a program is opened, a capture's counts are the --run program's.
+    const bool runProgram = !v.info && e.run.info;
+    const std::string program = runProgram ? e.options.runProgram : v.program;
+    json out = {{"program", program.empty() ? json(nullptr) : json(program)},
                 {"source", !v.path.empty() ? "file" : e.coverage ? "capture" : "none"},
                 {"path", v.path.empty() ? json(nullptr) : json(v.path)},
                 {"counting", e.coverage && e.coverage->counting()}};
-    if (v.path.empty() && (!e.coverage || !v.info)) {
+    if (v.path.empty() && (!e.coverage || (!v.info && !runProgram))) {
         out["files"] = json::array();
         return out;
     }

@@ -301,6 +301,10 @@ void Emulator::Impl::runSlice() {
         const std::uint32_t pc = cpu.instructionAddress();
         if (!skipBreakOnce && !pcBreaks.empty() &&
             std::binary_search(pcBreaks.begin(), pcBreaks.end(), pc)) {
+            if (auto scope = watchScopeEnds(*this, pc)) {
+                stopRun("watchpoint_scope", std::move(*scope));
+                return;
+            }
             if (auto detail = breakpointStop(pc)) {
                 stopRun("breakpoint", std::move(*detail));
                 return;
@@ -349,20 +353,30 @@ void Emulator::Impl::runSlice() {
             stopRun("run_failed", std::move(detail));
             return;
         }
-        if (watchHit) {
-            const WatchHit w = *watchHit;
-            watchHit.reset();
-            nlohmann::json detail = {{"id", w.id},
-                                     {"address", w.address},
-                                     {"size", w.size},
-                                     {"access", w.write ? "write" : "read"},
-                                     {"instruction_pc", currentPc}};
-            // A write's value is on the bus as it reaches us; a read's is not yet.
-            if (w.write)
-                detail["value"] =
-                    w.size == 1 ? (w.address & 1 ? w.value & 0xFF : w.value >> 8) : w.value;
-            if (watchStops(*this, detail)) {
-                stopRun("watchpoint", std::move(detail));
+        if (!watchHits.empty()) {
+            // Every watch the instruction touched is asked; the first that stops names the
+            // stop, `ids` lists them all.
+            const std::vector<WatchHit> hits = std::move(watchHits);
+            watchHits.clear();
+            std::optional<nlohmann::json> stop;
+            nlohmann::json ids = nlohmann::json::array();
+            for (const WatchHit& w : hits) {
+                nlohmann::json detail = {{"id", w.id},
+                                         {"address", w.address},
+                                         {"size", w.size},
+                                         {"access", w.write ? "write" : "read"},
+                                         {"instruction_pc", currentPc}};
+                // A write's value is on the bus as it reaches us; a read's is not yet.
+                if (w.write)
+                    detail["value"] =
+                        w.size == 1 ? (w.address & 1 ? w.value & 0xFF : w.value >> 8) : w.value;
+                if (!watchStops(*this, detail)) continue;
+                ids.push_back(w.id);
+                if (!stop) stop = std::move(detail);
+            }
+            if (stop) {
+                if (ids.size() > 1) (*stop)["ids"] = ids;
+                stopRun("watchpoint", std::move(*stop));
                 return;
             }
         }
@@ -803,7 +817,10 @@ void Emulator::Impl::rebuildBreakIndex() {
     for (const auto& b : breakpoints) {
         switch (b.kind) {
         case Breakpoint::Kind::Pc: pcBreaks.push_back(b.address); break;
-        case Breakpoint::Kind::Watch: watches = true; break;
+        case Breakpoint::Kind::Watch:
+            watches = true;
+            if (b.scopeReturn) pcBreaks.push_back(b.scopeReturn);
+            break;
         case Breakpoint::Kind::Line:
         case Breakpoint::Kind::Function:
             for (const auto& l : b.locations) pcBreaks.push_back(l.address);
@@ -819,7 +836,6 @@ void Emulator::Impl::cpuAccess(const m68k::BusCycle& c) {
     // Watchpoints watch data; the CPU's own instruction fetches are not "reads" here.
     if (c.fc == m68k::FunctionCode::UserProgram || c.fc == m68k::FunctionCode::SupervisorProgram)
         return;
-    if (watchHit) return;
     const bool write = c.op == m68k::BusOp::Write || c.op == m68k::BusOp::TestAndSet;
     const bool read = c.op != m68k::BusOp::Write;
     const std::uint32_t first = (c.address & 0xFFFFFE) + (c.upper ? 0 : 1);
@@ -828,8 +844,9 @@ void Emulator::Impl::cpuAccess(const m68k::BusCycle& c) {
         if (b.kind != Breakpoint::Kind::Watch) continue;
         if (!((write && b.onWrite) || (read && b.onRead))) continue;
         if (last < b.address || first >= b.address + b.length) continue;
-        watchHit = WatchHit{b.id, first, last - first + 1, write && b.onWrite, c.data};
-        return;
+        if (std::any_of(watchHits.begin(), watchHits.end(), [&](const WatchHit& h) { return h.id == b.id; }))
+            continue; // the instruction's first access to it tells
+        watchHits.push_back(WatchHit{b.id, first, last - first + 1, write && b.onWrite, c.data});
     }
 }
 

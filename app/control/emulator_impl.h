@@ -54,10 +54,15 @@ struct Breakpoint {
     std::shared_ptr<const SourceValue> watched;
     std::size_t watchedProgram = 0;
     std::vector<std::uint8_t> lastBytes;
-    // A watch on a frame's local: that frame (its CFA and function). Once it has returned,
-    // the watch is deleted, as gdb deletes it when the program leaves the block.
-    std::uint32_t scopeCfa = 0;
+    // A watch on a frame's local: that frame (its CFA and function), the return address
+    // its caller resumes at and the context it runs in. When the caller resumes there with
+    // the frame gone (the stack pointer back at the CFA), the watch is deleted and the run
+    // stops, as gdb does when the program leaves the block.
+    std::uint32_t scopeCfa = 0, scopeReturn = 0;
     std::string scopeFunction;
+    StepContext scopeContext;
+    // The watched bytes as the instruction being replayed found them (reverse searches).
+    std::vector<std::uint8_t> replayBefore;
     bool stopsAt(std::uint32_t pc) const;
 };
 
@@ -165,7 +170,7 @@ struct Emulator::Impl : CpuAccessObserver {
         bool write = false;
         std::uint16_t value = 0;
     };
-    std::optional<WatchHit> watchHit;
+    std::vector<WatchHit> watchHits; // this instruction's, one per watch
     std::uint32_t currentPc = 0; // the instruction being stepped, for watch reports
 
     // --run under --control (Options::runProgram): the program's name on the run disk, its
@@ -316,9 +321,12 @@ void registerCoverageCommands(Emulator::Impl& impl);
 void registerLineStepCommands(Emulator::Impl& impl);
 // A watchpoint stop's detail, filled in with who wrote (breakpoint_commands.cpp).
 // Whether a watch's hit stops the run (condition, ignore count; an expression's watch only
-// when its value changed, and deleted once its frame has returned), filling in `detail`:
-// the writer, and an expression's old and new values.
+// when its value changed), filling in `detail`: the writer, and an expression's old and new
+// values.
 bool watchStops(Emulator::Impl& impl, nlohmann::json& detail);
+// At a pc where a local's watch may go out of scope: the stop (reason watchpoint_scope) when
+// its frame has returned, the watch deleted.
+std::optional<nlohmann::json> watchScopeEnds(Emulator::Impl& impl, std::uint32_t pc);
 // step_out from an inlined call: runs until the PC leaves it (line_step.cpp). False when the
 // innermost frame is no inlined call (step_out then waits for the routine's return).
 bool armInlineFinish(Emulator::Impl& impl, const nlohmann::json& params);

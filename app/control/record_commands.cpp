@@ -47,17 +47,26 @@ public:
     explicit BreakHits(Emulator::Impl& e) : e_(e) {}
     std::map<std::uint64_t, json> hits;
 
-    void beginStretch() override { e_.watchHit.reset(); }
+    void beginStretch() override { e_.watchHits.clear(); }
     bool boundary(Machine& m) override {
-        if (e_.watchHit) {
-            const auto w = *e_.watchHit;
-            e_.watchHit.reset();
-            hits[m.now()] = {{"kind", "watch"},
-                             {"id", w.id},
-                             {"address", w.address},
-                             {"access", w.write ? "write" : "read"},
-                             {"instruction_pc", pc_}};
-            return true;
+        if (!e_.watchHits.empty()) {
+            const std::vector<Emulator::Impl::WatchHit> touched = std::move(e_.watchHits);
+            e_.watchHits.clear();
+            for (const auto& w : touched) {
+                // An expression's watch counts a write only when it changed the value, as
+                // a forward run does.
+                if (const Breakpoint* b = watchOf(w.id); b && b->watched && w.write) {
+                    std::vector<std::uint8_t> now(b->length);
+                    e_.source.memory().read(b->address, now);
+                    if (now == b->replayBefore) continue;
+                }
+                hits[m.now()] = {{"kind", "watch"},
+                                 {"id", w.id},
+                                 {"address", w.address},
+                                 {"access", w.write ? "write" : "read"},
+                                 {"instruction_pc", pc_}};
+                return true;
+            }
         }
         if (m.cpu().stopped()) return false;
         const std::uint32_t pc = m.cpu().instructionAddress();
@@ -68,10 +77,22 @@ public:
             }
         return false;
     }
-    void beforeStep(Machine& m) override { pc_ = m.cpu().instructionAddress(); }
+    void beforeStep(Machine& m) override {
+        pc_ = m.cpu().instructionAddress();
+        for (Breakpoint& b : e_.breakpoints)
+            if (b.kind == Breakpoint::Kind::Watch && b.watched) {
+                b.replayBefore.resize(b.length);
+                e_.source.memory().read(b.address, b.replayBefore);
+            }
+    }
     void cpuAccess(const m68k::BusCycle& c) override { e_.cpuAccess(c); }
 
 private:
+    const Breakpoint* watchOf(int id) const {
+        for (const Breakpoint& b : e_.breakpoints)
+            if (b.id == id) return &b;
+        return nullptr;
+    }
     Emulator::Impl& e_;
     std::uint32_t pc_ = 0;
 };
@@ -212,7 +233,7 @@ void registerRecordCommands(Emulator::Impl& e) {
             const std::uint64_t from = e.machine->now();
             BreakHits v(e);
             const auto at = searchBack(e, v, 1);
-            e.watchHit.reset();
+            e.watchHits.clear();
             if (!at) {
                 // As a debugger's reverse-continue does: the start of the history.
                 e.record->seek(Record::Key::Cycle, e.record->oldest().cycle);

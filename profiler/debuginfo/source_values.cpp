@@ -1407,7 +1407,7 @@ std::string SourceValues::format(const SourceValue& v, const SourceFrame& frame,
         }
         // As gdb prints an array: a run of more than ten equal elements as `value <repeats
         // N times>` (a run counts as ten), at most 200 shown; cut at the summary's length.
-        constexpr std::uint32_t kScan = 1u << 16; // elements read at most
+        constexpr std::uint32_t kScan = kMaxString * 10; // elements read at most
         std::string text = "{";
         std::string last;
         std::uint32_t run = 0, emitted = 0;
