@@ -111,7 +111,11 @@ bool MemoryPane::goTo(const QString& text) {
         digits.remove(0, 2);
     bool ok = false;
     const std::uint32_t a = digits.toUInt(&ok, 16);
-    if (ok && !digits.isEmpty() && a <= kAddressMask) {
+    const bool address = ok && !digits.isEmpty() && a <= kAddressMask;
+    // Bare hex that could be a name (`add`, `c`): the program's name first, as the
+    // expression would read it; the address when nothing has that name.
+    const bool couldBeName = address && digits == wanted && wanted.front().isLetter();
+    if (address && !couldBeName) {
         setError({});
         goToAddress(a);
         return true;
@@ -119,8 +123,13 @@ bool MemoryPane::goTo(const QString& text) {
     // A name or a C expression, as gdb's `x` takes one: where a pointer points, where an
     // object or a function is, or the number an expression computes.
     QPointer<MemoryPane> self(this);
-    send_("eval", {{"expr", wanted.toStdString()}}, [self, wanted](bool good, const json& r) {
+    send_("eval", {{"expr", wanted.toStdString()}}, [self, wanted, couldBeName, a](bool good, const json& r) {
         if (!self) return;
+        if (!good && couldBeName) {
+            self->setError({});
+            self->goToAddress(a);
+            return;
+        }
         if (!good) {
             self->setError(tr("Cannot go to \"%1\": %2").arg(wanted, QString::fromStdString(r.value("message", std::string()))));
             return;

@@ -389,6 +389,15 @@ private slots:
         QTRY_COMPARE(pane.address(), items + 2 * 18);
         QVERIFY(pane.goTo(QStringLiteral("walk")));
         QTRY_COMPARE(pane.address(), walk);
+        // `a` is area's local (at its address), `DFF0A0` an address no name has.
+        const std::uint32_t local = number(call(*e, "eval", {{"expr", "&a"}}).value("value", std::string("0")));
+        QVERIFY(local != 0);
+        QVERIFY(pane.goTo(QStringLiteral("a")));
+        QTRY_COMPARE(pane.address(), local);
+        QVERIFY(pane.goTo(QStringLiteral("DFF0A0")));
+        QTRY_COMPARE(pane.address(), 0xDFF0A0u);
+        QVERIFY(pane.goTo(QStringLiteral("walk")));
+        QTRY_COMPARE(pane.address(), walk);
         QVERIFY(walk != 0 && walk != items);
         QVERIFY(pane.goTo(QStringLiteral("it->nosuch")));
         QTRY_VERIFY(pane.errorText().contains(QStringLiteral("nosuch")));
