@@ -114,10 +114,7 @@ CopperPane::CopperPane(Send send, QWidget* parent) : QWidget(parent), send_(std:
 void CopperPane::setSnapshot(const Snapshot& s) {
     // The Copper moves every colour clock: a running machine's list would be stale before
     // it was drawn. A stop is where it means something.
-    if (s.running || (s.instructions == shownInstructions_ && s.cck == shownCck_)) return;
-    shownInstructions_ = s.instructions;
-    shownCck_ = s.cck;
-    refresh();
+    if (stops_.newStop(s, true)) refresh();
 }
 
 void CopperPane::setList(List list) {

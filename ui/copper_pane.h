@@ -9,6 +9,7 @@
 // nothing about the Copper itself.
 
 #include "ui/cpu_pane.h"
+#include "ui/stop_follower.h"
 
 #include <QWidget>
 #include <nlohmann/json.hpp>
@@ -69,7 +70,7 @@ private:
     QTableWidget* table_ = nullptr;
     QPlainTextEdit* detail_ = nullptr;
     nlohmann::json reply_;
-    std::uint64_t shownInstructions_ = ~std::uint64_t(0), shownCck_ = ~std::uint64_t(0);
+    StopFollower stops_; // which stops this pane has shown
 };
 
 } // namespace copperline

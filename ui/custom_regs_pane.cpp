@@ -97,21 +97,14 @@ CustomRegsPane::CustomRegsPane(Send send, QWidget* parent)
 
 void CustomRegsPane::setSnapshot(const Snapshot& s) {
     running_ = s.running;
-    if (s.running || (s.instructions == shownInstructions_ && s.cck == shownCck_)) return;
-    shownInstructions_ = s.instructions;
-    shownCck_ = s.cck;
     // Finding the writers replays the record (a second or more for a long one): a hidden
     // pane waits until it is shown.
-    if (!isVisible()) {
-        stale_ = true;
-        return;
-    }
-    refresh();
+    if (stops_.newStop(s, isVisible())) refresh();
 }
 
 void CustomRegsPane::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (stale_) refresh();
+    if (stops_.shown()) refresh();
 }
 
 void CustomRegsPane::setWritersWanted(bool on) {
@@ -126,7 +119,7 @@ void CustomRegsPane::setFilter(const QString& text) {
 }
 
 void CustomRegsPane::refresh() {
-    stale_ = false;
+    stops_.asked();
     json params = json::object();
     // Looking writers up replays the record, which a running machine does not allow.
     if (writers_->isChecked() && !running_) params["writers"] = true;

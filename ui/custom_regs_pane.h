@@ -9,6 +9,7 @@
 // hidden pane asks only once it is shown, and "Last writers" turns it off.
 
 #include "ui/cpu_pane.h"
+#include "ui/stop_follower.h"
 
 #include <QWidget>
 #include <nlohmann/json.hpp>
@@ -71,8 +72,7 @@ private:
     QPlainTextEdit* detail_ = nullptr;
     nlohmann::json reply_;
     bool running_ = false;
-    bool stale_ = false; // a stop came while the pane was hidden
-    std::uint64_t shownInstructions_ = ~std::uint64_t(0), shownCck_ = ~std::uint64_t(0);
+    StopFollower stops_; // which stops this pane has shown
 };
 
 } // namespace copperline

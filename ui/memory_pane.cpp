@@ -83,10 +83,7 @@ MemoryPane::MemoryPane(Send send, QWidget* parent) : QWidget(parent), send_(std:
 }
 
 void MemoryPane::setSnapshot(const Snapshot& s) {
-    if (s.running || (s.instructions == shownInstructions_ && s.cck == shownCck_)) return;
-    shownInstructions_ = s.instructions;
-    shownCck_ = s.cck;
-    stopped();
+    if (stops_.newStop(s, true)) stopped();
 }
 
 void MemoryPane::stopped() {

@@ -9,6 +9,7 @@
 // box looks for a text with `mem.find`, from the byte after the shown address on.
 
 #include "ui/cpu_pane.h"
+#include "ui/stop_follower.h"
 
 #include <QList>
 #include <QWidget>
@@ -85,7 +86,7 @@ private:
     std::map<std::uint32_t, std::uint8_t> atStop_;
     std::vector<std::uint32_t> changed_;
     nlohmann::json regions_ = nlohmann::json::array();
-    std::uint64_t shownInstructions_ = ~std::uint64_t(0), shownCck_ = ~std::uint64_t(0);
+    StopFollower stops_; // which stops this pane has shown
 };
 
 } // namespace copperline

@@ -154,23 +154,16 @@ QString SourcePane::logText() const {
 }
 
 void SourcePane::setSnapshot(const Snapshot& s) {
-    if (s.running || (s.instructions == shownInstructions_ && s.cck == shownCck_)) return;
-    shownInstructions_ = s.instructions;
-    shownCck_ = s.cck;
-    if (!isVisible()) {
-        stale_ = true;
-        return;
-    }
-    stopped();
+    if (stops_.newStop(s, isVisible())) stopped();
 }
 
 void SourcePane::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (stale_) stopped();
+    if (stops_.shown()) stopped();
 }
 
 void SourcePane::stopped() {
-    stale_ = false;
+    stops_.asked();
     const std::uint64_t generation = ++generation_;
     loadFiles();
     QPointer<SourcePane> self(this);

@@ -12,6 +12,7 @@
 // nothing about where code or breakpoints are.
 
 #include "ui/cpu_pane.h"
+#include "ui/stop_follower.h"
 
 #include <QMap>
 #include <QSet>
@@ -109,8 +110,7 @@ private:
     QMap<int, int> breakpoints_;       // line shown -> breakpoint id
     QMap<int, qint64> counts_;         // line -> coverage count
     QSet<int> codeLines_;
-    bool stale_ = false;   // a stop came while the pane was hidden
-    std::uint64_t shownInstructions_ = ~std::uint64_t(0), shownCck_ = ~std::uint64_t(0);
+    StopFollower stops_; // which stops this pane has shown
     std::uint64_t generation_ = 0; // increases with every stop, to drop late replies
 };
 

@@ -58,23 +58,16 @@ StackPane::StackPane(Send send, QWidget* parent) : QWidget(parent), send_(std::m
 }
 
 void StackPane::setSnapshot(const Snapshot& s) {
-    if (s.running || (s.instructions == shownInstructions_ && s.cck == shownCck_)) return;
-    shownInstructions_ = s.instructions;
-    shownCck_ = s.cck;
-    if (!isVisible()) {
-        stale_ = true;
-        return;
-    }
-    refresh();
+    if (stops_.newStop(s, isVisible())) refresh();
 }
 
 void StackPane::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (stale_) refresh();
+    if (stops_.shown()) refresh();
 }
 
 void StackPane::refresh() {
-    stale_ = false;
+    stops_.asked();
     const std::uint64_t generation = ++generation_;
     QPointer<StackPane> self(this);
     send_("stack.frames", {{"start", 0}, {"count", kFrames}},

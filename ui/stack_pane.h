@@ -8,6 +8,7 @@
 // stop themselves).
 
 #include "ui/cpu_pane.h"
+#include "ui/stop_follower.h"
 
 #include <QWidget>
 #include <nlohmann/json.hpp>
@@ -61,8 +62,7 @@ private:
     QTableWidget* table_ = nullptr;
     nlohmann::json frames_ = nlohmann::json::array();
     int selected_ = 0;
-    bool stale_ = false;
-    std::uint64_t shownInstructions_ = ~std::uint64_t(0), shownCck_ = ~std::uint64_t(0);
+    StopFollower stops_; // which stops this pane has shown
     std::uint64_t generation_ = 0;
 };
 

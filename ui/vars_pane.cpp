@@ -136,19 +136,18 @@ VarsPane::VarsPane(Send send, QWidget* parent) : QWidget(parent), send_(std::mov
 }
 
 void VarsPane::setSnapshot(const Snapshot& s) {
-    if (s.running || (s.instructions == shownInstructions_ && s.cck == shownCck_)) return;
-    shownInstructions_ = s.instructions;
-    shownCck_ = s.cck;
-    if (!isVisible()) {
-        // Nothing shown at this stop: the values shown before stay the ones to compare with.
-        stale_ = true;
-        return;
-    }
-    stopped();
+    // A stop while hidden shows nothing: the values shown before stay the ones to compare
+    // with, and the pane asks once it is shown.
+    if (stops_.newStop(s, isVisible())) stopped();
+}
+
+void VarsPane::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stops_.shown()) stopped();
 }
 
 void VarsPane::stopped() {
-    stale_ = false;
+    stops_.asked();
     // What was shown at the stop before is what the values are compared with; what was not
     // shown at it (another frame's variables) has nothing to be compared with.
     if (!current_.isEmpty()) previous_ = current_;

@@ -12,6 +12,7 @@
 // every stop asks afresh.
 
 #include "ui/cpu_pane.h"
+#include "ui/stop_follower.h"
 
 #include <QHash>
 #include <QSet>
@@ -68,6 +69,9 @@ signals:
     // Every reply of a stop's or a frame's questions has arrived.
     void updated();
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void refresh();
     // Asks vars.get for what `item` opens and shows it under it.
@@ -97,10 +101,9 @@ private:
     // starts with "watch:".
     QSet<QString> open_;
     bool filling_ = false; // items are being written, not edited
-    bool stale_ = false;
     int pending_ = 0; // replies still to come for this generation
     std::uint64_t generation_ = 0;
-    std::uint64_t shownInstructions_ = ~std::uint64_t(0), shownCck_ = ~std::uint64_t(0);
+    StopFollower stops_; // which stops this pane has shown
 };
 
 } // namespace copperline

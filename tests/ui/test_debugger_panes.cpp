@@ -338,6 +338,31 @@ private slots:
         QTRY_VERIFY(p.vars.frame() == 1 && p.vars.function() == caller);
     }
 
+    // A pane hidden at a stop asks nothing then, and asks once it is shown.
+    void hiddenPanesAskWhenShown() {
+        auto e = debugging(GUEST_DEBUGGER_O0);
+        Bridge bridge(*e);
+        QVERIFY(call(*e, "break.add", {{"kind", "line"}, {"file", "dbg.c"}, {"line", markerLine("area_a")}}).contains("id"));
+        QCOMPARE(call(*e, "continue")["source"].value("line", 0), markerLine("area_a"));
+        VarsPane vars(bridge.send());
+        StackPane stack(bridge.send());
+        QSignalSpy varsUpdated(&vars, &VarsPane::updated);
+        vars.setSnapshot(*e->snapshot());
+        stack.setSnapshot(*e->snapshot());
+        QTest::qWait(300);
+        QCOMPARE(varsUpdated.count(), 0);
+        QCOMPARE(stack.table()->rowCount(), 0);
+        vars.show();
+        stack.show();
+        QTRY_VERIFY(vars.variable(QStringLiteral("Locals/w")));
+        QTRY_COMPARE(stack.table()->rowCount(), 3);
+        // The same stop again asks nothing more.
+        const int before = int(varsUpdated.count());
+        vars.setSnapshot(*e->snapshot());
+        QTest::qWait(200);
+        QCOMPARE(int(varsUpdated.count()), before);
+    }
+
     // With a capture counting coverage, Source shows each line's count beside it.
     void sourceShowsCoverageCounts() {
         auto e = debugging(GUEST_DEBUGGER_O0);
