@@ -3,11 +3,11 @@
 #include "app/control/json_rpc.h"
 #include "app/control/socket_path.h"
 #include "app/ctl/commands.h"
+#include "app/ctl/console_input.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QLocalSocket>
-#include <QSocketNotifier>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -279,44 +279,27 @@ int repl(const ClientOptions& o, QCoreApplication& app) {
         rc = kExitUnreachable;
         app.quit();
     });
-    QSocketNotifier notifier(STDIN_FILENO, QSocketNotifier::Read);
-    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
-        char buf[65536];
-        const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-        if (n <= 0) {
-            notifier.setEnabled(false);
+    StdinReader input(
+        [&](std::string_view bytes) {
+            in.feed(
+                bytes,
+                [&](std::string_view text) {
+                    MethodLine line = parseMethodLine(text);
+                    if (!line.error.empty()) {
+                        std::fprintf(stderr, "copperline-ctl: %s\n", line.error.c_str());
+                        return;
+                    }
+                    if (line.method.empty()) return;
+                    absolutePaths(line.method, line.params);
+                    waiting.push_back(rpc::requestLine(nextId++, line.method, line.params));
+                    sendNext();
+                },
+                [] { std::fprintf(stderr, "copperline-ctl: input line too long\n"); });
+        },
+        [&] {
             inputDone = true;
             finishIfDone();
-            return;
-        }
-        in.feed(
-            std::string_view(buf, std::size_t(n)),
-            [&](std::string_view text) {
-                std::string lineText(text);
-                const auto start = lineText.find_first_not_of(" \t\r");
-                if (start == std::string::npos || lineText[start] == '#') return;
-                lineText = lineText.substr(start);
-                const auto space = lineText.find_first_of(" \t");
-                const std::string method = lineText.substr(0, space);
-                json params = json::object();
-                if (space != std::string::npos) {
-                    const std::string rest = lineText.substr(space + 1);
-                    if (rest.find_first_not_of(" \t\r") != std::string::npos) {
-                        params = json::parse(rest, nullptr, false);
-                        if (params.is_discarded() || !params.is_object()) {
-                            std::fprintf(stderr,
-                                         "copperline-ctl: parameters must be a JSON object: %s\n",
-                                         rest.c_str());
-                            return;
-                        }
-                    }
-                }
-                absolutePaths(method, params);
-                waiting.push_back(rpc::requestLine(nextId++, method, params));
-                sendNext();
-            },
-            [] { std::fprintf(stderr, "copperline-ctl: input line too long\n"); });
-    });
+        });
     app.exec();
     // The socket says goodbye as it is destroyed; that is not the emulator leaving.
     socket.disconnect(&app);
