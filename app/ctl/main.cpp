@@ -2,6 +2,7 @@
 
 #include "app/ctl/client.h"
 #include "app/ctl/commands.h"
+#include "app/ctl/dap/dap_server.h"
 #include "app/version.h"
 #include "emu/media/byte_reader.h"
 
@@ -77,7 +78,11 @@ void usage(FILE* out) {
         "  [--info FILE | --socket NAME] [--hex | --raw] --repl\n"
         "                            METHOD [JSON] lines; replies and notifications as they come\n"
         "  --hex prints addresses and registers as \"$00FC0F2A\" (the default on a terminal),\n"
-        "  --raw as the protocol's numbers (the default into a pipe or a file)\n",
+        "  --raw as the protocol's numbers (the default into a pipe or a file)\n"
+        "\n"
+        "The Debug Adapter Protocol (docs/dap.md), for VS Code and other editors:\n"
+        "  --dap                     one session on stdin and stdout\n"
+        "  --dap-listen PORT         sessions on 127.0.0.1:PORT (0: a free port, printed)\n",
         out);
 }
 
@@ -91,6 +96,7 @@ int main(int argc, char** argv) {
     }
     const std::string cmd = argv[1];
     try {
+        if (copperline::dap::isDapOption(argv[1])) return copperline::dap::serve(argc - 1, argv + 1);
         if (isClientOption(argv[1])) return controlClient(argc - 1, argv + 1);
         if (cmd == "hunkinfo") return hunkInfo(argc - 2, argv + 2);
         if (cmd == "symbolize") return symbolize(argc - 2, argv + 2);
