@@ -67,7 +67,7 @@ fi
 # chrome-devtools-frontend, TypeScript bundled for Node by esbuild). Pinned, so a second run
 # installs nothing.
 npm_dir="$root/build/npm"
-npm_packages=(speedscope@1.25.0 chrome-devtools-frontend@1.0.1705227 esbuild@0.28.2)
+npm_packages=(speedscope@1.25.0 chrome-devtools-frontend@1.0.1705227 esbuild@0.28.2 @vscode/debugadapter-testsupport@1.68.0)
 npm_missing=()
 for spec in "${npm_packages[@]}"; do
     name=${spec%@*} version=${spec##*@}
