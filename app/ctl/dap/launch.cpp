@@ -205,12 +205,13 @@ LaunchArguments parseLaunch(const json& a, const std::string& ctlDirectory) {
             throw ArgumentError("timeoutMs: expected milliseconds, 1 to 3,600,000");
         l.timeoutMs = int(it->get<std::uint64_t>());
     }
-    for (const char* key : {"entryPoint", "symbolFile", "coverage", "rtcTime"})
-        if (a.contains(key))
-            notes.push_back(std::string(key) +
-                            ": ignored (the program stops at its first instruction, its debug "
-                            "information is the one beside it, coverage is copperline/coverage "
-                            "over a capture, and the clock is the machine's own)");
+    static const std::map<std::string, std::string> elsewhere = {
+        {"entryPoint", "the program stops at its first instruction (stopOnEntry)"},
+        {"symbolFile", "the debug information is read from beside the program"},
+        {"coverage", "coverage comes from a capture: copperline/coverage"},
+        {"rtcTime", "the machine keeps its own clock"}};
+    for (const auto& [key, why] : elsewhere)
+        if (a.contains(key)) notes.push_back(key + ": ignored (" + why + ")");
     for (const char* key : {"emulatorType", "remoteProgram", "serverName", "serverPort"})
         if (a.contains(key))
             notes.push_back(std::string(key) +
