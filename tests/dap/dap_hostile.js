@@ -4,15 +4,20 @@
 // Content-Length of gigabytes (refused unread: the adapter's memory stays small), a message
 // that is not a request, an unknown command, bad launch arguments. Each earns an error
 // response (where the message had a seq) or an output event and a line on stderr, and the
-// adapter goes on answering. Then the same over --dap-listen's TCP port.
+// adapter goes on answering. Then the same over --dap-listen's TCP port, and, attached to a
+// live Copperline, every request with arguments of every wrong shape: each is answered once.
 
 const assert = require('assert');
 const cp = require('child_process');
 const fs = require('fs');
 const net = require('net');
 
+const os = require('os');
+const path = require('path');
+
 const CTL = process.env.COPPERLINE_CTL;
-if (!CTL) throw new Error('COPPERLINE_CTL is not set (ctest sets it)');
+const EXE = process.env.COPPERLINE_EXE;
+if (!CTL || !EXE) throw new Error('COPPERLINE_CTL and COPPERLINE_EXE are not set (ctest sets them)');
 
 // Reads DAP messages from a stream, and waits for the ones a test wants.
 class Reader {
@@ -185,9 +190,99 @@ async function tcp() {
     }
 }
 
+// A fixed sequence of pseudo-random numbers, so that a failure comes back the same way.
+function random(seed) {
+    let x = seed >>> 0;
+    return () => {
+        x ^= x << 13; x >>>= 0;
+        x ^= x >>> 17;
+        x ^= x << 5; x >>>= 0;
+        return x / 4294967296;
+    };
+}
+
+async function shapes() {
+    console.log('-- every request, arguments of every shape, against a live emulator');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'copperline-dap-hostile-'));
+    const info = path.join(dir, 'control.json');
+    const emu = cp.spawn(EXE, ['--factory', '--noaudio', '--control', `dap-hostile-${process.pid}`, '--control-info', info],
+        { stdio: ['ignore', 'ignore', 'ignore'] });
+    const emuExit = new Promise((resolve) => emu.on('exit', (code) => resolve(code)));
+    try {
+        for (let i = 0; i < 200 && !fs.existsSync(info); ++i) await new Promise((res) => setTimeout(res, 50));
+        const adapter = cp.spawn(CTL, ['--dap'], { stdio: ['pipe', 'pipe', 'ignore'] });
+        const r = new Reader(adapter.stdout);
+        let seq = 1;
+        const request = (command, args) => {
+            const s = seq++;
+            adapter.stdin.write(framed(args === undefined ? { seq: s, type: 'request', command }
+                : { seq: s, type: 'request', command, arguments: args }));
+            return s;
+        };
+        let m = await r.wait(response(request('attach', { controlInfo: info })), 'attach', 0, 15000);
+        assert.strictEqual(m.success, true, m.message);
+        await r.wait(response(request('configurationDone', {})), 'configurationDone');
+
+        const values = [null, true, 0, -1, 1, 3, 2 ** 31, 2 ** 53, 1.5, '', 'x', '0x10', '$FC0000', '-5',
+            '!status', 'it->x', [], [1], ['address-error'], [{}], [{ line: 'a' }], [{ name: 3, dataId: 'expr:0:x' }],
+            {}, { path: 5 }, { path: '/no/such.c' }];
+        const keys = ['source', 'breakpoints', 'lines', 'line', 'endLine', 'name', 'variablesReference', 'frameId',
+            'threadId', 'startFrame', 'levels', 'expression', 'context', 'memoryReference', 'offset', 'count', 'data',
+            'instructionOffset', 'instructionCount', 'filters', 'filterOptions', 'dataId', 'accessType', 'granularity',
+            'value', 'file', 'bar', 'select', 'tree', 'start', 'mode', 'end', 'asAddress', 'bytes', 'program',
+            'controlInfo', 'socket'];
+        // Not terminate or disconnect (they end the session) nor copperline/profile (a
+        // capture on a running machine answers when it ends, by design).
+        const commands = ['initialize', 'launch', 'attach', 'setBreakpoints', 'setFunctionBreakpoints',
+            'setInstructionBreakpoints', 'dataBreakpointInfo', 'setDataBreakpoints', 'setExceptionBreakpoints',
+            'breakpointLocations', 'threads', 'stackTrace', 'scopes', 'variables', 'setVariable', 'evaluate',
+            'continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue', 'pause', 'disassemble',
+            'readMemory', 'writeMemory', 'loadedSources', 'exceptionInfo', 'copperline/coverage', 'copperline/strip',
+            'source', 'restart', 'goto'];
+        const rnd = random(1985);
+        const pick = (list) => list[Math.floor(rnd() * list.length)];
+        const sent = [];
+        for (let round = 0; round < 12; ++round) {
+            for (const command of commands) {
+                let args;
+                if (rnd() < 0.1) {
+                    args = pick(values);
+                } else {
+                    args = {};
+                    const n = Math.floor(rnd() * 5);
+                    for (let k = 0; k < n; ++k) args[pick(keys)] = pick(values);
+                }
+                sent.push(request(command, args));
+            }
+            // Now and then the machine stands still again, so that the paused-only requests run too.
+            sent.push(request('pause', {}));
+        }
+        const from = 0;
+        for (const s of sent) {
+            m = await r.wait(response(s), `the answer to request ${s}`, from, 60000);
+            assert.strictEqual(typeof m.success, 'boolean');
+            assert.ok(m.success || typeof m.message === 'string', `a refusal says why: ${JSON.stringify(m)}`);
+        }
+        console.log(`   ${r.messages.filter((x) => x.type === "response" && x.success).length} answered with success, ${r.messages.filter((x) => x.type === "response" && !x.success).length} refused`);
+        const answers = r.messages.filter((x) => x.type === 'response').map((x) => x.request_seq);
+        assert.strictEqual(new Set(answers).size, answers.length, 'each request is answered once');
+        m = await r.wait(response(request('threads', {})), 'threads after it all');
+        assert.strictEqual(m.success, true);
+        assert.strictEqual(m.body.threads[0].name, 'CPU');
+        m = await r.wait(response(request('disconnect', { terminateDebuggee: true })), 'disconnect', 0, 20000);
+        assert.strictEqual(m.success, true);
+        assert.strictEqual(await emuExit, 0, 'the attached emulator quit as asked');
+        adapter.stdin.end();
+    } finally {
+        emu.kill();
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+}
+
 (async () => {
     await stdio();
     await tcp();
+    await shapes();
     console.log('dap_hostile: passed');
     process.exit(0);
 })().catch((e) => {
