@@ -618,6 +618,8 @@ void Session::replaceBreakpoints(std::vector<int>& ids, std::vector<json> adds, 
     std::vector<std::optional<Reply>> answers(adds.size());
     std::vector<std::size_t> sent;
     for (std::size_t i = 0; i < adds.size(); ++i) {
+        if (options_.noDebug)
+            adds[i] = {{"refused", "noDebug: the program runs without breakpoints"}};
         if (adds[i].contains("refused")) {
             answers[i] = Reply::failure(errc::InvalidParams, adds[i]["refused"].get<std::string>());
             continue;
@@ -923,10 +925,6 @@ void Session::setBreakpoints(const Request& r) {
         lines.push_back(line);
         json add = {
             {"kind", "line"}, {"file", toDebug(path)}, {"line", lineIn(line)}, {"pending", true}};
-        if (options_.noDebug) {
-            adds.push_back({{"refused", "noDebug: the program runs without breakpoints"}});
-            continue;
-        }
         const std::string refused = conditions(bp, add);
         adds.push_back(refused.empty() ? add : json{{"refused", refused}});
     }
