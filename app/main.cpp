@@ -4,6 +4,7 @@
 #include "app/control/emulator.h"
 #include "app/control/socket_path.h"
 #include "app/coverage_run.h"
+#include "app/gdb/gdb_server.h"
 #include "app/headless.h"
 #include "app/profile_run.h"
 #include "app/run_program.h"
@@ -111,6 +112,42 @@ int checkArguments(const QCommandLineParser& parser, const QCommandLineOption& s
 
 FILE* serialFile = nullptr;
 
+// --gdb, --gdb-gui and --gdb-dialect: one stub, at an address that is one, and no other
+// controller beside it.
+int checkGdbOptions(const QCommandLineParser& parser, const QCommandLineOption& gdbOpt,
+                    const QCommandLineOption& gdbGuiOpt, const QCommandLineOption& dialectOpt) {
+    const bool gdb = parser.isSet(gdbOpt), gui = parser.isSet(gdbGuiOpt);
+    if (gdb && gui) {
+        std::fprintf(stderr, "copperline: give --gdb (headless) or --gdb-gui (the window), not both\n");
+        return copperline::exit_status::Usage;
+    }
+    if (!gdb && !gui) {
+        if (parser.isSet(dialectOpt)) {
+            std::fprintf(stderr, "copperline: --gdb-dialect goes with --gdb or --gdb-gui\n");
+            return copperline::exit_status::Usage;
+        }
+        return 0;
+    }
+    if (parser.isSet("control") || parser.isSet("control-gui") || parser.isSet("headless")) {
+        std::fprintf(stderr, "copperline: --%s serves gdb; it does not combine with --%s\n", gdb ? "gdb" : "gdb-gui",
+                     parser.isSet("control") ? "control" : parser.isSet("control-gui") ? "control-gui" : "headless");
+        return copperline::exit_status::Usage;
+    }
+    const QString dialect = parser.value(dialectOpt);
+    if (parser.isSet(dialectOpt) && dialect != "standard" && dialect != "bartman") {
+        std::fprintf(stderr, "copperline: --gdb-dialect wants standard or bartman, not '%s'\n", qPrintable(dialect));
+        return copperline::exit_status::Usage;
+    }
+    std::string host, error;
+    std::uint16_t port = 0;
+    if (!copperline::gdb::parseListenAddress((gdb ? parser.value(gdbOpt) : parser.value(gdbGuiOpt)).toStdString(),
+                                             host, port, &error)) {
+        std::fprintf(stderr, "copperline: --%s: %s\n", gdb ? "gdb" : "gdb-gui", error.c_str());
+        return copperline::exit_status::Usage;
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -189,9 +226,23 @@ int main(int argc, char** argv) {
         "at its link addresses). It names that code in the window, symbols.resolve, the strip and "
         "--profile's capture. Repeatable.",
         "ELF@BASE");
+    const QCommandLineOption gdbOpt(
+        "gdb",
+        "Headless, a GDB remote stub on [HOST:]PORT (a port alone: 127.0.0.1; docs/gdb.md): stopped at "
+        "reset, or with --run PROG at its first instruction, when it starts listening.",
+        "[HOST:]PORT");
+    const QCommandLineOption gdbGuiOpt("gdb-gui", "Open the window and serve a GDB remote stub on [HOST:]PORT too; "
+                                                  "the machine pauses when gdb attaches.",
+                                       "[HOST:]PORT");
+    const QCommandLineOption gdbDialectOpt(
+        "gdb-dialect",
+        "standard (gdb-multiarch, the default) or bartman (the gdb of Bartman's VS Code extension, which "
+        "connects to 127.0.0.1:2345).",
+        "DIALECT");
     parser.addOptions({romOpt, extOpt, ntscOpt, chipOpt, slowOpt, fastOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
-                       shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt, symbolsOpt});
+                       shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt, symbolsOpt, gdbOpt, gdbGuiOpt,
+                       gdbDialectOpt});
     copperline::addRunOptions(parser);
     copperline::addProfileOptions(parser);
     copperline::addCoverageOptions(parser);
@@ -221,6 +272,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "copperline: --control-info needs --control or --control-gui\n");
             return copperline::exit_status::Usage;
         }
+        if (const int rc = checkGdbOptions(parser, gdbOpt, gdbGuiOpt, gdbDialectOpt)) return rc;
     }
     // --symbols: read and placed now, so that a mistake is a message before anything runs.
     std::vector<copperline::LoadedSymbols> symbols;
@@ -266,8 +318,9 @@ int main(int argc, char** argv) {
     }
     // Options that mean "no window": help and version too, so they work without a display.
     const bool headless = helpOrVersion || parser.isSet(headlessOpt) || parser.isSet(shotOpt) ||
-                          parser.isSet(secondsOpt) || parser.isSet(controlOpt) ||
-                          (parser.isSet("run") && !parser.isSet(controlGuiOpt)) || parser.isSet("profile");
+                          parser.isSet(secondsOpt) || parser.isSet(controlOpt) || parser.isSet(gdbOpt) ||
+                          (parser.isSet("run") && !parser.isSet(controlGuiOpt) && !parser.isSet(gdbGuiOpt)) ||
+                          parser.isSet("profile");
 
     std::unique_ptr<copperline::Machine> machine;
     if (!helpOrVersion) {
@@ -402,12 +455,13 @@ int main(int argc, char** argv) {
     copperline::MediaSession media;
     if (const int rc = copperline::applyFloppyOptions(parser, *machine, media)) return rc;
 
-    const bool controlled = parser.isSet(controlOpt);
-    const bool served = controlled || parser.isSet(controlGuiOpt);
+    const bool gdbServed = parser.isSet(gdbOpt) || parser.isSet(gdbGuiOpt);
+    const bool controlled = parser.isSet(controlOpt) || parser.isSet(gdbOpt);
+    const bool served = controlled || parser.isSet(controlGuiOpt) || gdbServed;
     if (served && (parser.isSet(shotOpt) || parser.isSet(secondsOpt) || parser.isSet("profile"))) {
-        std::fprintf(stderr, "copperline: --%s runs a headless session of its own; under --control or "
-                             "--control-gui the client takes screenshots (capture.screenshot), runs "
-                             "(continue, step_frame) and captures (profile.start)\n",
+        std::fprintf(stderr, "copperline: --%s runs a headless session of its own; under --control, "
+                             "--control-gui, --gdb or --gdb-gui the client takes screenshots (capture.screenshot), runs "
+                             "(continue, step_frame) and captures (profile.start, monitor profile)\n",
                      parser.isSet(shotOpt) ? "screenshot-after" : parser.isSet(secondsOpt) ? "seconds" : "profile");
         return copperline::exit_status::Usage;
     }
@@ -466,6 +520,23 @@ int main(int argc, char** argv) {
                      server->socketPath().c_str(), copperline::kControlProtocolVersion);
     }
 
+    std::unique_ptr<copperline::gdb::GdbServer> gdbServer;
+    if (gdbServed) {
+        copperline::gdb::GdbServer::Options go;
+        go.dialect = parser.value(gdbDialectOpt) == "bartman" ? copperline::gdb::Dialect::Bartman
+                                                               : copperline::gdb::Dialect::Standard;
+        // The window's stub leaves the machine to its user when gdb kills; headless, kill ends it.
+        go.quitOnKill = parser.isSet(gdbOpt) && go.dialect == copperline::gdb::Dialect::Standard;
+        gdbServer = std::make_unique<copperline::gdb::GdbServer>(emulator, go);
+        const std::string address = (parser.isSet(gdbOpt) ? parser.value(gdbOpt) : parser.value(gdbGuiOpt)).toStdString();
+        // With --run, gdb finds the program at its first instruction: the stub listens once the
+        // machine stands there (gdb retries its connection meanwhile).
+        gdbServer->listenWhenReady(address, parser.isSet("run"), [](bool ok, const std::string& message) {
+            std::fprintf(stderr, "%s\n", message.c_str());
+            if (!ok) QCoreApplication::exit(copperline::exit_status::Usage);
+        });
+    }
+
     QSocketNotifier terminated(copperline::terminationPipe(), QSocketNotifier::Read);
     QObject::connect(&terminated, &QSocketNotifier::activated, app.get(), [] {
         std::fprintf(stderr, "copperline: stopped by signal %d\n", copperline::terminationSignal());
@@ -483,6 +554,7 @@ int main(int argc, char** argv) {
     // The emulator thread stops first, answering what it still holds (ShuttingDown); then
     // the server delivers those answers and writes everything out before its sockets close.
     emulator.stop();
+    gdbServer.reset();
     if (server) server->finish();
     server.reset();
     if (serialFile && serialFile != stdout) std::fclose(serialFile);

@@ -167,6 +167,8 @@ public:
     void setRom(const RomImage& rom);
     void setExtRom(const RomImage& rom);
     bool hasRom() const { return !rom_.empty(); }
+    // The Kickstart image as set (512 KiB; a 256 KiB ROM mirrored).
+    const std::vector<std::uint8_t>& romBytes() const { return rom_; }
     bool hasExtRom() const { return !extRom_.empty(); }
     // FNV-1a of each ROM's bytes, as state files record them.
     std::uint64_t romHash() const { return romHash_; }

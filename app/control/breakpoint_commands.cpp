@@ -21,6 +21,7 @@ const char* kindName(Breakpoint::Kind k) {
     case Breakpoint::Kind::Watch: return "watch";
     case Breakpoint::Kind::Line: return "line";
     case Breakpoint::Kind::Function: return "function";
+    case Breakpoint::Kind::Catch: return "catch";
     }
     return "?";
 }
@@ -48,6 +49,11 @@ json breakpointJson(const Breakpoint& b) {
         out["line"] = b.line;
         break;
     case Breakpoint::Kind::Function: out["name"] = b.function; break;
+    case Breakpoint::Kind::Catch:
+        out["vector"] = b.vector;
+        out["name"] = exceptionName(b.vector);
+        if (b.outsideRom) out["outside_rom"] = true;
+        break;
     }
     if (b.kind == Breakpoint::Kind::Line || b.kind == Breakpoint::Kind::Function) {
         json locations = json::array();
@@ -100,9 +106,48 @@ bool Breakpoint::stopsAt(std::uint32_t pc) const {
     case Kind::Function:
         return std::any_of(locations.begin(), locations.end(),
                            [pc](const SourceDebugger::Location& l) { return l.address == pc; });
-    case Kind::Watch: return false;
+    case Kind::Watch:
+    case Kind::Catch: return false;
     }
     return false;
+}
+
+std::string exceptionName(unsigned vector) {
+    switch (vector) {
+    case m68k::kVectorBusError: return "bus error";
+    case m68k::kVectorAddressError: return "address error";
+    case m68k::kVectorIllegal: return "illegal instruction";
+    case m68k::kVectorZeroDivide: return "division by zero";
+    case m68k::kVectorChk: return "CHK";
+    case m68k::kVectorTrapv: return "TRAPV";
+    case m68k::kVectorPrivilege: return "privilege violation";
+    case m68k::kVectorLineA: return "line A";
+    case m68k::kVectorLineF: return "line F";
+    default: break;
+    }
+    if (vector >= m68k::kVectorTrap0 && vector < m68k::kVectorTrap0 + 16u)
+        return "TRAP #" + std::to_string(vector - m68k::kVectorTrap0);
+    return "vector " + std::to_string(vector);
+}
+
+std::optional<nlohmann::json> catchStops(Emulator::Impl& e, const m68k::ExceptionInfo& taken,
+                                         std::uint32_t instructionPc) {
+    constexpr std::uint32_t kRomStart = 0xE00000;
+    std::optional<json> detail;
+    for (Breakpoint& b : e.breakpoints) {
+        if (b.kind != Breakpoint::Kind::Catch || b.vector != taken.vector) continue;
+        if (b.outsideRom && instructionPc >= kRomStart) continue;
+        ++b.hits;
+        if (b.hits <= b.ignore) continue;
+        if (!detail)
+            detail = json{{"id", b.id},
+                          {"vector", b.vector},
+                          {"name", exceptionName(b.vector)},
+                          {"instruction_pc", instructionPc},
+                          {"handler", taken.handler},
+                          {"where", e.source.describe(instructionPc)}};
+    }
+    return detail;
 }
 
 void Emulator::Impl::resolveBreakpoints() {
@@ -166,8 +211,10 @@ void registerBreakpointCommands(Emulator::Impl& e) {
         "cond (a C expression), ignore (hits to pass over) and, but for watches, log (a message with "
         "{expressions}, printed instead of stopping). A watch on an expression stops when its value "
         "changes, and one on a local goes with its frame. pending: true keeps a line or function "
-        "no program has yet, placed when one loads.",
-        {"kind", "addr", "len", "access", "file", "line", "name", "expr", "frame", "cond", "ignore", "log", "pending"},
+        "no program has yet, placed when one loads. {kind:\"catch\", vector, outside_rom} stops before an "
+        "instruction that raises the exception (vectors 2-8, 10, 11, 32-47).",
+        {"kind", "addr", "len", "access", "file", "line", "name", "expr", "frame", "cond", "ignore", "log", "pending",
+         "vector", "outside_rom"},
         [&e](const json& p) {
             const std::string kind = p::string(p, "kind");
             // A line or function no program loaded has yet: kept, unverified, and placed when
@@ -177,7 +224,9 @@ void registerBreakpointCommands(Emulator::Impl& e) {
                 fail(errc::InvalidParams, "pending: only line and function breakpoints wait for a program");
             Breakpoint b;
             const auto only = [&](std::initializer_list<const char*> allowed) {
-                for (const char* key : {"addr", "len", "access", "file", "line", "name", "expr", "frame", "log"}) {
+                for (const char* key : {"addr", "len", "access", "file", "line", "name", "expr", "frame", "log",
+                                        "vector", "outside_rom", "cond"}) {
+                    if (std::string(key) == "cond" && kind != "catch") continue;
                     if (!p.contains(key)) continue;
                     if (std::find_if(allowed.begin(), allowed.end(),
                                      [&](const char* a) { return std::string(a) == key; }) == allowed.end())
@@ -274,8 +323,23 @@ void registerBreakpointCommands(Emulator::Impl& e) {
                     b.onRead = b.onWrite = true;
                 else
                     fail(errc::InvalidParams, "access: expected \"write\", \"read\" or \"access\"");
+            } else if (kind == "catch") {
+                only({"vector", "outside_rom"});
+                b.kind = Breakpoint::Kind::Catch;
+                const auto v = unsigned(p::number(p, "vector", 255));
+                const bool raised = (v >= m68k::kVectorBusError && v <= m68k::kVectorPrivilege) ||
+                                    v == m68k::kVectorLineA || v == m68k::kVectorLineF ||
+                                    (v >= m68k::kVectorTrap0 && v < m68k::kVectorTrap0 + 16u);
+                if (!raised)
+                    fail(errc::InvalidParams,
+                         "vector: " + std::to_string(v) +
+                             " is no exception an instruction raises (2-8: bus error to privilege "
+                             "violation, 10 and 11: line A and F, 32-47: TRAP #0-15)");
+                b.vector = std::uint8_t(v);
+                b.outsideRom = p::boolean(p, "outside_rom", false);
             } else {
-                fail(errc::InvalidParams, "kind: expected \"pc\", \"line\", \"function\" or \"watch\"");
+                fail(errc::InvalidParams,
+                     "kind: expected \"pc\", \"line\", \"function\", \"watch\" or \"catch\"");
             }
             if (p.contains("cond")) {
                 if (!p["cond"].is_string())

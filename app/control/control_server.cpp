@@ -1,6 +1,7 @@
 #include "app/control/control_server.h"
 
 #include "app/control/json_rpc.h"
+#include "app/control/mailbox.h"
 #include "app/control/params.h"
 #include "app/control/socket_path.h"
 
@@ -25,41 +26,6 @@ const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.se
 
 } // namespace
 
-// Replies and notifications are made on the emulator thread and must reach the server's
-// thread. The mailbox queues them under its lock and wakes the server's thread with a
-// queued call of drainMailbox() by name, which carries nothing: what crosses threads goes through the mutex, where
-// ThreadSanitizer sees it, not through Qt's event queue, whose atomics it cannot see. It
-// drops them, under the same lock, once the server is gone: a reply to a closed server is
-// never delivered to freed memory.
-struct ControlServer::Mailbox {
-    std::mutex mutex;
-    ControlServer* server = nullptr;
-    std::deque<std::function<void(ControlServer*)>> queue;
-
-    // Runs f(server) on the server's thread, if the server still lives.
-    template <class F>
-    void post(F f) {
-        std::lock_guard lock(mutex);
-        if (!server) return;
-        queue.emplace_back(std::move(f));
-        if (queue.size() > 1) return; // a wake-up is on its way
-        // By name: the event is made and freed inside Qt and carries nothing of ours.
-        QMetaObject::invokeMethod(server, "drainMailbox", Qt::QueuedConnection);
-    }
-    // On the server's thread: everything posted so far, in order.
-    void drain() {
-        std::deque<std::function<void(ControlServer*)>> work;
-        ControlServer* s = nullptr;
-        {
-            std::lock_guard lock(mutex);
-            work.swap(queue);
-            s = server;
-        }
-        if (!s) return;
-        for (auto& f : work) f(s);
-    }
-};
-
 struct ControlServer::Connection {
     std::uint64_t id = 0;
     QPointer<QLocalSocket> socket;
@@ -70,8 +36,7 @@ struct ControlServer::Connection {
 };
 
 ControlServer::ControlServer(Emulator& emulator, QObject* parent)
-    : QObject(parent), emulator_(emulator), mailbox_(std::make_shared<Mailbox>()) {
-    mailbox_->server = this;
+    : QObject(parent), emulator_(emulator), mailbox_(std::make_shared<Mailbox>(this)) {
     std::weak_ptr<Mailbox> box = mailbox_;
     listenerId_ = emulator_.addListener([box](const std::string& method, const json& params) {
         if (auto b = box.lock())
@@ -81,10 +46,7 @@ ControlServer::ControlServer(Emulator& emulator, QObject* parent)
 
 ControlServer::~ControlServer() {
     emulator_.removeListener(listenerId_);
-    {
-        std::lock_guard lock(mailbox_->mutex);
-        mailbox_->server = nullptr;
-    }
+    mailbox_->close();
     for (auto& [id, c] : connections_) {
         for (const auto& e : c->events) {
             if (e == "event.frame") emulator_.wantFrameEvents(false);

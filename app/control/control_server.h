@@ -6,6 +6,7 @@
 // and its reply comes back here to be written. Many clients may be connected at once.
 
 #include "app/control/emulator.h"
+#include "app/control/mailbox.h"
 
 #include <QObject>
 #include <QString>
@@ -51,7 +52,7 @@ public:
 
 private:
     struct Connection;
-    struct Mailbox;
+    using Mailbox = ThreadMailbox<ControlServer>;
 
     void accept();
     void readFrom(std::uint64_t id);

@@ -326,8 +326,17 @@ void Emulator::Impl::runSlice() {
             stopRun(target.reason);
             return;
         }
+        if (target.kind == Target::Kind::PcOutside && (pc < target.rangeStart || pc >= target.rangeEnd) &&
+            !skipBreakOnce) {
+            stopRun(target.reason);
+            return;
+        }
+        // The instruction a resume starts on raises what it raises: a catch stopped before it.
+        const bool resumedHere = skipBreakOnce;
         skipBreakOnce = false;
         currentPc = pc;
+        const std::uint64_t before = m.now();
+        catcher.taken.reset();
         const bool stripWants = strip.wants(pc);
         if (stripWants) [[unlikely]]
             stripBoundary(pc);
@@ -352,6 +361,25 @@ void Emulator::Impl::runSlice() {
             }
             stopRun("run_failed", std::move(detail));
             return;
+        }
+        if (catcher.taken && !resumedHere) {
+            const m68k::ExceptionInfo taken = *catcher.taken;
+            catcher.taken.reset();
+            if (auto detail = catchStops(*this, taken, currentPc)) {
+                // The machine goes back to stand before the instruction that raised it, as
+                // a debugger shows a fault: on its line. Without the record it stays at the
+                // handler, and says so.
+                watchHits.clear();
+                record->note();
+                const std::uint64_t from = m.now();
+                if (record->seek(Record::Key::Cycle, before)) {
+                    arrived(*this, "catch", from, std::move(*detail));
+                } else {
+                    (*detail)["at_handler"] = true;
+                    stopRun("catch", std::move(*detail));
+                }
+                return;
+            }
         }
         if (!watchHits.empty()) {
             // Every watch the instruction touched is asked; the first that stops names the
@@ -625,6 +653,17 @@ nlohmann::json Emulator::Impl::runProgramJson() const {
     nlohmann::json j = {{"name", run.name}, {"seglist", hex(run.segList)}, {"debug_info", run.info != nullptr}};
     addSegmentsJson(j, run.segments);
     if (!run.info) j["debug_info_error"] = run.infoError;
+    if (run.info && !run.info->elfPath().empty()) {
+        // Each hunk's ELF section and the address it was linked at: what a debugger that
+        // reads the ELF itself (gdb) relocates it by.
+        j["elf"] = std::filesystem::absolute(run.info->elfPath()).string();
+        const auto& hunks = run.info->hunks();
+        if (j.contains("hunks"))
+            for (std::size_t i = 0; i < hunks.size() && i < j["hunks"].size(); ++i) {
+                j["hunks"][i]["section"] = hunks[i].section;
+                if (hunks[i].linkAddress) j["hunks"][i]["link_address"] = hex(*hunks[i].linkAddress);
+            }
+    }
     return j;
 }
 
@@ -813,9 +852,10 @@ void Emulator::Impl::applyInput(const MachineInput& in, std::uint64_t due) {
 
 void Emulator::Impl::rebuildBreakIndex() {
     pcBreaks.clear();
-    bool watches = false;
+    bool watches = false, catches = false;
     for (const auto& b : breakpoints) {
         switch (b.kind) {
+        case Breakpoint::Kind::Catch: catches = true; break;
         case Breakpoint::Kind::Pc: pcBreaks.push_back(b.address); break;
         case Breakpoint::Kind::Watch:
             watches = true;
@@ -830,6 +870,10 @@ void Emulator::Impl::rebuildBreakIndex() {
     std::sort(pcBreaks.begin(), pcBreaks.end());
     pcBreaks.erase(std::unique(pcBreaks.begin(), pcBreaks.end()), pcBreaks.end());
     machine->setCpuAccessObserver(watches ? this : nullptr);
+    if (catches)
+        machine->attachCpuObserver(&catcher, m68k::kHookException);
+    else
+        machine->detachCpuObserver(&catcher);
 }
 
 void Emulator::Impl::cpuAccess(const m68k::BusCycle& c) {

@@ -32,7 +32,7 @@
 namespace copperline {
 
 struct Breakpoint {
-    enum class Kind { Pc, Watch, Line, Function };
+    enum class Kind { Pc, Watch, Line, Function, Catch };
     int id = 0;
     Kind kind = Kind::Pc;
     std::uint32_t address = 0; // pc, or the first byte watched
@@ -63,6 +63,10 @@ struct Breakpoint {
     StepContext scopeContext;
     // The watched bytes as the instruction being replayed found them (reverse searches).
     std::vector<std::uint8_t> replayBefore;
+    // A catch: the exception vector an instruction raises, and whether one raised by an
+    // instruction in the ROM ($E00000 up) passes.
+    std::uint8_t vector = 0;
+    bool outsideRom = false;
     bool stopsAt(std::uint32_t pc) const;
 };
 
@@ -127,11 +131,12 @@ struct Emulator::Impl : CpuAccessObserver {
     std::vector<Done> stopWaiters;
     // What ends the current resume (besides breakpoints and pause).
     struct Target {
-        enum class Kind { None, Steps, Frame, Pc, Beam } kind = Kind::None;
+        enum class Kind { None, Steps, Frame, Pc, Beam, PcOutside } kind = Kind::None;
         std::uint64_t count = 0; // Steps: instructions left
         std::uint64_t frame = 0; // Frame: stop once machine.frame() reaches it; Beam: at this frame
         std::uint32_t pc = 0;
         unsigned beam = 0; // Beam: vpos * 256 + hpos, reached in `frame`
+        std::uint32_t rangeStart = 0, rangeEnd = 0; // PcOutside: stop at a pc outside [start, end)
         const char* reason = "target";
     } target;
     // The first instruction after a resume runs even if a breakpoint sits on it, so that
@@ -172,6 +177,15 @@ struct Emulator::Impl : CpuAccessObserver {
     };
     std::vector<WatchHit> watchHits; // this instruction's, one per watch
     std::uint32_t currentPc = 0; // the instruction being stepped, for watch reports
+    // Catches: the exception the instruction being stepped raised, heard while any catch
+    // is set (breakpoint_commands.cpp).
+    struct ExceptionCatcher final : m68k::Observer {
+        std::optional<m68k::ExceptionInfo> taken;
+        void exceptionTaken(const m68k::ExceptionInfo& e) override {
+            // An interrupt taken on the way does not hide the instruction's own exception.
+            if (!taken || (taken->vector >= m68k::kVectorSpurious && taken->vector < m68k::kVectorTrap0)) taken = e;
+        }
+    } catcher;
 
     // --run under --control (Options::runProgram): the program's name on the run disk, its
     // debug information (when it has any), the first instruction of its latest load (0
@@ -327,6 +341,12 @@ bool watchStops(Emulator::Impl& impl, nlohmann::json& detail);
 // At a pc where a local's watch may go out of scope: the stop (reason watchpoint_scope) when
 // its frame has returned, the watch deleted.
 std::optional<nlohmann::json> watchScopeEnds(Emulator::Impl& impl, std::uint32_t pc);
+// After an instruction raised `taken` (the instruction at instruction_pc): the catch's stop
+// detail when a catch on its vector stops the run (breakpoint_commands.cpp).
+std::optional<nlohmann::json> catchStops(Emulator::Impl& impl, const m68k::ExceptionInfo& taken,
+                                         std::uint32_t instructionPc);
+// An exception vector's name as catches report it ("address error", "TRAP #7").
+std::string exceptionName(unsigned vector);
 // step_out from an inlined call: runs until the PC leaves it (line_step.cpp). False when the
 // innermost frame is no inlined call (step_out then waits for the routine's return).
 bool armInlineFinish(Emulator::Impl& impl, const nlohmann::json& params);

@@ -348,15 +348,27 @@ void registerMachineCommands(Emulator::Impl& e) {
                 return json();
             });
     bus.add("run_until",
-            "Runs until the pc, the frame, or the beam position {vpos, hpos}; exactly one.",
-            {"pc", "frame", "vpos", "hpos"}, [&e](const json& p) {
+            "Runs until the pc, the frame, the beam position {vpos, hpos}, or a pc outside "
+            "pc_outside {start, end} (end excluded); exactly one.",
+            {"pc", "frame", "vpos", "hpos", "pc_outside"}, [&e](const json& p) {
                 const auto pc = p::optionalNumber(p, "pc", 0xFFFFFF);
                 const auto frame = p::optionalNumber(p, "frame", ~0ull);
                 const auto vpos = p::optionalNumber(p, "vpos", 313);
                 const auto hpos = p::optionalNumber(p, "hpos", 227);
-                if (int(pc.has_value()) + int(frame.has_value()) + int(vpos.has_value()) != 1)
+                std::optional<std::pair<std::uint32_t, std::uint32_t>> outside;
+                if (p.contains("pc_outside")) {
+                    const json& r = p["pc_outside"];
+                    if (!r.is_object())
+                        fail(errc::InvalidParams, "pc_outside: expected {start, end}, the range the pc stays in");
+                    const auto start = std::uint32_t(p::number(r, "start", 0x1000000));
+                    const auto end = std::uint32_t(p::number(r, "end", 0x1000000));
+                    if (end <= start) fail(errc::InvalidParams, "pc_outside: end must be above start");
+                    outside.emplace(start, end);
+                }
+                if (int(pc.has_value()) + int(frame.has_value()) + int(vpos.has_value()) + int(outside.has_value()) !=
+                    1)
                     fail(errc::InvalidParams,
-                         "run_until: give exactly one of pc, frame, or vpos (with hpos)");
+                         "run_until: give exactly one of pc, frame, vpos (with hpos) or pc_outside");
                 if (hpos && !vpos) fail(errc::InvalidParams, "run_until: hpos needs vpos");
                 if (pc && (*pc & 1))
                     fail(errc::InvalidParams, "pc: instructions sit at even addresses");
@@ -367,6 +379,10 @@ void registerMachineCommands(Emulator::Impl& e) {
                 if (pc) {
                     t.kind = K::Pc;
                     t.pc = std::uint32_t(*pc);
+                } else if (outside) {
+                    t.kind = K::PcOutside;
+                    t.rangeStart = outside->first;
+                    t.rangeEnd = outside->second;
                 } else if (frame) {
                     if (*frame <= e.machine->frame()) {
                         json s = e.position();

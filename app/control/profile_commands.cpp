@@ -5,7 +5,13 @@
 
 #include "app/control/capture_options.h"
 #include "app/control/emulator_impl.h"
+#include "app/control/params.h"
 #include "profiler/amigaos/amigaos.h"
+#include "profiler/capture/capture_reader.h"
+#include "profiler/report/bartman_export.h"
+#include "profiler/report/bartman_profile.h"
+
+#include <filesystem>
 
 #include <cstdio>
 
@@ -164,6 +170,37 @@ void registerProfileCommands(Emulator::Impl& e) {
                 if (!e.capture)
                     throw CommandError(errc::InvalidState, "no capture has been started");
                 return e.capture->finish();
+            });
+    bus.add("profile.export",
+            "Writes a finished capture ({path}, default the latest) as another tool's file: {format: "
+            "\"bartman\", out}, the binary profile of Bartman's VS Code extension; {overwrite} replaces "
+            "a file at out.",
+            {"path", "out", "format", "overwrite"}, [&e](const json& args) {
+                const std::string format = params::string(args, "format");
+                if (format != "bartman") fail(errc::InvalidParams, "format: expected \"bartman\"");
+                const std::string out = params::string(args, "out");
+                if (out.empty()) fail(errc::InvalidParams, "out: the file to write is empty");
+                std::string path;
+                if (args.contains("path")) {
+                    path = params::string(args, "path");
+                } else {
+                    if (!e.capture) fail(errc::InvalidState, "profile.export: no capture has been made");
+                    path = e.capture->statusJson().value("path", std::string());
+                }
+                if (e.capture && e.capture->status().active() &&
+                    e.capture->statusJson().value("path", std::string()) == path)
+                    fail(errc::InvalidState, "profile.export: the capture in " + path + " is still recording");
+                try {
+                    const BartmanProfile profile = bartmanProfileFromCapture(readCapture(path), e.machine->romBytes());
+                    writeBartmanProfile(profile, out, params::boolean(args, "overwrite", false));
+                    return json{{"path", path},
+                                {"out", out},
+                                {"format", format},
+                                {"frames", profile.frames.size()},
+                                {"bytes", std::filesystem::file_size(out)}};
+                } catch (const std::exception& ex) {
+                    fail(errc::HostIo, std::string("profile.export: ") + ex.what());
+                }
             });
     bus.add("profile.status",
             "The capture's progress: state, frames written of the limit, bytes, trigger.",

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace copperline::gdb {
 
@@ -33,9 +34,24 @@ struct Port {
         resume;
 };
 
+// Which client the session speaks to: gdb as its manual has it, or the gdb Bartman's
+// VS Code extension runs against its WinUAE (docs/gdb.md, "The bartman dialect").
+enum class Dialect { Standard, Bartman };
+
 class Session {
 public:
-    Session(Port port, std::function<void(const std::string& bytes)> send);
+    Session(Port port, std::function<void(const std::string& bytes)> send, Dialect dialect = Dialect::Standard);
+
+    // The client is there: the session sets what it keeps while connected (catches of the
+    // exceptions a program's faults raise, reported as signals).
+    void start();
+    // The client is gone (detached, killed or disconnected): everything the session set on
+    // the engine is removed.
+    void finish();
+    // The program's output (serial; `debugLines`: its KPrintF lines, which the bartman
+    // dialect marks "DBG: "): `O` packets while the machine runs for the client, kept (up to
+    // 64 KiB) until the next resume otherwise.
+    void output(std::string_view text, bool debugLines = false);
 
     // Bytes from the client, in any pieces.
     void receive(std::string_view bytes);
@@ -44,9 +60,13 @@ public:
     bool noAck() const { return noAck_; }
     // The client asked to detach or kill.
     bool ended() const { return ended_; }
+    // It asked to kill (`k`, `vKill`).
+    bool killed() const { return killed_; }
 
     // The stop reply for a stop event ("T05swbreak:;", "T05watch:1234;", "T02" ...).
-    static std::string stopReply(const nlohmann::json& stop);
+    static std::string stopReply(const nlohmann::json& stop, Dialect dialect = Dialect::Standard);
+    // The signal a caught exception vector reports (SIGBUS, SIGILL, SIGFPE or SIGTRAP).
+    static int exceptionSignal(unsigned vector);
 
 private:
     void packet(const std::string& payload);
@@ -57,15 +77,27 @@ private:
     std::string memoryWrite(std::string_view args, bool binary);
     std::string breakpoint(std::string_view args, bool insert);
     std::string query(const std::string& payload);
+    // qRcmd: a monitor command's reply (its output, hex), or a resume it started.
+    std::string monitor(const std::string& command);
+    std::string bartmanMonitor(const std::vector<std::string>& words);
+    void profileFrame(const std::string& folder, const std::string& out, unsigned frame, unsigned frames);
+    void sendOutput(std::string_view text);
+    void resumeContinue();
+    std::string vCont(std::string_view actions);
 
     Port port_;
     std::function<void(const std::string&)> send_;
+    Dialect dialect_;
     PacketReader reader_;
-    bool noAck_ = false, running_ = false, ended_ = false, interrupted_ = false;
+    bool noAck_ = false, running_ = false, ended_ = false, killed_ = false, interrupted_ = false;
     bool resumed_ = false; // the packet being answered started a resume
+    bool romExit_ = false; // bartman: Z0,ffffffff set, continues run until the pc leaves the ROM
     std::string lastReply_; // framed, for a `-`
     std::string lastStop_ = "S05";
     std::map<std::string, int> breakpoints_; // "type,addr,kind" -> the engine's id
+    std::vector<int> catches_;                // the engine's ids of the session's catches
+    std::string heldOutput_;                  // output while stopped, for the next resume
+    std::string entryState_;                  // bartman: the machine at attach, for `monitor reset`
 };
 
 } // namespace copperline::gdb
