@@ -126,7 +126,7 @@ private slots:
         // A breakpoint on the level 3 handler: continue stops there, as swbreak.
         const std::uint32_t level3 = std::stoul(c.ask("m6c,4"), nullptr, 16);
         QCOMPARE(c.ask("Z0," + hex(level3, 1) + ",2"), std::string("OK"));
-        QCOMPARE(c.ask("vCont?"), std::string("vCont;c;C;s;S"));
+        QCOMPARE(c.ask("vCont?"), std::string("vCont;c;C;s;S;t;r"));
         const std::string cont = c.ask("c");
         QVERIFY2(cont == "T05swbreak:;", (cont + " " + c.call("break.list").dump()).c_str());
         QCOMPARE(c.ask("p11"), hex(level3, 8));
@@ -144,6 +144,41 @@ private slots:
         QCOMPARE(c.ask("M70000,4:00000000"), std::string("OK"));
         QCOMPARE(c.call("break.list")["breakpoints"][0].value("kind", std::string()), std::string("watch"));
 
+        QCOMPARE(c.ask("z2,70000,4"), std::string("OK"));
+
+        // Range stepping: runs while the pc stays in [start, end); a range that holds the
+        // pc alone stops at the next instruction.
+        const std::uint32_t pc = std::stoul(c.ask("p11"), nullptr, 16);
+        QCOMPARE(c.ask("vCont;r" + hex(pc, 1) + "," + hex(pc + 2, 1) + ":1;c"), std::string("T05"));
+        const std::uint32_t after = std::stoul(c.ask("p11"), nullptr, 16);
+        QVERIFY(after != pc);
+        QCOMPARE(c.ask("vCont;r5,4"), std::string("E01"));
+        // C passes no signal: it continues; t alone is nothing to do.
+        QCOMPARE(c.ask("vCont;t"), std::string("E01"));
+
+        // Output made while stopped waits for the next resume, and comes before its stop reply.
+        c.out.clear();
+        c.session->output("held ");
+        QCOMPARE(c.out, std::string());
+        QCOMPARE(c.ask("Z0," + hex(level3, 1) + ",2"), std::string("OK"));
+        const auto resumed = c.send("vCont;C05:1;c");
+        QCOMPARE(resumed.size(), std::size_t(2));
+        QCOMPARE(resumed[0], std::string("O") + "68656c6420"); // "held "
+        QCOMPARE(resumed[1], std::string("T05swbreak:;"));
+
+        // Monitor commands: their output in hex.
+        const auto monitor = [&c](const std::string& command) {
+            std::vector<std::uint8_t> bytes(command.begin(), command.end());
+            const auto h = fromHex(c.ask("qRcmd," + toHex(bytes)));
+            return h ? std::string(h->begin(), h->end()) : std::string("<not hex>");
+        };
+        QVERIFY(monitor("help").find("last-writer ADDR") != std::string::npos);
+        const std::string status = monitor("status");
+        QVERIFY2(status.rfind("paused at pc $", 0) == 0, status.c_str());
+        QVERIFY(monitor("reg dmacon").find("DMACON") != std::string::npos);
+        QVERIFY(monitor("nosuch").find("unknown monitor command") != std::string::npos);
+        QVERIFY(monitor("last-writer").find("usage") != std::string::npos);
+
         // What is not supported has the empty reply; detach ends the session.
         QCOMPARE(c.ask("qNoSuchThing"), std::string());
         QCOMPARE(c.ask("D"), std::string("OK"));
@@ -160,6 +195,23 @@ private slots:
         QCOMPARE(Session::stopReply({{"reason", "reverse"}, {"detail", {{"reached_oldest", true}}}}),
                  std::string("T05replaylog:begin;"));
         QCOMPARE(Session::stopReply({{"reason", "step"}}), std::string("T05"));
+        // A caught fault is its signal.
+        QCOMPARE(Session::stopReply({{"reason", "catch"}, {"detail", {{"vector", 3}}}}), std::string("T0a"));
+        QCOMPARE(Session::stopReply({{"reason", "catch"}, {"detail", {{"vector", 4}}}}), std::string("T04"));
+        QCOMPARE(Session::stopReply({{"reason", "catch"}, {"detail", {{"vector", 5}}}}), std::string("T08"));
+        QCOMPARE(Session::stopReply({{"reason", "catch"}, {"detail", {{"vector", 39}}}}), std::string("T05"));
+        // Bartman's: S packets, eight-digit watch addresses, his three faults.
+        const auto bartman = [](const json& stop) { return Session::stopReply(stop, Dialect::Bartman); };
+        QCOMPARE(bartman({{"reason", "step"}}), std::string("S05"));
+        QCOMPARE(bartman({{"reason", "pause"}, {"interrupted", true}}), std::string("S05"));
+        QCOMPARE(bartman({{"reason", "breakpoint"}}), std::string("T05swbreak:;"));
+        QCOMPARE(bartman({{"reason", "watchpoint"}, {"detail", {{"address", 0x1234}, {"access", "write"}}}}),
+                 std::string("T05watch:00001234;"));
+        QCOMPARE(bartman({{"reason", "watchpoint"}, {"detail", {{"address", 0}, {"access", "read"}}}}),
+                 std::string("S0B"));
+        QCOMPARE(bartman({{"reason", "catch"}, {"detail", {{"vector", 3}}}}), std::string("S0A"));
+        QCOMPARE(bartman({{"reason", "catch"}, {"detail", {{"vector", 4}}}}), std::string("S04"));
+        QCOMPARE(bartman({{"reason", "catch"}, {"detail", {{"vector", 39}}}}), std::string("S07"));
     }
 };
 
