@@ -80,6 +80,24 @@ private slots:
         const Result info = copperline({"--control-info", "x.json"});
         QCOMPARE(info.status, 2);
         QVERIFY2(info.err.contains("--control-info needs --control"), qPrintable(info.err));
+        // The GDB stub's options: an address that is one, one stub, no second controller.
+        const struct {
+            QStringList args;
+            const char* message;
+        } gdbCases[] = {
+            {{"--gdb", "70000"}, "--gdb: \"70000\" is no [HOST:]PORT"},
+            {{"--gdb", "localhost:"}, "is no [HOST:]PORT"},
+            {{"--gdb", "nowhere:2345"}, "\"nowhere\" is no IP address"},
+            {{"--gdb", "2345", "--gdb-gui", "2346"}, "give --gdb (headless) or --gdb-gui (the window), not both"},
+            {{"--gdb", "2345", "--control", "x"}, "--gdb serves gdb; it does not combine with --control"},
+            {{"--gdb-dialect", "bartman"}, "--gdb-dialect goes with --gdb or --gdb-gui"},
+            {{"--gdb", "2345", "--gdb-dialect", "lldb"}, "--gdb-dialect wants standard or bartman, not 'lldb'"},
+        };
+        for (const auto& c : gdbCases) {
+            const Result r = copperline(c.args);
+            QCOMPARE(r.status, 2);
+            QVERIFY2(r.err.contains(c.message), qPrintable(c.args.join(' ') + ": " + r.err));
+        }
     }
 
     void aPositionalDiskOrProgramIsRefusedWithWhatToType() {
