@@ -71,7 +71,33 @@ private slots:
         QVERIFY(std::find(byName["profile.start"].begin(), byName["profile.start"].end(),
                           "frames") != byName["profile.start"].end());
         QCOMPARE(byName["break.add"].dump(),
-                 std::string(R"(["kind","addr","len","access","file","line","name","expr","frame","cond","ignore","log","pending"])"));
+                 std::string(R"(["kind","addr","len","access","file","line","name","expr","frame","cond","ignore","log","pending","vector","outside_rom"])"));
+        QCOMPARE(byName["run_until"].dump(), std::string(R"(["pc","frame","vpos","hpos","pc_outside"])"));
+        QCOMPARE(byName["profile.export"].dump(), std::string(R"(["path","out","format","overwrite"])"));
+    }
+
+    // catch, pc_outside and profile.export check what they are given before they act.
+    void catchesRangesAndExportsAreChecked() {
+        auto e = aros();
+        const auto refused = [&e](const std::string& method, const json& params, const std::string& says) {
+            const auto r = e->call(method, params);
+            QVERIFY2(!r.ok && r.errorCode == errc::InvalidParams && r.errorMessage.find(says) != std::string::npos,
+                     (method + " " + params.dump() + ": " + r.errorMessage).c_str());
+        };
+        refused("break.add", {{"kind", "catch"}, {"vector", 24}}, "24 is no exception an instruction raises");
+        refused("break.add", {{"kind", "catch"}, {"vector", 9}}, "is no exception an instruction raises");
+        refused("break.add", {{"kind", "catch"}, {"vector", 3}, {"cond", "1"}}, "cond: a catch breakpoint does not take it");
+        refused("break.add", {{"kind", "catch"}, {"vector", 3}, {"addr", 4}}, "addr: a catch breakpoint does not take it");
+        refused("break.add", {{"kind", "pc"}, {"addr", 4}, {"vector", 3}}, "vector: a pc breakpoint does not take it");
+        refused("run_until", {{"pc_outside", {{"start", 16}, {"end", 16}}}}, "end must be above start");
+        refused("run_until", {{"pc_outside", 5}}, "pc_outside: expected {start, end}");
+        refused("run_until", {{"pc", 4}, {"pc_outside", {{"start", 0}, {"end", 16}}}}, "exactly one");
+        refused("profile.export", {{"format", "json"}, {"out", "/tmp/x"}}, "format: expected \"bartman\"");
+        const auto caught = e->call("break.add", {{"kind", "catch"}, {"vector", 39}});
+        QVERIFY(caught.ok);
+        QCOMPARE(caught.result.value("name", std::string()), std::string("TRAP #7"));
+        const auto noCapture = e->call("profile.export", {{"format", "bartman"}, {"out", "/tmp/x"}});
+        QCOMPARE(noCapture.errorCode, errc::InvalidState);
     }
 
     void theMisspellingsUsersMade() {

@@ -142,23 +142,28 @@ private slots:
     // The whole of a gdb session on the -O0 debugger program.
     void gdbMultiarchSession() {
         const int tick = markerLine("walk_tick"), walkTotal = markerLine("walk_total"),
-                  mainWalk = markerLine("main_walk"), mainResults = markerLine("main_results");
-        QVERIFY(tick > 0 && walkTotal > 0 && mainWalk > 0 && mainResults > 0);
+                  mainWalk = markerLine("main_walk"), mainResults = markerLine("main_results"),
+                  mainWord = markerLine("main_word");
+        QVERIFY(tick > 0 && walkTotal > 0 && mainWalk > 0 && mainResults > 0 && mainWord > 0);
         Stub stub(GUEST_DEBUGGER_O0);
         QVERIFY2(stub.listening(), stub.err.constData());
         QTemporaryDir dir;
         const QString capture = dir.path() + "/capture";
         const ProcessResult r = gdb(GUEST_DEBUGGER_O0_ELF, stub.port,
-                                    {"break walk", "continue", "bt", QString("break dbg.c:%1").arg(tick), "continue",
+                                    {"break main", "continue", "break walk", "continue", "bt",
+                                     QString("break dbg.c:%1").arg(tick), "continue",
                                      "info locals", "frame 1", "x/16xb &word", "delete", "watch results[0]", "continue",
                                      "p/x $pc", "reverse-stepi", "p/x $pc", "info line *$pc", "break walk",
                                      "reverse-continue", "bt 1", "monitor profile 2 " + capture, "monitor status",
                                      "monitor last-writer 0x400", "detach"});
         const QString out = text(r);
         QVERIFY2(r.status == 0, qPrintable(out));
+        // main's breakpoint: its first line after the prologue.
+        QVERIFY2(out.contains(QRegularExpression(QString("Breakpoint 1, main \\(\\) at \\S*dbg\\.c:%1").arg(mainWord))),
+                 qPrintable(out));
         // A breakpoint on a function, and where it is: the function's first line after its
         // prologue, called from main's line.
-        QVERIFY2(out.contains(QRegularExpression(QString("Breakpoint 1, walk \\(head=0x[0-9a-f]+ <items>\\) at "
+        QVERIFY2(out.contains(QRegularExpression(QString("Breakpoint 2, walk \\(head=0x[0-9a-f]+ <items>\\) at "
                                                          "\\S*dbg\\.c:%1")
                                                      .arg(walkTotal))),
                  qPrintable(out));
@@ -166,13 +171,13 @@ private slots:
                  qPrintable(out));
         // A line's breakpoint, and the locals there: after the first item, total is
         // area(items[0]) = 41.
-        QVERIFY2(out.contains(QRegularExpression(QString("Breakpoint 2, walk .* at \\S*dbg\\.c:%1").arg(tick))),
+        QVERIFY2(out.contains(QRegularExpression(QString("Breakpoint 3, walk .* at \\S*dbg\\.c:%1").arg(tick))),
                  qPrintable(out));
         QVERIFY2(out.contains("total = 41"), qPrintable(out));
         // Memory: word.l = 0x11223344, big-endian.
         QVERIFY2(out.contains(QRegularExpression("0x[0-9a-f]+:\\s+0x11\\s+0x22\\s+0x33\\s+0x44")), qPrintable(out));
         // A watchpoint that fires, with the values gdb read.
-        QVERIFY2(out.contains(QRegularExpression("atchpoint 3: results\\[0\\]\\s+Old value = 0\\s+New value = 403")),
+        QVERIFY2(out.contains(QRegularExpression("atchpoint 4: results\\[0\\]\\s+Old value = 0\\s+New value = 403")),
                  qPrintable(out));
         // One instruction back: the instruction that wrote results[0], on its line.
         const QRegularExpression pcs("\\$\\d+ = 0x([0-9a-f]+)");
@@ -185,7 +190,7 @@ private slots:
         QVERIFY2(out.contains(QRegularExpression(QString("Line %1 of \"\\S*dbg\\.c\"").arg(mainResults))),
                  qPrintable(out));
         // reverse-continue goes back to the latest hit of a breakpoint: walk's entry.
-        QVERIFY2(out.contains(QRegularExpression(QString("Breakpoint 4, walk \\(head=.*\\) at \\S*dbg\\.c:%1")
+        QVERIFY2(out.contains(QRegularExpression(QString("Breakpoint 5, walk \\(head=.*\\) at \\S*dbg\\.c:%1")
                                                      .arg(walkTotal))),
                  qPrintable(out));
         // monitor commands: a capture of two frames, the status, the record's last writer.
