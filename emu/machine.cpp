@@ -1143,8 +1143,8 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
     last.partial = true;
 }
 
-std::vector<std::uint8_t> Machine::saveSnapshot() {
-    Archive ar = Archive::saver();
+std::vector<std::uint8_t> Machine::saveSnapshot(std::vector<std::uint8_t> reuse) {
+    Archive ar = Archive::saver(std::move(reuse));
     serialize(ar);
     return ar.takeBytes();
 }

@@ -338,7 +338,8 @@ public:
     // The record's snapshots (emu/record/record.h): the machine alone, for this machine
     // only. No envelope and no picture, since the record takes one every frame; the
     // bytes must come from saveSnapshot of a machine configured as this one.
-    std::vector<std::uint8_t> saveSnapshot();
+    // `reuse`: a buffer to write into (its capacity kept), such as the last snapshot's.
+    std::vector<std::uint8_t> saveSnapshot(std::vector<std::uint8_t> reuse = {});
     void loadSnapshot(std::span<const std::uint8_t> bytes);
 
     // Whether the CPU has halted (double bus fault) and the machine cannot go on.

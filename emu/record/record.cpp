@@ -135,7 +135,7 @@ void Record::setBudget(std::size_t bytes) {
 }
 
 std::size_t Record::bytesUsed() const {
-    return storedBytes_ + inputBytes_ + lastRaw_.capacity() + scratch_.capacity();
+    return storedBytes_ + inputBytes_ + lastRaw_.capacity() + spare_.capacity() + scratch_.capacity();
 }
 
 RecordPoint Record::here() const {
@@ -166,7 +166,7 @@ void Record::frameStarted() {
 }
 
 void Record::takeSnapshot() {
-    std::vector<std::uint8_t> raw = m_.saveSnapshot();
+    std::vector<std::uint8_t> raw = m_.saveSnapshot(std::move(spare_));
     Snapshot s;
     s.at = here();
     s.rawBytes = std::uint32_t(raw.size());
@@ -192,6 +192,7 @@ void Record::takeSnapshot() {
         s.pages.push_back(std::move(page));
     }
     storedBytes_ += kSnapshotOverhead + s.pages.size() * sizeof(s.pages[0]);
+    spare_ = std::move(lastRaw_); // the next snapshot's buffer
     lastRaw_ = std::move(raw);
     snapshots_.push_back(std::move(s));
     if (++sinceThin_ >= kThinEvery) {

@@ -183,6 +183,7 @@ private:
     unsigned sinceThin_ = 0;
     // The newest snapshot's state, uncompressed, to find the pages that changed.
     std::vector<std::uint8_t> lastRaw_;
+    std::vector<std::uint8_t> spare_; // the snapshot before's buffer, written over by the next
     std::vector<std::uint8_t> scratch_;
     struct Zlib;
     std::unique_ptr<Zlib> z_;

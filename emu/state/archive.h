@@ -28,7 +28,15 @@ class Archive {
 public:
     enum class Mode { Save, Load, Hash };
 
-    static Archive saver() { return Archive(Mode::Save); }
+    // A saver writes into `buffer`, emptied first: a caller that saves again and again
+    // hands back the last buffer, so its memory is reused rather than freed and faulted in
+    // anew (the record's snapshots are megabytes, one every few frames).
+    static Archive saver(std::vector<std::uint8_t> buffer = {}) {
+        Archive a(Mode::Save);
+        buffer.clear();
+        a.out_ = std::move(buffer);
+        return a;
+    }
     static Archive hasher() { return Archive(Mode::Hash); }
     static Archive loader(std::span<const std::uint8_t> bytes) {
         Archive a(Mode::Load);

@@ -370,6 +370,11 @@ private slots:
         QVERIFY(second.waitForConnected(10000));
         QVERIFY(second.waitForDisconnected(10000) || second.state() == QAbstractSocket::UnconnectedState);
         QVERIFY(exchange(Wire::frame("qC")).contains(Wire::frame("QC1")));
+        // Ctrl-C while the machine runs: the stop reply says SIGINT.
+        first.write(Wire::frame("c"));
+        first.flush();
+        QTest::qWait(300);
+        QVERIFY(exchange("\x03", 10000).contains(Wire::frame("T02")));
         // Leaves while the machine runs.
         first.write("$c#63");
         first.flush();
