@@ -135,7 +135,9 @@ void Record::setBudget(std::size_t bytes) {
 }
 
 std::size_t Record::bytesUsed() const {
-    return storedBytes_ + inputBytes_ + lastRaw_.capacity() + spare_.capacity() + scratch_.capacity();
+    // spare_, the buffer the next snapshot is written into, is the one every snapshot was
+    // taken in before it was kept: not counted, as that one never was.
+    return storedBytes_ + inputBytes_ + lastRaw_.capacity() + scratch_.capacity();
 }
 
 RecordPoint Record::here() const {

@@ -338,7 +338,7 @@ private slots:
     // One client at a time; bytes that are no packets, a bad checksum, an overlong packet and
     // a client that leaves mid-conversation: answers, and Copperline serves the next client.
     void hostileClients() {
-        Stub stub(GUEST_CRASH);
+        Stub stub(BARTMAN_TEMPLATE); // a program that runs until it is stopped
         QVERIFY2(stub.listening(), stub.err.constData());
         QTcpSocket first;
         first.connectToHost("127.0.0.1", quint16(stub.port));
