@@ -495,7 +495,7 @@ int main(int argc, char** argv) {
     eo.buildRunDisk = copperline::runDiskBuilder();
     eo.symbols = std::move(symbols);
     copperline::Emulator emulator(std::move(machine), eo);
-    // By name: the queued event is made and freed inside Qt (ui/relay.h says why).
+    // By name: the queued event is made and freed inside Qt (app/control/mailbox.h says why).
     emulator.setQuitHandler([] { QMetaObject::invokeMethod(QCoreApplication::instance(), "quit", Qt::QueuedConnection); });
 
     std::unique_ptr<copperline::ControlServer> server;

@@ -9,7 +9,7 @@
 #include "ui/display_widget.h"
 #include "ui/frame_analyzer.h"
 #include "ui/memory_pane.h"
-#include "ui/relay.h"
+#include "app/control/mailbox.h"
 #include "ui/source_pane.h"
 #include "ui/stack_pane.h"
 #include "ui/strip_pane.h"
@@ -57,8 +57,7 @@ QString hexDigits(std::uint64_t v, int digits) {
 } // namespace
 
 MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
-    : QMainWindow(parent), emulator_(emulator), relay_(std::make_shared<Relay>()) {
-    relay_->target = this;
+    : QMainWindow(parent), emulator_(emulator), relay_(std::make_shared<ThreadMailbox>(this)) {
     setWindowTitle(QStringLiteral("Copperline"));
     setObjectName(QStringLiteral("MainWindow"));
 
@@ -121,7 +120,7 @@ MainWindow::~MainWindow() {
     if (logListener_) emulator_.removeListener(logListener_);
     for (QDockWidget* d : findChildren<QDockWidget*>())
         d->disconnect(this);
-    relay_->detach();
+    relay_->close();
 }
 
 QSize MainWindow::fittedSize(const QSize& available) {
@@ -496,7 +495,7 @@ void MainWindow::buildDebuggerDocks() {
     source_->setAsk([this](const QString& title, const QString& label) { return dialogs_.askText(title, label); });
     // Log points' messages, from the emulator's thread to the Source pane's log and the
     // status bar.
-    std::weak_ptr<Relay> box = relay_;
+    std::weak_ptr<ThreadMailbox> box = relay_;
     logListener_ = emulator_.addListener([box, this](const std::string& method, const nlohmann::json& params) {
         if (method != "event.log") return;
         auto relay = box.lock();
@@ -619,7 +618,7 @@ void MainWindow::buildCaptureDock() {
     });
 }
 
-void MainWindow::drainRelay() {
+void MainWindow::drainMailbox() {
     relay_->drain();
 }
 
@@ -638,7 +637,7 @@ void MainWindow::paneCommand(const std::string& method, const nlohmann::json& pa
 void MainWindow::dispatch(const std::string& method, const nlohmann::json& params, Reply reply,
                           bool reportErrors) {
     emit sent(QString::fromStdString(method), QString::fromStdString(params.dump()));
-    std::weak_ptr<Relay> box = relay_;
+    std::weak_ptr<ThreadMailbox> box = relay_;
     emulator_.submit(
         method, params,
         [box, reply = std::move(reply), this, method, reportErrors](const CommandResult& r) {

@@ -35,7 +35,7 @@ class StackPane;
 class VarsPane;
 class StripPane;
 class TimelineStrip;
-struct Relay;
+class ThreadMailbox;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -76,8 +76,8 @@ public:
     // "warpAction" (File), "wholeRasterAction", "debugOverlayAction" (View).
     QAction* action(const QString& name) const;
     QString statusText() const;
-    // Runs the replies the emulator thread has queued (ui/relay.h wakes it, queued).
-    Q_INVOKABLE void drainRelay();
+    // Runs the replies the emulator thread has queued (app/control/mailbox.h wakes it).
+    Q_INVOKABLE void drainMailbox();
 
     // How the File menu asks for files. The defaults are Qt's file dialogs and a question
     // box; a test replaces them to drive the menu offscreen. openPath and savePath return
@@ -139,7 +139,7 @@ private:
     void seekTo(std::uint64_t cck);
 
     Emulator& emulator_;
-    std::shared_ptr<Relay> relay_;
+    std::shared_ptr<ThreadMailbox> relay_;
     DisplayWidget* display_ = nullptr;
     FrameAnalyzer* analyzer_ = nullptr;
     CpuPane* cpu_ = nullptr;

@@ -36,11 +36,10 @@ struct ControlServer::Connection {
 };
 
 ControlServer::ControlServer(Emulator& emulator, QObject* parent)
-    : QObject(parent), emulator_(emulator), mailbox_(std::make_shared<Mailbox>(this)) {
-    std::weak_ptr<Mailbox> box = mailbox_;
-    listenerId_ = emulator_.addListener([box](const std::string& method, const json& params) {
-        if (auto b = box.lock())
-            b->post([method, params](ControlServer* s) { s->notify(method, params); });
+    : QObject(parent), emulator_(emulator), mailbox_(std::make_shared<ThreadMailbox>(this)) {
+    std::weak_ptr<ThreadMailbox> box = mailbox_;
+    listenerId_ = emulator_.addListener([box, self = this](const std::string& method, const json& params) {
+        if (auto b = box.lock()) b->post([self, method, params] { self->notify(method, params); });
     });
 }
 
@@ -196,7 +195,7 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
         return;
     }
     const std::uint64_t id = c.id;
-    std::weak_ptr<Mailbox> box = mailbox_;
+    std::weak_ptr<ThreadMailbox> box = mailbox_;
     // The connection's own methods: its subscriptions. They take effect in the emulator's
     // order of things: a `ping` goes through the command queue first, so a subscription
     // sent after a command sees that command's events, and one sent before it sees them all.
@@ -223,19 +222,16 @@ void ControlServer::handleLine(Connection& c, std::string_view line) {
                 }
         if (holds.frame) emulator_.wantFrameEvents(true);
         if (holds.serial) emulator_.wantSerialEvents(true);
-        emulator_.submit("ping", json::object(), [box, id, req, holds](const CommandResult&) {
-            if (auto b = box.lock())
-                b->post([id, req, holds](ControlServer* s) { s->subscription(id, req, holds); });
+        emulator_.submit("ping", json::object(), [box, self = this, id, req, holds](const CommandResult&) {
+            if (auto b = box.lock()) b->post([self, id, req, holds] { self->subscription(id, req, holds); });
         });
         return;
     }
     emulator_.submit(req.method, std::move(req.params),
-                     [box, id, rid = req.id](const CommandResult& r) {
+                     [box, self = this, id, rid = req.id](const CommandResult& r) {
                          std::string reply = rpc::replyLine(rid, r);
                          if (auto b = box.lock())
-                             b->post([id, reply = std::move(reply)](ControlServer* s) {
-                                 s->deliver(id, reply);
-                             });
+                             b->post([self, id, reply = std::move(reply)] { self->deliver(id, reply); });
                      });
 }
 

@@ -52,7 +52,6 @@ public:
 
 private:
     struct Connection;
-    using Mailbox = ThreadMailbox<ControlServer>;
 
     void accept();
     void readFrom(std::uint64_t id);
@@ -73,7 +72,7 @@ private:
     std::string path_;
     std::map<std::uint64_t, std::unique_ptr<Connection>> connections_;
     std::uint64_t nextId_ = 1;
-    std::shared_ptr<Mailbox> mailbox_;
+    std::shared_ptr<ThreadMailbox> mailbox_;
     int listenerId_ = 0;
     bool finishing_ = false;
 };

@@ -1,27 +1,29 @@
 #pragma once
 
 // Work made on the emulator thread (replies, notifications, stops) for a QObject that lives
-// on the thread running the Qt event loop. The mailbox queues it under its lock and wakes
-// the owner's thread with a queued call of the owner's Q_INVOKABLE drainMailbox() by name,
-// which carries nothing: what crosses threads goes through the mutex, where
-// ThreadSanitizer sees it, not through Qt's event queue, whose atomics it cannot see. Once
-// the owner closes it (under the same lock), work posted later is dropped: nothing reaches
-// freed memory. Posters hold it by weak_ptr.
+// on the thread running the Qt event loop: the control server, the GDB stub's server, the
+// window. The mailbox queues it under its lock and wakes the owner's thread with a queued
+// call of the owner's Q_INVOKABLE drainMailbox() (which calls drain()) by name, which
+// carries nothing: the event is made and freed inside Qt, and what crosses threads goes
+// through the mutex, where ThreadSanitizer sees it, not through Qt's event queue, whose
+// atomics it cannot see. Once the owner closes it (in its destructor, under the same lock),
+// work posted later is dropped, so nothing reaches freed memory: work may use the owner.
+// Posters hold the mailbox by weak_ptr.
 
 #include <QMetaObject>
+#include <QObject>
 #include <deque>
 #include <functional>
 #include <mutex>
 
 namespace copperline {
 
-template <class Owner>
 class ThreadMailbox {
 public:
-    explicit ThreadMailbox(Owner* owner) : owner_(owner) {}
+    explicit ThreadMailbox(QObject* owner) : owner_(owner) {}
 
-    // Runs f(owner) on the owner's thread, if the owner is still there.
-    void post(std::function<void(Owner*)> f) {
+    // Runs f on the owner's thread, if the owner is still there.
+    void post(std::function<void()> f) {
         std::lock_guard lock(mutex_);
         if (!owner_) return;
         queue_.push_back(std::move(f));
@@ -30,15 +32,16 @@ public:
     }
     // On the owner's thread: everything posted so far, in order.
     void drain() {
-        std::deque<std::function<void(Owner*)>> work;
-        Owner* o = nullptr;
+        std::deque<std::function<void()>> work;
         {
             std::lock_guard lock(mutex_);
+            if (!owner_) {
+                queue_.clear();
+                return;
+            }
             work.swap(queue_);
-            o = owner_;
         }
-        if (!o) return;
-        for (auto& f : work) f(o);
+        for (auto& f : work) f();
     }
     // The owner is going: later posts are dropped.
     void close() {
@@ -49,8 +52,8 @@ public:
 
 private:
     std::mutex mutex_;
-    Owner* owner_;
-    std::deque<std::function<void(Owner*)>> queue_;
+    QObject* owner_;
+    std::deque<std::function<void()>> queue_;
 };
 
 } // namespace copperline

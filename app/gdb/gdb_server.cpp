@@ -33,14 +33,14 @@ bool parseListenAddress(const std::string& text, std::string& host, std::uint16_
 }
 
 GdbServer::GdbServer(Emulator& emulator, Options options, QObject* parent)
-    : QObject(parent), emulator_(emulator), options_(options), mailbox_(std::make_shared<Mailbox>(this)) {
-    std::weak_ptr<Mailbox> box = mailbox_;
-    listenerId_ = emulator_.addListener([box](const std::string& method, const json& params) {
+    : QObject(parent), emulator_(emulator), options_(options), mailbox_(std::make_shared<ThreadMailbox>(this)) {
+    std::weak_ptr<ThreadMailbox> box = mailbox_;
+    listenerId_ = emulator_.addListener([box, self = this](const std::string& method, const json& params) {
         std::string text;
         if (method == "event.stopped") {
             const std::string reason = params.value("reason", std::string());
             if (reason == "loadseg" || reason == "run_failed")
-                if (auto b = box.lock()) b->post([params](GdbServer* s) { s->machineStopped(params); });
+                if (auto b = box.lock()) b->post([self, params] { self->machineStopped(params); });
             return;
         }
         if (method == "event.serial") {
@@ -54,7 +54,7 @@ GdbServer::GdbServer(Emulator& emulator, Options options, QObject* parent)
         }
         if (text.empty()) return;
         const bool debugLines = method != "event.serial";
-        if (auto b = box.lock()) b->post([text, debugLines](GdbServer* s) { s->programOutput(text, debugLines); });
+        if (auto b = box.lock()) b->post([self, text, debugLines] { self->programOutput(text, debugLines); });
     });
 }
 
@@ -145,15 +145,15 @@ void GdbServer::accept() {
             if (!r.ok) throw CommandRefused(r.errorMessage);
             return r.result;
         };
-        std::weak_ptr<Mailbox> box = mailbox_;
+        std::weak_ptr<ThreadMailbox> box = mailbox_;
         port.resume = [this, box, generation](const std::string& method, const json& params,
                                               std::function<void(const json&)> stopped) {
-            emulator_.submit(method, params, [box, generation, stopped](const CommandResult& r) {
+            emulator_.submit(method, params, [box, self = this, generation, stopped](const CommandResult& r) {
                 json stop = r.ok ? r.result : json{{"error", r.errorMessage}};
                 if (auto b = box.lock())
-                    b->post([generation, stopped, stop = std::move(stop)](GdbServer* s) {
+                    b->post([self, generation, stopped, stop = std::move(stop)] {
                         // A stop for a session that has ended goes nowhere.
-                        if (s->generation_ == generation && s->session_) stopped(stop);
+                        if (self->generation_ == generation && self->session_) stopped(stop);
                     });
             });
         };

@@ -53,8 +53,6 @@ public:
     Q_INVOKABLE void drainMailbox();
 
 private:
-    using Mailbox = ThreadMailbox<GdbServer>;
-
     void accept();
     void readClient();
     void endSession(const char* why);
@@ -69,7 +67,7 @@ private:
     QPointer<QTcpSocket> client_;
     std::unique_ptr<Session> session_;
     std::uint64_t generation_ = 0; // raised with every session: a stop for an older one is dropped
-    std::shared_ptr<Mailbox> mailbox_;
+    std::shared_ptr<ThreadMailbox> mailbox_;
     int listenerId_ = 0;
     std::string address_;
     bool waitingForEntry_ = false;

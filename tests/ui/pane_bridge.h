@@ -1,11 +1,11 @@
 #pragma once
 
 // The window's way of answering a pane, for the pane tests: a pane's command goes to the
-// emulator, and the reply crosses back to the test's thread through a Relay (ui/relay.h),
+// emulator, and the reply crosses back to the test's thread through a ThreadMailbox (app/control/mailbox.h),
 // as MainWindow's do.
 
 #include "app/control/emulator.h"
-#include "ui/relay.h"
+#include "app/control/mailbox.h"
 
 #include <QObject>
 #include <functional>
@@ -21,12 +21,12 @@ public:
     using Reply = std::function<void(bool, const nlohmann::json&)>;
     using Send = std::function<void(const std::string&, const nlohmann::json&, Reply)>;
 
-    explicit PaneBridge(Emulator& emu) : emu_(emu), relay_(std::make_shared<Relay>()) { relay_->target = this; }
-    ~PaneBridge() override { relay_->detach(); }
-    Q_INVOKABLE void drainRelay() { relay_->drain(); }
+    explicit PaneBridge(Emulator& emu) : emu_(emu), relay_(std::make_shared<ThreadMailbox>(this)) {}
+    ~PaneBridge() override { relay_->close(); }
+    Q_INVOKABLE void drainMailbox() { relay_->drain(); }
     Send send() {
         return [this](const std::string& method, const nlohmann::json& params, Reply reply) {
-            std::weak_ptr<Relay> box = relay_;
+            std::weak_ptr<ThreadMailbox> box = relay_;
             emu_.submit(method, params, [box, reply](const CommandResult& r) {
                 auto relay = box.lock();
                 if (!relay) return;
@@ -42,7 +42,7 @@ public:
 
 private:
     Emulator& emu_;
-    std::shared_ptr<Relay> relay_;
+    std::shared_ptr<ThreadMailbox> relay_;
 };
 
 } // namespace copperline::testing
