@@ -21,8 +21,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.serial",
-                                       "event.profile", "event.debug", "event.log"};
+const std::set<std::string> kEvents = {"event.frame", "event.stopped", "event.serial", "event.profile",
+                                       "event.debug", "event.log",  "event.output"};
 
 } // namespace
 
@@ -268,7 +268,7 @@ json ControlServer::subscribe(Connection& c, const json& p) {
         if (!n.is_string() || !kEvents.count(n.get<std::string>()))
             throw CommandError(errc::InvalidParams,
                                "events: known events are event.frame, event.stopped, event.serial, "
-                               "event.profile, event.debug, event.log");
+                               "event.profile, event.debug, event.log, event.output");
         names.insert(n.get<std::string>());
     }
     const auto interval = params::optionalNumber(p, "frame_interval", 1'000'000);

@@ -331,6 +331,8 @@ void Emulator::Impl::runSlice() {
             stopRun(target.reason);
             return;
         }
+        if (pc == run.writeVector && run.writeVector) [[unlikely]]
+            programWrite();
         // The instruction a resume starts on raises what it raises: a catch stopped before it.
         const bool resumedHere = skipBreakOnce;
         skipBreakOnce = false;
@@ -612,7 +614,15 @@ void Emulator::Impl::runMessage(const GuestApi::RunMessage& m) {
     if (run.name.empty()) return; // no run armed: not our loader's program
     using E = GuestApi::RunEvent;
     switch (m.event) {
-    case E::Loaded: runProgramLoaded(m.a); break;
+    case E::Started:
+        run.dosBase = m.a;
+        run.output = m.b;
+        break;
+    case E::Loaded:
+        runProgramLoaded(m.a);
+        // dos.library's Write() sits 48 bytes below its base (_LVOWrite).
+        run.writeVector = run.dosBase ? (run.dosBase - 48) & 0xFFFFFF : 0;
+        break;
     case E::Memory: run.freeMemory = {m.a, m.b}; break;
     case E::LoadFailed:
         if (m.b != 0) break; // a --run-then line
@@ -625,6 +635,8 @@ void Emulator::Impl::runMessage(const GuestApi::RunMessage& m) {
         if (m.a == kNoFreeStore) (*run.failed)["hint"] = kMoreMemoryHint;
         break;
     case E::Exited:
+        run.writeVector = 0;
+        if (m.a != 0xFFFFFFFFu) emit("event.output", {{"name", run.name}, {"returned", m.a}, {"text", ""}});
         if (m.a == 0xFFFFFFFFu && m.b == kNoFreeStore && run.entry)
             run.failed = {{"name", run.name}, {"io_err", m.b}, {"message", noMemoryToRun(run.name, run.freeMemory)},
                           {"hint", kMoreMemoryHint}};
@@ -635,6 +647,21 @@ void Emulator::Impl::runMessage(const GuestApi::RunMessage& m) {
         (*run.failed)["free"] = run.freeMemory->first;
         (*run.failed)["largest"] = run.freeMemory->second;
     }
+}
+
+void Emulator::Impl::programWrite() {
+    // Write(d1 file, d2 buffer, d3 length) to the --run program's output: its bytes, once
+    // (a stop on the call and the resume after it arrive at the same cycle), and not again
+    // when the record replays the past.
+    const auto r = machine->cpu().registers();
+    if (r.d[1] != run.output || run.lastWriteAt == machine->now() || record->replaying()) return;
+    run.lastWriteAt = machine->now();
+    const std::int32_t length = std::int32_t(r.d[3]);
+    if (length <= 0) return;
+    const std::uint32_t n = std::min<std::uint32_t>(std::uint32_t(length), 64 * 1024);
+    std::string bytes(n, '\0');
+    for (std::uint32_t i = 0; i < n; ++i) bytes[i] = char(machine->spyByte((r.d[2] + i) & 0xFFFFFF));
+    emit("event.output", {{"name", run.name}, {"text", params::latin1ToUtf8(bytes)}});
 }
 
 void Emulator::Impl::runProgramLoaded(std::uint32_t segList) {

@@ -197,6 +197,11 @@ struct Emulator::Impl : CpuAccessObserver {
         std::uint32_t entry = 0, segList = 0;
         std::vector<AmigaOsSegment> segments;
         bool warping = false; // unpaced until the first load
+        // The loader's dos.library base and the program's output handle (RunEvent::Started),
+        // and Write()'s entry while the program runs (0 otherwise): what it writes to its
+        // output is sent as event.output.
+        std::uint32_t dosBase = 0, output = 0, writeVector = 0;
+        std::uint64_t lastWriteAt = ~0ull; // the cycle whose Write() was last told
         bool stopAtEntry = true; // run.program {"stop": false} runs on past the first instruction
         FreeMemory freeMemory;   // what exec had free when the loader last reported it
         std::uint64_t loadBytes = 0; // what LoadSeg allocates for it (run_report.h)
@@ -211,6 +216,9 @@ struct Emulator::Impl : CpuAccessObserver {
     // information, and the warp until it loads.
     void armRun(const std::string& program, bool stopAtEntry);
     void runProgramLoaded(std::uint32_t segList);
+    // At Write()'s entry while the --run program runs: what it writes to its output, as
+    // event.output.
+    void programWrite();
     nlohmann::json runProgramJson() const;
 
     // Debug information loaded by hand for code that is no AmigaOS executable

@@ -43,7 +43,7 @@ GdbServer::GdbServer(Emulator& emulator, Options options, QObject* parent)
                 if (auto b = box.lock()) b->post([self, params] { self->machineStopped(params); });
             return;
         }
-        if (method == "event.serial") {
+        if (method == "event.serial" || method == "event.output") {
             text = params.value("text", std::string());
         } else if (method == "event.debug") {
             for (const json& item : params.value("items", json::array()))
@@ -53,7 +53,7 @@ GdbServer::GdbServer(Emulator& emulator, Options options, QObject* parent)
             text = params.value("text", std::string()) + "\n";
         }
         if (text.empty()) return;
-        const bool debugLines = method != "event.serial";
+        const bool debugLines = method == "event.debug" || method == "event.log";
         if (auto b = box.lock()) b->post([self, text, debugLines] { self->programOutput(text, debugLines); });
     });
 }

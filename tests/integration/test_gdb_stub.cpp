@@ -223,15 +223,15 @@ private slots:
         QVERIFY2(out.contains(QRegularExpression("=> 0x[0-9a-f]+ <main(\\+\\d+)?>:\\s+movew? 0x1001")), qPrintable(out));
     }
 
-    // The program's KPrintF output (Bartman's template) reaches gdb's console as O packets
-    // while it runs, before the breakpoint on the line after it.
+    // The program's KPrintF output and what it writes to its output (Bartman's template)
+    // reach gdb's console as O packets while it runs, before the breakpoint after them.
     void outputReachesGdb() {
         QFile source(BARTMAN_TEMPLATE_SOURCE);
         QVERIFY(source.open(QIODevice::ReadOnly));
         int line = 0, writeLine = 0;
         while (!source.atEnd() && !writeLine) {
             ++line;
-            if (source.readLine().contains("Write(Output()")) writeLine = line;
+            if (source.readLine().contains("Delay(50);")) writeLine = line; // the line after its Write()
         }
         QVERIFY(writeLine > 0);
         Stub stub(BARTMAN_TEMPLATE);
@@ -239,7 +239,8 @@ private slots:
         const ProcessResult r =
             gdb(BARTMAN_TEMPLATE_ELF, stub.port, {QString("break main.c:%1").arg(writeLine), "continue", "kill"});
         const QString out = text(r);
-        QVERIFY2(out.contains("Hello debugger from Amiga!"), qPrintable(out));
+        QVERIFY2(out.contains("Hello debugger from Amiga!"), qPrintable(out)); // KPrintF
+        QVERIFY2(out.contains("Hello console!"), qPrintable(out));             // Write(Output(), ...)
         QVERIFY2(out.contains(QRegularExpression("Breakpoint 1(\\.\\d+)?, main \\(\\)")), qPrintable(out));
     }
 

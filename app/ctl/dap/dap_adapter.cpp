@@ -365,7 +365,7 @@ void Session::connect(const std::string& socket, const Request& r) {
 
 void Session::connected(const Request& r) {
     const json events = {"event.stopped", "event.serial", "event.debug", "event.log",
-                         "event.profile"};
+                         "event.profile", "event.output"};
     call("events.subscribe", {{"events", events}}, [this, r](const Reply& reply) {
         starting_ = false;
         if (!reply.ok) {
@@ -392,6 +392,9 @@ void Session::notified(const std::string& method, const json& params) {
         // the program's own output starts there.
         if (entered_ || loadPending_ || !emulator_)
             output("stdout", params.value("text", std::string()));
+    } else if (method == "event.output") {
+        // What the program writes to its output (dos.library Write).
+        output("stdout", params.value("text", std::string()));
     } else if (method == "event.debug") {
         for (const json& item : params.value("items", json::array())) {
             if (item.value("kind", std::string()) != "log") continue;
