@@ -47,8 +47,6 @@ public:
     void listenWhenReady(const std::string& address, bool atEntry,
                          std::function<void(bool ok, const std::string& message)> done);
     std::uint16_t port() const;
-    std::string host() const { return host_; }
-    bool connected() const { return session_ != nullptr; }
 
     Q_INVOKABLE void drainMailbox();
 

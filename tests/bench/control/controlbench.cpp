@@ -5,12 +5,11 @@
 //
 //   copperline-controlbench [--calls N] [--reads N] [--exe PATH]
 
-#include "app/control/json_rpc.h"
+#include "tests/bench/control_client.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QLocalSocket>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QThread>
@@ -25,31 +24,6 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-class Client {
-public:
-    bool connect(const std::string& path) {
-        socket_.connectToServer(QString::fromStdString(path));
-        return socket_.waitForConnected(5000);
-    }
-    // One call; returns the reply line's length (0 on failure).
-    std::size_t call(const std::string& method, const json& params) {
-        const std::string line = copperline::rpc::requestLine(++id_, method, params);
-        socket_.write(line.data(), qint64(line.size()));
-        while (!socket_.canReadLine())
-            if (!socket_.waitForReadyRead(30000)) return 0;
-        const QByteArray reply = socket_.readLine();
-        if (reply.contains("\"error\"")) {
-            std::fprintf(stderr, "controlbench: %s failed: %s", method.c_str(), reply.constData());
-            return 0;
-        }
-        return std::size_t(reply.size());
-    }
-
-private:
-    QLocalSocket socket_;
-    std::int64_t id_ = 0;
-};
 
 double percentile(std::vector<double> v, double p) {
     std::sort(v.begin(), v.end());
@@ -93,21 +67,21 @@ int main(int argc, char** argv) {
     f.open(QIODevice::ReadOnly);
     const std::string path = json::parse(f.readAll().constData()).value("socket", "");
 
-    Client c;
+    copperline::bench::ControlClient c("controlbench");
     if (!c.connect(path)) {
         std::fprintf(stderr, "controlbench: cannot connect to %s\n", path.c_str());
         return 1;
     }
     // A booted machine, so that memory holds something.
-    c.call("step_frame", {{"n", 100}});
+    c.callLine("step_frame", {{"n", 100}}, 30000);
 
     for (int i = 0; i < 200; ++i)
-        c.call("status", json::object()); // warm up
+        c.callLine("status", json::object(), 30000); // warm up
     std::vector<double> us;
     us.reserve(std::size_t(calls));
     for (int i = 0; i < calls; ++i) {
         const auto t0 = Clock::now();
-        if (!c.call("status", json::object())) return 1;
+        if (!c.callLine("status", json::object(), 30000)) return 1;
         us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     }
     std::printf("status round trip: median %.1f us, p99 %.1f us (%d calls)\n", percentile(us, 0.5),
@@ -120,10 +94,10 @@ int main(int argc, char** argv) {
         for (int i = 0; i < reads; ++i) {
             const std::uint32_t addr =
                 std::uint32_t(i % 8) * kBlock; // across the 512 KiB of chip RAM
-            const std::size_t n =
-                c.call("mem.read", {{"addr", addr}, {"len", kBlock}, {"encoding", encoding}});
-            if (!n) return 1;
-            wire += n;
+            const auto reply =
+                c.callLine("mem.read", {{"addr", addr}, {"len", kBlock}, {"encoding", encoding}}, 30000);
+            if (!reply) return 1;
+            wire += std::size_t(reply->size());
         }
         const double s = std::chrono::duration<double>(Clock::now() - t0).count();
         std::printf(
@@ -132,7 +106,7 @@ int main(int argc, char** argv) {
             double(wire) / s / (1 << 20));
     }
 
-    c.call("quit", json::object());
+    c.callLine("quit", json::object(), 30000);
     emulator.waitForFinished(10000);
     return 0;
 }

@@ -8,11 +8,10 @@
 //
 //   copperline-debuggerbench [--rounds N] [--exe PATH] [--program PATH]
 
-#include "app/control/json_rpc.h"
+#include "tests/bench/control_client.h"
 
 #include <QCoreApplication>
 #include <QFile>
-#include <QLocalSocket>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QThread>
@@ -29,33 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-class Client {
-public:
-    bool connect(const std::string& path) {
-        socket_.connectToServer(QString::fromStdString(path));
-        return socket_.waitForConnected(5000);
-    }
-    // One call and its result; a discarded json on an error.
-    json call(const std::string& method, const json& params = json::object()) {
-        const std::string line = copperline::rpc::requestLine(++id_, method, params);
-        socket_.write(line.data(), qint64(line.size()));
-        for (;;) {
-            while (!socket_.canReadLine())
-                if (!socket_.waitForReadyRead(300000)) return json::value_t::discarded;
-            const json reply = json::parse(socket_.readLine().toStdString(), nullptr, false);
-            if (!reply.is_object() || !reply.contains("id")) continue; // a notification
-            if (reply.contains("error")) {
-                std::fprintf(stderr, "debuggerbench: %s failed: %s\n", method.c_str(), reply["error"].dump().c_str());
-                return json::value_t::discarded;
-            }
-            return reply["result"];
-        }
-    }
-
-private:
-    QLocalSocket socket_;
-    std::int64_t id_ = 0;
-};
+using Client = copperline::bench::ControlClient;
 
 struct Timings {
     std::map<std::string, std::vector<double>> ms;
@@ -116,7 +89,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "debuggerbench: %s did not start\n", qPrintable(exe));
         return 1;
     }
-    Client c;
+    Client c("debuggerbench");
     if (!c.connect(json::parse(f.readAll().constData()).value("socket", ""))) return 1;
 
     Timings t;
