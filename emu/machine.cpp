@@ -326,7 +326,10 @@ void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t
     waitBound_ = 0;
     ciaA_.advanceTo(t);
     ciaB_.advanceTo(t);
-    paula_.setCiaLines(ciaA_.irq(), ciaB_.irq(), agnus_.cck());
+    const bool a = ciaA_.irq(), b = ciaB_.irq();
+    if ((a && !paula_.ciaALine()) || (b && !paula_.ciaBLine())) [[unlikely]]
+        agnus_.noteEvent((a && !paula_.ciaALine() ? slot_event::CiaAIrq : 0u) | (b && !paula_.ciaBLine() ? slot_event::CiaBIrq : 0u));
+    paula_.setCiaLines(a, b, agnus_.cck());
 }
 
 inline void Machine::updateIpl() {
@@ -430,10 +433,20 @@ inline void Machine::step() {
         momentStartAt_ = t0;
     }
     unsigned kind;
+    // With slot records, the CPU's interrupt mask as the step starts (a capture's first
+    // step, a loaded state) and as it ends.
+    if (agnus_.recordingSlots()) [[unlikely]]
+        agnus_.noteCpuMask(std::uint8_t(cpu_.sr() >> 8 & 7));
     if (cpu_.stopped() || cpu_.halted()) {
         kind = stepStoppedClock();
+        if (kind == StepIrq && agnus_.recordingSlots()) [[unlikely]]
+            agnus_.noteEvent(slot_event::CpuIrq); // (the clock that woke it)
     } else {
         kind = cpu_.interruptNext() ? StepIrq : StepInstruction;
+        if (kind == StepIrq && agnus_.recordingSlots()) [[unlikely]] {
+            if constexpr (!Whole) syncTo(t0); // the clock the interrupt's processing starts in
+            agnus_.noteEvent(slot_event::CpuIrq);
+        }
         if ((cpu_.pc() & 0xFFFFFF) == uaelib::kEntry + 4 && !cpu_.exceptionPending() &&
             config_.uaelib) [[unlikely]] {
             if constexpr (!Whole) syncTo(t0); // the call reads the beam
@@ -453,6 +466,8 @@ inline void Machine::step() {
         if (Whole || stepObserver_ || momentObserver_ || statsFrameEnded_ || !syncCanWait(cpu_.cycles()))
             syncTo(cpu_.cycles());
     }
+    if (agnus_.recordingSlots()) [[unlikely]]
+        agnus_.noteCpuMask(std::uint8_t(cpu_.sr() >> 8 & 7));
     if (!stepObserver_ && !momentObserver_ && !statsFrameEnded_) [[likely]] {
         // accountStep with nobody to tell and no frame ended in the step.
         addStep(frameStats_[0], kind, cpu_.cycles() - t0, kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0));
@@ -745,14 +760,15 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     case Region::Custom: {
         // The access waits for a colour clock Agnus gives the CPU.
         const std::uint64_t at = (t + 1) / kCyclesPerCck;
-        if (agnus_.recordingSlots())
-            agnus_.noteCpuAccess(a, write, c.data, (c.upper && c.lower) ? 2 : 1, r == Region::Custom ? int(a & 0x1FE) : -1);
         // What a denied clock is charged to: the access's kind and the instruction running.
         const CpuAccessKind kind = (write || c.op == m68k::BusOp::TestAndSet) ? CpuAccessKind::Write
                                    : (c.fc == m68k::FunctionCode::UserProgram ||
                                       c.fc == m68k::FunctionCode::SupervisorProgram)
                                        ? CpuAccessKind::Fetch
                                        : CpuAccessKind::Read;
+        if (agnus_.recordingSlots())
+            agnus_.noteCpuAccess(a, write, c.data, (c.upper && c.lower) ? 2 : 1, r == Region::Custom ? int(a & 0x1FE) : -1,
+                                 kind == CpuAccessKind::Fetch);
         const std::uint64_t granted = agnus_.cpuAcquire(at, kind, cpu_.executingAddress());
         syncCias(granted * kCyclesPerCck);
         const unsigned waits = unsigned(granted * kCyclesPerCck - t);
@@ -804,6 +820,8 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
             const std::uint8_t hi = selB ? ciaB_.peek(regNo) : 0xFF;
             c.data = std::uint16_t(hi << 8 | lo);
         }
+        if (agnus_.recordingSlots() && (selA || selB)) [[unlikely]]
+            agnus_.noteCiaAccess(std::uint8_t((selA ? 1 : 0) | (selB ? 2 : 0)), regNo, write, c.data);
         syncCias(e);
         updateIpl();
         return unsigned(e + kCyclesPerEClock - t) - 4;

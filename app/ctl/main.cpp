@@ -64,6 +64,8 @@ void usage(FILE* out) {
         "  profile-report DIR --elf FILE [--base ADDR | --bases B0,B1,...] [--out FILE] ...\n"
         "                            the same for code that is no executable (a boot block),\n"
         "                            named from its ELF alone where the loader put it\n"
+        "  profile-report DIR --format bartman [--out FILE] [--force]\n"
+        "                            a saved state's capture (no program) for Bartman's viewer\n"
         "  profile-report DIR [--program PROG] --format folded|trace|table [--out FILE]\n"
         "                 [--from sampler|samples] [--contain RANGES] [--agree]\n"
         "                            the system sampler's samples (or the precise ones, exact) by\n"

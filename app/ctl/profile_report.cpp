@@ -266,7 +266,10 @@ int profileReport(int argc, char** argv) {
     // No executable: an ELF alone (a boot block, code a loader placed), where --base or
     // --bases put it, or where the capture recorded it (symbols.load, --symbols).
     const bool elfAlone = program.empty() && !debug.elfPath.empty();
-    if (program.empty() && !elfAlone)
+    // A capture of no program (a saved state's) goes to Bartman's viewer as WinUAE's
+    // savestate mode sends it: absolute PCs, no symbols.
+    const bool noProgram = program.empty() && !elfAlone && format == "bartman";
+    if (program.empty() && !elfAlone && !noProgram)
         throw UsageError{"profile-report: --program PROG names the executable that was profiled (or --elf FILE "
                          "--base ADDR the ELF of code that is no executable)"};
     if ((base || bases) && !elfAlone)
@@ -284,14 +287,16 @@ int profileReport(int argc, char** argv) {
         throw UsageError{"profile-report: --per-frame writes .cpuprofile files; --format lcov writes one .info "
                          "for the whole capture"};
     if (out.empty())
-        out = (fs::path(dir) / (fs::path(program).filename().string() +
+        out = (fs::path(dir) / ((noProgram ? std::string("profile") : fs::path(program).filename().string()) +
                                 (format == "bartman" ? ".amigaprofile"
                                  : format == "lcov"  ? ".info"
                                                      : ".cpuprofile")))
                   .string();
 
     const auto start = std::chrono::steady_clock::now();
-    const DebugInfo info = elfAlone ? DebugInfo::loadElf(debug.elfPath, debug.sourceMap) : DebugInfo::load(program, debug);
+    const DebugInfo info = noProgram  ? DebugInfo()
+                           : elfAlone ? DebugInfo::loadElf(debug.elfPath, debug.sourceMap)
+                                      : DebugInfo::load(program, debug);
     for (const std::string& w : info.warnings()) std::fprintf(stderr, "copperline-ctl: warning: %s\n", w.c_str());
     std::optional<std::vector<std::uint32_t>> placed;
     if (base) placed = info.basesAt(*base);
@@ -302,6 +307,9 @@ int profileReport(int argc, char** argv) {
         placed = *bases;
     }
     const CaptureFiles capture = readCapture(dir);
+    if (noProgram && capture.summary.is_object() &&
+        !capture.summary.value("sampling", nlohmann::json::object()).value("relocation_bases", nlohmann::json::array()).empty())
+        throw UsageError{"profile-report: " + dir + " profiled a program: --program PROG names it (or --elf FILE)"};
     if (format == "bartman") {
         if (placed)
             throw UsageError{"profile-report: --format bartman takes the bases the capture recorded; leave out "

@@ -108,7 +108,22 @@ void Agnus::setRecordSlots(bool on) {
         fullRecords_ = {};
         fullCount_ = 0;
         events_.clear();
+        masks_.clear();
+        cia_.clear();
     }
+}
+
+void Agnus::noteCpuMask(std::uint8_t mask) {
+    if (mask == cpuMask_) return;
+    cpuMask_ = mask;
+    if (recordSlots_) masks_.push_back({std::uint32_t(vpos_) * kMaxLineCck + hpos_, mask});
+}
+
+void Agnus::noteCiaAccess(std::uint8_t chips, std::uint8_t reg, bool write, std::uint16_t value) {
+    if (!recordSlots_) return;
+    const std::uint32_t index = std::uint32_t(vpos_) * kMaxLineCck + hpos_;
+    events_.push_back({index, ((chips & 1) ? slot_event::CiaA : 0u) | ((chips & 2) ? slot_event::CiaB : 0u)});
+    cia_.push_back({index, chips, reg, write, value});
 }
 
 void Agnus::armRecords() {
@@ -118,6 +133,9 @@ void Agnus::armRecords() {
     fullRecords_.assign(owners_.size() + 1, LiveRecord{});
     fullCount_ = 0;
     events_.clear();
+    masks_.clear();
+    cia_.clear();
+    maskAtStart_ = cpuMask_;
     eventsAt_ = hpos_;
     lastCpuFull_ = ~std::size_t(0);
 }
@@ -133,6 +151,8 @@ void Agnus::moveRecordsBeam(std::size_t from) {
         fullCount_ = std::size_t(std::count_if(recordKinds_.begin(), recordKinds_.begin() + std::ptrdiff_t(to),
                                                [](RecordKind k) { return (std::uint8_t(k) & kFullRecord) != 0; }));
         std::erase_if(events_, [to](const EventAt& e) { return e.index >= to; });
+        std::erase_if(masks_, [to](const EventAt& e) { return e.index >= to; });
+        std::erase_if(cia_, [to](const CiaAccess& e) { return e.index >= to; });
     }
     eventsAt_ = hpos_;
     lastCpuFull_ = ~std::size_t(0);
@@ -173,6 +193,14 @@ void Agnus::expandCommittedRecords() const {
     std::fill(committedRecords_.begin() + std::ptrdiff_t(used), committedRecords_.end(), SlotRecord{});
     for (const EventAt& e : committedEvents_)
         if (e.index < used) committedRecords_[e.index].events |= e.events;
+    // The CPU's interrupt mask, clock by clock from its changes.
+    std::uint16_t mask = std::uint16_t(committedMaskAtStart_ << slot_flag::IntMaskShift);
+    auto change = committedMasks_.begin();
+    for (std::size_t i = 0; i < used; ++i) {
+        for (; change != committedMasks_.end() && change->index <= i; ++change)
+            mask = std::uint16_t(change->events << slot_flag::IntMaskShift);
+        out[i].flags = std::uint16_t((out[i].flags & ~slot_flag::IntMask) | mask);
+    }
 }
 
 bool Agnus::verticalBlank() const {
@@ -581,6 +609,7 @@ template <bool CpuWants, bool Slots>
     if (blitIrqAt_ && cck_ >= blitIrqAt_) {
         blitIrqAt_ = 0;
         paula_.raise(intreq::BLIT, cck_);
+        if constexpr (Slots) events_.push_back({std::uint32_t(vpos_) * kMaxLineCck + h, slot_event::BlitIrq});
     }
 
     if (CpuWants) {
@@ -890,11 +919,13 @@ std::uint64_t Agnus::cpuAcquireFor() {
     }
 }
 
-void Agnus::noteCpuAccess(std::uint32_t address, bool write, std::uint16_t data, std::uint8_t size, int customReg) {
+void Agnus::noteCpuAccess(std::uint32_t address, bool write, std::uint16_t data, std::uint8_t size, int customReg,
+                          bool fetch) {
     pendingCpu_.address = address & 0xFFFFFF;
     pendingCpu_.data = data;
     pendingCpu_.size = size;
-    pendingCpu_.flags = std::uint16_t((write ? slot_flag::Write : 0) | (customReg >= 0 ? slot_flag::Register : 0));
+    pendingCpu_.flags = std::uint16_t((write ? slot_flag::Write : 0) | (customReg >= 0 ? slot_flag::Register : 0) |
+                                      (fetch ? slot_flag::Fetch : 0));
     pendingCpu_.reg = customReg >= 0 ? std::uint16_t(customReg) : 0;
 }
 
@@ -980,14 +1011,21 @@ void Agnus::commitFrame() {
         std::swap(committedKinds_, recordKinds_);
         std::swap(committedFull_, fullRecords_);
         std::swap(committedEvents_, events_);
+        std::swap(committedMasks_, masks_);
+        std::swap(committedCia_, cia_);
+        committedMaskAtStart_ = maskAtStart_;
+        maskAtStart_ = cpuMask_;
         committedFullCount_ = fullCount_;
         fullCount_ = 0;
         events_.clear();
+        masks_.clear();
+        cia_.clear();
         recordKinds_.resize(committedKinds_.size());
         fullRecords_.resize(committedFull_.size());
         committedSlots_ = true;
     } else {
         committedSlots_ = false;
+        committedCia_.clear();
     }
     committedExpanded_ = false;
     cpuWaitCck_ = 0;

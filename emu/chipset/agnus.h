@@ -115,7 +115,8 @@ public:
     // `pc`, the instruction executing. With slot records (recordingSlots), noteCpuAccess
     // first says what the granted clock's record shows of the access.
     std::uint64_t cpuAcquire(std::uint64_t at, CpuAccessKind kind, std::uint32_t pc);
-    void noteCpuAccess(std::uint32_t address, bool write, std::uint16_t data, std::uint8_t size, int customReg);
+    void noteCpuAccess(std::uint32_t address, bool write, std::uint16_t data, std::uint8_t size, int customReg,
+                       bool fetch = false);
 
     // ---- per-frame accounting (frame_stats.h) ------------------------------------------
     // The frame in progress, where Agnus charges each denied CPU clock (by owner, access
@@ -172,6 +173,19 @@ public:
         if (!committedExpanded_) expandCommittedRecords();
         return committedRecords_;
     }
+    // With slot records, what happens off Agnus's own clocks, noted on the clock at the beam
+    // (the next to run: a caller syncs first): slot_event bits (the CPU taking an interrupt,
+    // a CIA's /IRQ), the CPU's interrupt mask from that clock on (each record's flags), and
+    // a CPU access to a CIA register (CiaA/CiaB event, and committedCiaAccesses). Without
+    // slot records they do nothing.
+    void noteEvent(std::uint32_t events) {
+        if (recordSlots_) [[unlikely]]
+            events_.push_back({std::uint32_t(vpos_) * kMaxLineCck + hpos_, events});
+    }
+    void noteCpuMask(std::uint8_t mask);
+    void noteCiaAccess(std::uint8_t chips, std::uint8_t reg, bool write, std::uint16_t value);
+    // The last committed frame's CIA accesses, in time order (empty without slot records).
+    const std::vector<CiaAccess>& committedCiaAccesses() const { return committedCia_; }
     // Per-owner clock counts of the last committed frame.
     const std::array<std::uint32_t, kBusOwnerCount>& committedOwnerCounts() const { return committedCounts_; }
     // Stands in another timeline's last committed frame (a loaded state file's): its
@@ -406,6 +420,11 @@ private:
         std::uint32_t events;
     };
     std::vector<EventAt> events_, committedEvents_;
+    // The CPU's interrupt mask: now, at the frame's first clock, and its changes in the
+    // frame (index, mask), filled into the records' flags when they are expanded.
+    std::uint8_t cpuMask_ = 7, maskAtStart_ = 7, committedMaskAtStart_ = 7;
+    std::vector<EventAt> masks_, committedMasks_;
+    std::vector<CiaAccess> cia_, committedCia_;
     std::uint16_t eventsAt_ = 0; // this line's clocks before it are in events_
     void noteEvents();
     void moveRecordsBeam(std::size_t from); // a loaded state's beam; from: the old one

@@ -64,6 +64,8 @@ public:
 
     // Whether Paula holds both CIA lines inactive (what the last setCiaLines gave her).
     bool ciaLinesIdle() const { return !ciaA_ && !ciaB_; }
+    bool ciaALine() const { return ciaA_; }
+    bool ciaBLine() const { return ciaB_; }
     std::uint16_t intena() const { return intena_; }
     std::uint16_t intreq() const { return intreq_; }
     // The level the CPU sees at colour clock `cck` (0 = none).

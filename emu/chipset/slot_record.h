@@ -41,6 +41,13 @@ inline constexpr std::uint32_t HDIWS = 1u << 9;  // the horizontal display windo
 inline constexpr std::uint32_t HDIWE = 1u << 10; // the horizontal display window closes
 inline constexpr std::uint32_t DDFS = 1u << 11;  // bitplane data fetch starts (DDFSTRT match)
 inline constexpr std::uint32_t DDFE = 1u << 12;  // bitplane data fetch stops (DDFSTOP match)
+// Happenings, on the clock where they happen.
+inline constexpr std::uint32_t BlitIrq = 1u << 13; // the blitter raises INTREQ BLIT: its blit is done
+inline constexpr std::uint32_t CpuIrq = 1u << 14;  // the CPU starts taking an interrupt
+inline constexpr std::uint32_t CiaAIrq = 1u << 15; // CIA-A pulls its /IRQ line (INTREQ PORTS)
+inline constexpr std::uint32_t CiaBIrq = 1u << 16; // CIA-B pulls its /IRQ line (INTREQ EXTER)
+inline constexpr std::uint32_t CiaA = 1u << 17;    // the CPU accesses a CIA-A register (CiaAccess)
+inline constexpr std::uint32_t CiaB = 1u << 18;    // the CPU accesses a CIA-B register (CiaAccess)
 } // namespace slot_event
 
 // Record flags.
@@ -48,7 +55,22 @@ namespace slot_flag {
 inline constexpr std::uint16_t Write = 1u << 0;      // the access wrote (else read)
 inline constexpr std::uint16_t CpuWaited = 1u << 1;  // the CPU wanted this slot and was denied
 inline constexpr std::uint16_t Register = 1u << 2;   // `reg` is valid
+inline constexpr std::uint16_t Fetch = 1u << 3;      // the CPU's access read an instruction word
+// Bits 8-10: the CPU's interrupt mask (SR I2-I0) during this clock, in every record.
+inline constexpr unsigned IntMaskShift = 8;
+inline constexpr std::uint16_t IntMask = 7u << IntMaskShift;
 } // namespace slot_flag
+
+// A CPU access to a CIA register in a frame with slot records, kept beside the records
+// (the access is off the chip bus: the clock's record belongs to whoever owned the bus).
+// Its clock's record has the CiaA or CiaB event.
+struct CiaAccess {
+    std::uint32_t index = 0; // the clock, row-major with the records' stride
+    std::uint8_t chips = 0;  // 1 CIA-A, 2 CIA-B, 3 both (an address can select both)
+    std::uint8_t reg = 0;    // 0-15
+    bool write = false;
+    std::uint16_t value = 0; // the word on the bus: CIA-B on D15-D8, CIA-A on D7-D0
+};
 
 // One colour clock, 24 bytes, little-endian, naturally aligned.
 struct SlotRecord {

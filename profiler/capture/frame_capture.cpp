@@ -380,6 +380,7 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
     // The chipset's registers at the frame's first clock.
     const std::uint16_t bplcon0 = s.customAtStart[reg::BPLCON0 >> 1];
     unsigned flags = 0;
+    if (agnus.config().ecs) flags |= 1u << 1;
     if (machine_.config().ntsc) flags |= 1u << 2;
     if (bplcon0 & 4) flags |= 1u << 3; // LACE
     if (agnus.longFrame()) flags |= 1u << 4;
@@ -421,6 +422,14 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
                 const std::string name = sidecarName("slots", s.frame, "bin", seq_);
                 writeFileV(name, rows);
                 r["slots"] = name;
+                // The CPU's CIA accesses, which the records mark (CiaA/CiaB) but cannot hold.
+                json cia = json::array();
+                for (const CiaAccess& a : agnus.committedCiaAccesses()) {
+                    const unsigned v = a.index / Agnus::kMaxLineCck, h = a.index % Agnus::kMaxLineCck;
+                    if (v >= lines || h >= lineCck) continue;
+                    cia.push_back(json::array({v, h, a.chips, a.reg, a.write ? 1 : 0, a.value}));
+                }
+                r["cia_accesses"] = std::move(cia);
             }
         }
         if (options_.screenshots == CaptureOptions::Screenshots::Every) {

@@ -8,6 +8,7 @@
 #include "profiler/report/sample_report.h"
 #include "profiler/sampling/sample_reader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -63,10 +64,13 @@ struct Need {
         return (fs::path(c.dir) / n).string();
     }
 
-    // A PC as Bartman's readers take it: a text offset or a ROM address; nothing else.
+    // A PC as Bartman's readers take it. With the program's text (the capture unwound it):
+    // a text offset or a ROM address, nothing else. Without (a saved state's capture, as
+    // WinUAE profiles a state: no text, no unwinding), every PC, absolute.
     bool keepPc(std::uint32_t pc) const {
         if (pc == sf::kIrqMarker) return true;
-        if (textRelative && pc < textSize) return true;
+        if (!textRelative) return pc < sf::kIrqMarker;
+        if (pc < textSize) return true;
         return pc >= 0xF80000 && pc < 0x1000000;
     }
 };
@@ -119,6 +123,7 @@ std::vector<bartman::Resource> resources(const json& summary) {
 
 // One frame's chipset part, shared by both formats.
 struct FrameParts {
+    std::uint32_t chipsetFlags = bartman::chipset_flag::Full;
     std::array<std::uint16_t, 256> custom{};
     std::vector<bartman::DmaRec> dma;
     std::vector<Sample> samples;
@@ -129,9 +134,18 @@ struct FrameParts {
 FrameParts frameParts(const Need& need, const json& r) {
     FrameParts f;
     f.custom = customRegisters(r);
+    f.chipsetFlags = bartman::chipsetFlagsFromCapture(
+        unsigned(number(r.value("registers", json::object()).value("chipset_flags", json(0)))));
     const unsigned lines = r.value("lines", 0u), lineCck = r.value("line_cck", 0u);
     const std::vector<SlotRecord> slots = readSlots(need.path(r, "slots"), lines, lineCck);
-    f.dma = bartman::toBartmanDmaFrame(slots, lineCck, f.custom[0x042 >> 1]);
+    std::vector<bartman::CiaAt> cia;
+    for (const json& a : r.value("cia_accesses", json::array())) {
+        if (!a.is_array() || a.size() != 6)
+            bad(need.c.dir + ": frame " + r.value("frame", json(0)).dump() + ": a cia_accesses entry is not [vpos, hpos, chips, reg, write, value]: " + a.dump());
+        cia.push_back({number(a[0]), number(a[1]), std::uint8_t(number(a[2])), std::uint8_t(number(a[3]) & 15),
+                       number(a[4]) != 0, std::uint16_t(number(a[5]))});
+    }
+    f.dma = bartman::toBartmanDmaFrame(slots, lineCck, f.custom[0x042 >> 1], cia);
     f.samples = readSamples(need.path(r, "samples"), need.path(r, "samples_meta"), need.registers);
     if (r.contains("screenshot")) f.screenshot = readFileBytes(need.path(r, "screenshot"), 64u << 20);
     f.cycles = 2 * r.value("length_cck", 0u);
@@ -161,6 +175,17 @@ ProfileTree inCycles(const ProfileTree& t) {
         for (const auto c : t.node(id).children) map[c] = out.child(map[id], t.node(c).frame);
     for (const auto& s : t.samples()) out.addSample(map[s.node], 2 * s.duration);
     return out;
+}
+
+// An instruction's words and text as objdump lists them after the address: "4e75 \trts\n".
+void appendInstruction(std::string& out, std::span<const std::uint8_t> bytes, const DisasmResult& d) {
+    char buf[8];
+    for (std::uint32_t w = 0; w < d.length; w += 2) {
+        std::snprintf(buf, sizeof buf, "%02x%02x ", bytes[w], bytes[w + 1]);
+        out += buf;
+    }
+    const std::size_t space = d.text.find_first_of(" \t");
+    out += "\t" + (space == std::string::npos ? d.text : d.text.substr(0, space) + " " + d.text.substr(space + 1)) + "\n";
 }
 
 // The program's first code hunk as objdump lists it (the extension's disassembly view parses
@@ -196,13 +221,35 @@ std::string objdumpText(const DebugInfo& info) {
         if (d.length == 0) break;
         std::snprintf(buf, sizeof buf, "%8x:\t", off);
         out += buf;
-        for (std::uint32_t w = 0; w < d.length; w += 2) {
-            std::snprintf(buf, sizeof buf, "%02x%02x ", code[off + w], code[off + w + 1]);
-            out += buf;
-        }
-        const std::size_t space = d.text.find_first_of(" \t");
-        out += "\t" + (space == std::string::npos ? d.text : d.text.substr(0, space) + " " + d.text.substr(space + 1)) + "\n";
+        appendInstruction(out, std::span<const std::uint8_t>(code).subspan(off), d);
         off += d.length;
+    }
+    return out;
+}
+
+// Without a program, the instructions at the samples' PCs in the memory the capture holds
+// (chip RAM at $000000, slow RAM at $C00000), as the extension disassembles a saved state's
+// trace: one "address:\twords\ttext" line per distinct PC, in address order.
+std::string pcTraceText(const std::vector<AmigaProfileFrame>& frames, const std::vector<std::uint8_t>& chip,
+                        const std::vector<std::uint8_t>& slow) {
+    std::vector<std::uint32_t> pcs;
+    for (const AmigaProfileFrame& f : frames)
+        for (const PcTraceEntry& e : f.pcTrace) pcs.push_back(e.pc);
+    std::sort(pcs.begin(), pcs.end());
+    pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+    std::string out;
+    char buf[48];
+    for (const std::uint32_t pc : pcs) {
+        std::span<const std::uint8_t> mem;
+        if (pc < chip.size()) mem = std::span<const std::uint8_t>(chip).subspan(pc);
+        else if (pc >= 0xC00000 && pc - 0xC00000 < slow.size()) mem = std::span<const std::uint8_t>(slow).subspan(pc - 0xC00000);
+        else continue;
+        if ((pc & 1) || mem.size() < 2) continue;
+        const DisasmResult d = disassemble(pc, mem.first(std::min<std::size_t>(mem.size(), 22)));
+        if (d.length == 0 || d.length > mem.size()) continue;
+        std::snprintf(buf, sizeof buf, " %x:\t", pc);
+        out += buf;
+        appendInstruction(out, mem, d);
     }
     return out;
 }
@@ -276,6 +323,7 @@ AmigaProfileInput amigaProfileFromCapture(const CaptureFiles& capture, const Deb
         AmigaProfileFrame& f = in.frames.at(index);
         FrameParts parts = frameParts(need, r);
         f.tree = inCycles(report.frames.at(index).tree);
+        f.chipsetFlags = parts.chipsetFlags;
         f.customRegs = parts.custom;
         f.dma = std::move(parts.dma);
         f.resources = res;
@@ -293,6 +341,7 @@ AmigaProfileInput amigaProfileFromCapture(const CaptureFiles& capture, const Deb
         f.screenshotType = 1;
         ++index;
     }
+    if (info.programPath().empty() && !need.textRelative) in.objdump = pcTraceText(in.frames, in.chipMem, in.bogoMem);
     return in;
 }
 
@@ -317,6 +366,7 @@ BartmanProfile bartmanProfileFromCapture(const CaptureFiles& capture, std::span<
         if (!r.contains("samples")) continue;
         FrameParts parts = frameParts(need, r);
         bartman::Frame f;
+        f.chipsetFlags = parts.chipsetFlags;
         f.customRegs = parts.custom;
         f.dma = std::move(parts.dma);
         f.resources = res;
@@ -326,9 +376,11 @@ BartmanProfile bartmanProfileFromCapture(const CaptureFiles& capture, std::span<
         samples.reserve(parts.samples.size());
         for (const Sample& x : parts.samples) {
             ProfileSample o;
-            for (const std::uint32_t pc : x.stack)
+            for (const std::uint32_t pc : x.stack) {
                 if (need.keepPc(pc)) o.stack.push_back(pc);
                 else break; // the callers of code Bartman cannot place are not its own
+                if (!need.textRelative) break; // a state's samples: the PC alone, as WinUAE's
+            }
             o.cycles = 2 * x.meta.totalCck;
             std::copy(x.registers.begin(), x.registers.end(), o.registers.begin());
             samples.push_back(std::move(o));

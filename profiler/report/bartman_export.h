@@ -9,10 +9,12 @@
 // "registers": true, which its reader always expects). A capture without one of them is
 // refused with a message that names the missing option.
 //
-// Sample PCs keep the capture's encoding where Bartman's readers understand it (text-relative
-// in the unwind text, absolute in ROM); any other PC would be read as a text offset, so such
-// a sample is written without PCs, which the extension shows as [External]. Costs are CPU
-// cycles (two per colour clock).
+// Sample PCs: a capture with the program's unwind text keeps the capture's encoding where
+// Bartman's readers understand it (text-relative in the text, absolute in ROM); any other PC
+// would be read as a text offset, so such a sample is written without PCs, which the
+// extension shows as [External]. A capture without the text (a saved state's) is written as
+// WinUAE's savestate mode writes one: every PC absolute, without callers. Costs are CPU
+// cycles (two per colour clock). chipsetFlags is WinUAE's mask for the capture's chipset.
 
 #include "profiler/capture/capture_reader.h"
 #include "profiler/debuginfo/debug_info.h"

@@ -405,7 +405,9 @@ std::uint32_t dmaEvents(std::uint32_t e) {
         {slot_event::HBE, dma_event::HBE},      {slot_event::HSS, dma_event::HSS},
         {slot_event::HSE, dma_event::HSE},      {slot_event::HDIWS, dma_event::HDIWS},
         {slot_event::HDIWE, dma_event::HDIWE},  {slot_event::DDFS, dma_event::DdfStrt},
-        {slot_event::DDFE, dma_event::DdfStop},
+        {slot_event::DDFE, dma_event::DdfStop},  {slot_event::BlitIrq, dma_event::BlitIrq},
+        {slot_event::CpuIrq, dma_event::CpuIrq},  {slot_event::CiaAIrq, dma_event::CiaAIrq},
+        {slot_event::CiaBIrq, dma_event::CiaBIrq},
     };
     std::uint32_t out = 0;
     for (const auto& [from, to] : kMap)
@@ -424,9 +426,12 @@ std::uint16_t blitterMode(std::uint16_t bltcon1) {
 DmaRec toBartmanDma(const SlotRecord& s, const DmaContext& c) {
     DmaRec d;
     d.ipl = std::int8_t(s.ipl);
+    d.intlev = std::int8_t((s.flags & slot_flag::IntMask) >> slot_flag::IntMaskShift);
     d.evt = dmaEvents(s.events);
     const bool hasReg = s.flags & slot_flag::Register;
     const bool write = s.flags & slot_flag::Write;
+    // INTREQ written, by the CPU or a Copper MOVE.
+    if (hasReg && write && s.reg == reg::INTREQ) d.evt |= dma_event::IntReq;
     const auto transfer = [&](std::int16_t type, std::uint16_t reg, std::uint16_t extra) {
         d.type = type;
         d.reg = reg;
@@ -509,7 +514,7 @@ DmaRec toBartmanDma(const SlotRecord& s, const DmaContext& c) {
         const std::uint16_t bytes = s.size == 1 ? 1 : 2;
         transfer(dma_type::Cpu,
                  std::uint16_t(dma_cpu::Access | (write ? dma_cpu::Write : 0) | bytes),
-                 write || !c.cpuFetch ? dma_extra::CpuData : dma_extra::CpuCode);
+                 write || !(c.cpuFetch || (s.flags & slot_flag::Fetch)) ? dma_extra::CpuData : dma_extra::CpuCode);
         // A byte travels on the half of the bus its address selects.
         if (bytes == 1) d.dat = s.address & 1 ? d.dat & 0xFF : d.dat >> 8;
         break;
@@ -518,8 +523,15 @@ DmaRec toBartmanDma(const SlotRecord& s, const DmaContext& c) {
     return d;
 }
 
+std::uint32_t chipsetFlagsFromCapture(unsigned captureFlags) {
+    std::uint32_t mask = 0;
+    if (captureFlags & 1) mask = chipset_flag::Aga | chipset_flag::EcsDenise | chipset_flag::EcsAgnus;
+    else if (captureFlags & 2) mask = chipset_flag::EcsAgnus;
+    return chipset_flag::Full | mask;
+}
+
 std::vector<DmaRec> toBartmanDmaFrame(std::span<const SlotRecord> slots, unsigned stride,
-                                      std::uint16_t bltcon1) {
+                                      std::uint16_t bltcon1, std::span<const CiaAt> cia) {
     if (stride == 0 || slots.size() % stride)
         throw MediaError("slot records: " + std::to_string(slots.size()) +
                          " records are not whole lines of " + std::to_string(stride));
@@ -590,6 +602,15 @@ std::vector<DmaRec> toBartmanDmaFrame(std::span<const SlotRecord> slots, unsigne
                 }
             }
         }
+    }
+    for (const CiaAt& a : cia) {
+        if (a.vpos >= kDmaVpos || a.hpos >= kDmaHpos || a.vpos >= lines || a.hpos >= stride) continue;
+        DmaRec& d = out[a.vpos * kDmaHpos + a.hpos];
+        d.ciaReg = a.reg;
+        d.ciaMask = a.chips;
+        d.ciaRw = a.write ? 1 : 0;
+        d.ciaPhase = -1; // an access (WinUAE's E-clock phase marks are not recorded)
+        d.ciaValue = a.value;
     }
     return out;
 }

@@ -274,8 +274,22 @@ DmaRec toBartmanDma(const SlotRecord& slot, const DmaContext& context = {});
 // BLTSIZE write (`bltcon1` is its value at the frame's start), refresh clocks get their strobe.
 // Clocks beyond 227 per line and lines beyond 313 are dropped; missing ones are idle. Throws
 // MediaError when the records are not whole lines.
+// `cia`: the frame's CPU accesses to the CIAs (a frame record's cia_accesses), in time
+// order; each fills the CIA fields of its clock's record.
+struct CiaAt {
+    unsigned vpos = 0, hpos = 0;
+    std::uint8_t chips = 0; // 1 CIA-A, 2 CIA-B, 3 both
+    std::uint8_t reg = 0;   // 0-15
+    bool write = false;
+    std::uint16_t value = 0;
+};
 std::vector<DmaRec> toBartmanDmaFrame(std::span<const SlotRecord> slots, unsigned stride,
-                                      std::uint16_t bltcon1 = 0);
+                                      std::uint16_t bltcon1 = 0, std::span<const CiaAt> cia = {});
+
+// WinUAE's chipset mask for a capture's registers.chipset_flags (bit 0 AGA, bit 1 ECS
+// Agnus), with 0x100 set as WinUAE's state writer sets it: OCS 0x100, ECS Agnus 0x101, AGA
+// 0x107 (an AGA machine has the ECS bits too).
+std::uint32_t chipsetFlagsFromCapture(unsigned captureFlags);
 
 } // namespace bartman
 

@@ -122,6 +122,9 @@ private slots:
         Recorder r;
         r.machine = b.get();
         b->attachFrameObserver(&r);
+        // Slot records too: the interrupt mask, the CPU's interrupts and the CIAs' events
+        // noted from outside Agnus change nothing either.
+        b->agnus().setRecordSlots(true);
         for (int i = 0; i < 200; ++i) {
             a->runFrame();
             b->runFrame();

@@ -316,6 +316,14 @@ private slots:
         // The call trees are in CPU cycles: both calls of the loop, at their table cost.
         QCOMPARE(loopCyclesSeen, 2 * loopCycles(kLoopN));
 
+        // A program's capture needs the program (only a saved state's goes without).
+        const Result unnamed = run(COPPERLINE_CTL, {"profile-report", capture_, "--format", "bartman", "--out", tmp_.filePath("unnamed.amigaprofile")});
+        QVERIFY(unnamed.status != 0);
+        QVERIFY2(unnamed.err.contains("profiled a program: --program PROG names it"), unnamed.err.constData());
+        QVERIFY(!QFile::exists(tmp_.filePath("unnamed.amigaprofile")));
+        // The frames carry the chipset flags WinUAE writes for an OCS A500.
+        for (const AmigaProfileFrame& f : in.frames) QCOMPARE(f.chipsetFlags, 0x100u);
+
         // A capture without what the format shows is refused, naming the option.
         const QString bare = tmp_.filePath("bare");
         std::filesystem::copy(capture_.toStdString(), bare.toStdString(), std::filesystem::copy_options::recursive);

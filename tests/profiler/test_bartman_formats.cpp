@@ -820,6 +820,49 @@ private slots:
         QCOMPARE(toBartmanDma(bpl).extra, std::uint16_t(5));
     }
 
+    void happeningsMapToEvents() {
+        // The CPU's fetch flag, its interrupt mask and the events from outside Agnus.
+        SlotRecord fetch = slot(BusOwner::Cpu, 0, 0x400, 0x4E75, slot_flag::Fetch);
+        fetch.flags |= std::uint16_t(3u << slot_flag::IntMaskShift);
+        QCOMPARE(toBartmanDma(fetch).extra, dma_extra::CpuCode);
+        QCOMPARE(toBartmanDma(fetch).intlev, std::int8_t(3));
+        SlotRecord idle;
+        idle.events = slot_event::BlitIrq | slot_event::CpuIrq | slot_event::CiaAIrq | slot_event::CiaBIrq;
+        idle.flags = std::uint16_t(7u << slot_flag::IntMaskShift);
+        const DmaRec d = toBartmanDma(idle);
+        QCOMPARE(d.evt, dma_event::BlitIrq | dma_event::CpuIrq | dma_event::CiaAIrq | dma_event::CiaBIrq);
+        QCOMPARE(d.intlev, std::int8_t(7));
+        QCOMPARE(d.reg, kNoReg);
+        // INTREQ written by the CPU or the Copper; a read of INTREQR is no event.
+        const SlotRecord cpuWrite = slot(BusOwner::Cpu, 0, 0xDFF09C, 0x0020, slot_flag::Write | slot_flag::Register, reg::INTREQ);
+        QVERIFY(toBartmanDma(cpuWrite).evt & dma_event::IntReq);
+        const SlotRecord copperMove = slot(BusOwner::Copper, 0, 0x10002, 0x8010, slot_flag::Write | slot_flag::Register, reg::INTREQ);
+        QVERIFY(toBartmanDma(copperMove).evt & dma_event::IntReq);
+        const SlotRecord read = slot(BusOwner::Cpu, 0, 0xDFF01E, 0x0020, slot_flag::Register, reg::INTREQR);
+        QVERIFY(!(toBartmanDma(read).evt & dma_event::IntReq));
+        // The CIA accesses land on their clocks; one beyond the frame's lines is dropped.
+        std::vector<SlotRecord> frame(227 * 313);
+        const CiaAt cia[] = {{10, 20, 1, 14, true, 0x0011}, {11, 30, 2, 8, false, 0x42FF}, {400, 1, 1, 0, false, 0}};
+        const auto dma = toBartmanDmaFrame(frame, 227, 0, cia);
+        const DmaRec& a = dma[10 * kDmaHpos + 20];
+        QCOMPARE(a.ciaReg, 14);
+        QCOMPARE(a.ciaMask, 1);
+        QCOMPARE(a.ciaRw, std::int8_t(1));
+        QCOMPARE(a.ciaPhase, -1);
+        QCOMPARE(a.ciaValue, std::uint16_t(0x0011));
+        QCOMPARE(dma[11 * kDmaHpos + 30].ciaMask, 2);
+        QCOMPARE(dma[11 * kDmaHpos + 30].ciaValue, std::uint16_t(0x42FF));
+        std::size_t withCia = 0;
+        for (const DmaRec& r : dma) withCia += r.ciaMask != 0;
+        QCOMPARE(withCia, std::size_t(2));
+        // WinUAE's chipset mask, from a capture's chipset_flags (bit 0 AGA, bit 1 ECS Agnus,
+        // the others video modes).
+        QCOMPARE(chipsetFlagsFromCapture(0), 0x100u);
+        QCOMPARE(chipsetFlagsFromCapture(1u << 2 | 1u << 4), 0x100u); // NTSC, long frame
+        QCOMPARE(chipsetFlagsFromCapture(2), 0x101u);
+        QCOMPARE(chipsetFlagsFromCapture(3), 0x107u);
+    }
+
     void otherFrameShapesFit() {
         // An NTSC frame as Agnus keeps it (228 per line, 263 lines): the 228th clock and the
         // missing lines do not reach the file.
