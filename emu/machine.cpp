@@ -1147,11 +1147,7 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
         throw;
     }
     afterLoad();
-    // The picture and the bus owners of the frame before, as the machine showed them.
-    fields_[0] = std::move(picture.fields[0]);
-    fields_[1] = std::move(picture.fields[1]);
-    lastFieldIndex_ = picture.lastField;
-    agnus_.setCommitted(picture.ownerLines, std::move(picture.owners), picture.ownerCounts);
+    applyPicture(std::move(picture));
     // That frame's CPU accounting is not in the file: none of it was watched here.
     FrameStats& last = frameStats_[1];
     last = FrameStats{};
@@ -1159,6 +1155,34 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
     last.lines = picture.ownerLines;
     last.lineCck = agnus_.lineLength();
     last.partial = true;
+}
+
+void Machine::applyPicture(Picture&& picture) {
+    // The picture and the bus owners of the frame before, as the machine showed them.
+    fields_[0] = std::move(picture.fields[0]);
+    fields_[1] = std::move(picture.fields[1]);
+    lastFieldIndex_ = picture.lastField;
+    agnus_.setCommitted(picture.ownerLines, std::move(picture.owners), picture.ownerCounts);
+}
+
+std::vector<std::uint8_t> Machine::pictureBytes() {
+    Archive ar = Archive::saver();
+    savePicture(ar);
+    return ar.takeBytes();
+}
+
+void Machine::restorePicture(std::span<const std::uint8_t> bytes) {
+    Archive ar = Archive::loader(bytes);
+    Picture picture = readPicture(ar);
+    if (ar.remaining() != 0) throw StateError("picture data has trailing bytes");
+    applyPicture(std::move(picture));
+}
+
+void Machine::forgetPicture() {
+    fields_[0] = fields_[1] = VideoField{};
+    lastFieldIndex_ = 0;
+    std::array<std::uint32_t, kBusOwnerCount> none{};
+    agnus_.setCommitted(0, std::vector<std::uint8_t>(agnus_.committedOwners().size(), 0), none);
 }
 
 std::vector<std::uint8_t> Machine::saveSnapshot(std::vector<std::uint8_t> reuse) {

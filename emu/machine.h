@@ -341,6 +341,14 @@ public:
     // `reuse`: a buffer to write into (its capacity kept), such as the last snapshot's.
     std::vector<std::uint8_t> saveSnapshot(std::vector<std::uint8_t> reuse = {});
     void loadSnapshot(std::span<const std::uint8_t> bytes);
+    // The picture a state file keeps beside the machine (both fields and the last frame's
+    // bus owners), for the record of the past: a snapshot leaves it out, so a machine put
+    // back where no frame ends before it stands would show the picture it came from.
+    // restorePicture takes bytes pictureBytes gave (a StateError for others); forgetPicture
+    // leaves no picture at all, as before the first frame.
+    std::vector<std::uint8_t> pictureBytes();
+    void restorePicture(std::span<const std::uint8_t> bytes);
+    void forgetPicture();
 
     // Whether the CPU has halted (double bus fault) and the machine cannot go on.
     bool halted() const { return cpu_.halted(); }
@@ -359,6 +367,7 @@ private:
     struct Picture;
     void savePicture(Archive& ar);
     Picture readPicture(Archive& ar) const;
+    void applyPicture(Picture&& picture);
     void resetLine();
     // The fast RAM board's AutoConfig area and where it answers (zorro_).
     void remapExpansion();

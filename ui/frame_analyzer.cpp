@@ -589,9 +589,10 @@ FrameAnalyzer::FrameAnalyzer(Send send, QWidget* parent) : QWidget(parent), send
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(top);
     split->addWidget(tabs_);
+    // The grid first: the pages below are a drag of the splitter (or the tabs) away.
     split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    split->setSizes({360, 260});
+    split->setStretchFactor(1, 1);
+    split->setSizes({600, 200});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(split);

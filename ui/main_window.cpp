@@ -42,7 +42,7 @@ namespace {
 
 // The panes follow the emulator at the display's own rate, PAL's 50 Hz.
 constexpr int kRefreshMs = 20;
-constexpr int kSettingsVersion = 1;
+constexpr int kSettingsVersion = 2; // 2: the right-hand docks run the full height
 // The size the window prefers: the display at about twice the picture's size beside the
 // Frame Analyzer's grid at two pixels per colour clock, the registers below.
 constexpr QSize kPreferredSize(1440, 900);
@@ -71,6 +71,11 @@ MainWindow::MainWindow(Emulator& emulator, bool factory, QWidget* parent)
     column->addWidget(timeline_);
     setCentralWidget(centre);
     buildActions();
+    // The right-hand docks (the Frame Analyzer and its tabs) run the window's full height,
+    // so that the owner grid shows most of a frame; the registers, the call stack and the
+    // variables sit under the display.
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     buildDocks();
     buildRecord();
     buildLineSteps();
@@ -480,7 +485,7 @@ void MainWindow::buildDebuggerDocks() {
     };
     view->addSeparator();
     // The source beside the display, where the Frame Analyzer is (a tab of its own); the
-    // call stack and the variables under the display, beside the registers.
+    // call stack and the variables under the display, beside the registers, as tabs.
     source_ = new SourcePane(quiet, this);
     auto* sourceDock = dock(source_, tr("Source"), QStringLiteral("sourceDock"), Qt::RightDockWidgetArea);
     tabifyDockWidget(findChild<QDockWidget*>(QStringLiteral("analyzerDock")), sourceDock);
@@ -490,8 +495,11 @@ void MainWindow::buildDebuggerDocks() {
     vars_ = new VarsPane(quiet, this);
     auto* varsDock = dock(vars_, tr("Variables and watch"), QStringLiteral("varsDock"), Qt::BottomDockWidgetArea);
     auto* cpuDock = findChild<QDockWidget*>(QStringLiteral("cpuDock"));
+    // Under the display (the Frame Analyzer has the right-hand side to the bottom): the
+    // registers, then the call stack and the variables as tabs of one dock area.
     splitDockWidget(cpuDock, stackDock, Qt::Horizontal);
-    splitDockWidget(stackDock, varsDock, Qt::Horizontal);
+    tabifyDockWidget(stackDock, varsDock);
+    stackDock->raise();
     source_->setAsk([this](const QString& title, const QString& label) { return dialogs_.askText(title, label); });
     // Log points' messages, from the emulator's thread to the Source pane's log and the
     // status bar.

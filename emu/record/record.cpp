@@ -126,6 +126,7 @@ void Record::restart() {
     sinceThin_ = 0;
     lastRaw_.clear();
     newest_ = here();
+    startPicture_ = m_.pictureBytes();
     takeSnapshot();
 }
 
@@ -137,7 +138,7 @@ void Record::setBudget(std::size_t bytes) {
 std::size_t Record::bytesUsed() const {
     // spare_, the buffer the next snapshot is written into, is the one every snapshot was
     // taken in before it was kept: not counted, as that one never was.
-    return storedBytes_ + inputBytes_ + lastRaw_.capacity() + scratch_.capacity();
+    return storedBytes_ + inputBytes_ + lastRaw_.capacity() + scratch_.capacity() + startPicture_.capacity();
 }
 
 RecordPoint Record::here() const {
@@ -247,6 +248,7 @@ void Record::evict() {
         evicted_ = true;
         ++dropped;
     }
+    if (dropped) startPicture_ = {};
     if (!dropped) return;
     // Inputs applied before the oldest snapshot are inside it.
     const std::uint64_t from = snapshots_.front().at.cycle;
@@ -275,6 +277,13 @@ void Record::restore(std::size_t index) {
     const Snapshot& s = snapshots_[index];
     decompress(s, scratch_);
     m_.loadSnapshot(scratch_);
+    // A snapshot holds no picture. From any but the oldest, a seek replays across a frame's
+    // end (it restores one snapshot early), which draws it again; in the oldest's frame the
+    // picture is the one the record started with, or none once that is gone.
+    if (index == 0) {
+        if (!startPicture_.empty()) m_.restorePicture(startPicture_);
+        else m_.forgetPicture();
+    }
     const auto it = std::lower_bound(inputs_.begin(), inputs_.end(), s.at.cycle,
                                      [](const Entry& e, std::uint64_t c) { return e.at < c; });
     cursor_ = std::size_t(it - inputs_.begin());

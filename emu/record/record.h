@@ -170,6 +170,10 @@ private:
 
     Machine& m_;
     std::size_t budget_;
+    // The picture the machine showed when the record started (Machine::pictureBytes): the
+    // frame before the oldest snapshot's, drawn before the record began. Dropped with that
+    // snapshot: a machine put back in the oldest snapshot's frame then shows no picture.
+    std::vector<std::uint8_t> startPicture_;
     unsigned interval_ = 1;
     std::deque<Snapshot> snapshots_;
     std::vector<Entry> inputs_; // ordered by `at`

@@ -275,6 +275,80 @@ private slots:
             QCOMPARE(shot.result.value("frame", 0ull), frame - 1);
             QVERIFY(readPng(path).pixels == seen.at(frame - 1));
         }
+        // Inside a frame (by colour clock), the oldest the record holds included: the
+        // picture is the frame before's, whichever way the machine came.
+        const std::uint64_t oldest = e->call("timeline.status").result["oldest"].value("frame", 0ull);
+        for (const std::uint64_t frame : std::vector<std::uint64_t>{1020, 1008, 1021, oldest, 1027, oldest + 1, oldest}) {
+            QVERIFY(e->call("timeline.seek", {{"frame", frame}}).ok);
+            const std::uint64_t start = e->call("timeline.status").result["here"].value("cck", 0ull);
+            const auto r = e->call("timeline.seek", {{"cck", start + 20000}});
+            QVERIFY2(r.ok, r.errorMessage.c_str());
+            const auto s = e->snapshot();
+            QCOMPARE(s->frame, frame);
+            if (!seen.count(frame - 1)) continue; // (before the frames this test saw)
+            QCOMPARE(s->pictureFrame, frame - 1);
+            QVERIFY2(s->picture->pixels == seen.at(frame - 1), qPrintable(QString("frame %1").arg(frame)));
+        }
+    }
+
+    // In the oldest snapshot's frame no frame's end can be replayed: after a state load the
+    // picture there is the state's own; once the budget has dropped that snapshot, no
+    // picture (never the one of the frame the seek came from).
+    void theOldestFrameShowsItsOwnPicture() {
+        auto m = std::make_unique<Machine>();
+        m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        m->powerOn();
+        Emulator::Options o;
+        o.pictures = true;
+        auto e = std::make_unique<Emulator>(std::move(m), o);
+        e->start();
+        QVERIFY(e->call("step_frame", {{"n", 1000}}).ok);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("at1000.clstate").toStdString();
+        QVERIFY(e->call("state.save", {{"path", path}}).ok);
+        QVERIFY(e->call("state.load", {{"path", path}}).ok);
+        const auto loaded = e->snapshot();
+        QVERIFY(loaded->picture);
+        const std::vector<std::uint32_t> own = loaded->picture->pixels;
+        const std::uint64_t oldestCck = e->call("timeline.status").result["oldest"].value("cck", 0ull);
+        for (int i = 0; i < 12; ++i) {
+            QVERIFY(e->call("input.mouse", {{"dx", 6}, {"dy", 3}}).ok);
+            QVERIFY(e->call("step_frame", {{"n", 1}}).ok);
+        }
+        QVERIFY(e->snapshot()->picture->pixels != own); // the pointer moved
+        QVERIFY(e->call("timeline.seek", {{"cck", oldestCck + 20000}}).ok);
+        auto s = e->snapshot();
+        QCOMPARE(s->frame, loaded->frame);
+        QVERIFY(s->picture && s->picture->pixels == own);
+        // Forward again, and back into the oldest frame from the stretch after it.
+        QVERIFY(e->call("timeline.seek", {{"frame", loaded->frame + 3}}).ok);
+        QVERIFY(e->call("timeline.seek", {{"cck", oldestCck + 30000}}).ok);
+        QVERIFY(e->snapshot()->picture->pixels == own);
+
+
+        // A budget the record cannot keep its start in: the oldest frame has no picture.
+        auto small = std::make_unique<Machine>();
+        small->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+        small->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+        small->powerOn();
+        o.recordBudgetBytes = std::size_t(6) << 20;
+        auto f = std::make_unique<Emulator>(std::move(small), o);
+        f->start();
+        QVERIFY(f->call("step_frame", {{"n", 600}}).ok);
+        const json status = f->call("timeline.status").result;
+        QVERIFY(!status.value("holds_start", true));
+        const std::uint64_t oldestFrame = status["oldest"].value("frame", 0ull);
+        QVERIFY(oldestFrame > 0);
+        QVERIFY(f->call("timeline.seek", {{"cck", status["oldest"].value("cck", 0ull) + 20000}}).ok);
+        s = f->snapshot();
+        QCOMPARE(s->frame, oldestFrame);
+        QVERIFY(!s->picture);
+        // One frame on, the frame before is drawn again.
+        QVERIFY(f->call("timeline.seek", {{"frame", oldestFrame + 1}}).ok);
+        s = f->snapshot();
+        QVERIFY(s->picture);
+        QCOMPARE(s->pictureFrame, oldestFrame);
     }
 
     void badInputChangesNothing() {

@@ -443,8 +443,12 @@ private slots:
         }
         QVERIFY(w.sourcePane() && w.stackPane() && w.varsPane());
         QVERIFY(w.copperPane() && w.customRegsPane() && w.memoryPane());
-        QVERIFY(w.findChild<QDockWidget*>(QStringLiteral("stackDock"))->isVisible());
-        QVERIFY(w.findChild<QDockWidget*>(QStringLiteral("varsDock"))->isVisible());
+        // The call stack in front, the variables a tab beside it, under the display.
+        auto* stackDock = w.findChild<QDockWidget*>(QStringLiteral("stackDock"));
+        auto* varsDock = w.findChild<QDockWidget*>(QStringLiteral("varsDock"));
+        QVERIFY(stackDock->isVisible());
+        QVERIFY(w.tabifiedDockWidgets(stackDock).contains(varsDock));
+        QCOMPARE(w.dockWidgetArea(stackDock), Qt::BottomDockWidgetArea);
         auto* bar = w.findChild<QToolBar*>(QStringLiteral("sourceToolBar"));
         QVERIFY(bar);
         for (const char* name : {"step_line", "next_line", "step_out", "reverse_step_line", "reverse_next_line"}) {
@@ -464,7 +468,9 @@ private slots:
         w.action("next_line")->trigger();
         QTRY_VERIFY(w.findChild<QDockWidget*>(QStringLiteral("sourceDock"))->isVisible());
         QTRY_COMPARE(w.sourcePane()->currentLine(), walkTick);
+        varsDock->raise(); // (a pane in a hidden tab reads its variables when it shows)
         QTRY_VERIFY(w.varsPane()->variable(QStringLiteral("Locals/total")));
+        stackDock->raise();
         // Back one line of this routine: Source's line goes back.
         w.action("reverse_next_line")->trigger();
         QTRY_COMPARE(w.sourcePane()->currentLine(), walkAdd);

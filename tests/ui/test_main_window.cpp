@@ -191,12 +191,16 @@ private slots:
         QSettings().clear();
         Emulator emu(aros(), windowOptions());
         emu.start();
-        const QSize mine(940, 700); // fits the test's 1024 x 768 screen
+        QSize mine;
         {
             MainWindow w(emu, false);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             w.findChild<QDockWidget*>("analyzerDock")->hide();
+            // A size of the user's own, smaller than the one the window opens at (the
+            // least it takes, as its fonts make it, and a little more).
+            mine = w.minimumSizeHint().expandedTo(w.minimumSize()) + QSize(8, 8);
+            QVERIFY2(mine.width() < w.width() || mine.height() < w.height(), "no smaller size to choose");
             w.resize(mine);
             w.close(); // saves the layout
         }
