@@ -157,7 +157,10 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption romOpt(
-        "rom", "Kickstart ROM image (default: the AROS ROM set-up extracted).", "FILE");
+        "rom",
+        "Kickstart ROM image (default: the free AROS ROM from Debian's fs-uae package, extracted "
+        "once into $XDG_DATA_HOME/copperline/roms; COPPERLINE_ROM_DIR names another folder).",
+        "FILE");
     const QCommandLineOption extOpt(
         "ext-rom", "Extension ROM at $E00000 (default: AROS's, with the default ROM).", "FILE");
     const QCommandLineOption ntscOpt("ntsc", "An NTSC machine (default PAL).");
@@ -394,8 +397,17 @@ int main(int argc, char** argv) {
         }
         machine = std::make_unique<copperline::Machine>(config);
         try {
+            // The default: the AROS ROM pair, found (or extracted from fs-uae) as rom.h says.
+            std::string romDir;
+            if (!parser.isSet(romOpt)) {
+                const copperline::RomFolder found = copperline::findRomDir(copperline::romSearchFromEnvironment());
+                if (!found.extracted.empty())
+                    std::fprintf(stderr, "copperline: extracted the AROS ROM from %s into %s\n",
+                                 found.extracted.c_str(), found.dir.c_str());
+                romDir = found.dir;
+            }
             const std::string romPath = parser.isSet(romOpt) ? parser.value(romOpt).toStdString()
-                                                             : copperline::defaultRomPath();
+                                                             : romDir + "/" + copperline::kArosRomName;
             const copperline::RomImage rom = copperline::loadRom(romPath);
             if (copperline::isExtensionRom(rom))
                 throw copperline::MediaError(
@@ -405,7 +417,7 @@ int main(int argc, char** argv) {
             if (parser.isSet(extOpt)) {
                 machine->setExtRom(copperline::loadRom(parser.value(extOpt).toStdString()));
             } else if (!parser.isSet(romOpt)) {
-                machine->setExtRom(copperline::loadRom(copperline::defaultExtRomPath()));
+                machine->setExtRom(copperline::loadRom(romDir + "/" + copperline::kArosExtRomName));
             } else if (copperline::needsExtensionRom(rom)) {
                 // Without it AROS shows a black screen and nothing says why.
                 throw copperline::MediaError(
@@ -415,9 +427,6 @@ int main(int argc, char** argv) {
             }
         } catch (const copperline::MediaError& e) {
             std::fprintf(stderr, "copperline: ROM: %s\n", e.what());
-            if (!parser.isSet(romOpt))
-                std::fprintf(stderr, "copperline: run scripts/setup.sh to extract the AROS ROM, or "
-                                     "give --rom FILE\n");
             return copperline::exit_status::Usage;
         }
         if (parser.isSet(guestFilesOpt)) {

@@ -25,6 +25,9 @@ packages=(
     x11-apps netpbm xdotool
     # ROM extraction
     unzip
+    # the Debian package (cpack -G DEB) and its checks (tests/packaging): dpkg-shlibdeps and
+    # file for its Depends, help2man for the man pages, the validators and lintian
+    dpkg-dev file help2man desktop-file-utils appstream lintian
     # the browser the report tests open .cpuprofile files in (speedscope, headless)
     chromium
     # genhtml and lcov --summary, which the coverage tests read the .info files with

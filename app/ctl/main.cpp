@@ -45,7 +45,7 @@ namespace {
 
 void usage(FILE* out) {
     std::fputs(
-        "usage: copperline-ctl COMMAND [ARGS]\n"
+        "Usage: copperline-ctl COMMAND [ARGS]\n"
         "\n"
         "Offline tools:\n"
         "  hunkinfo PROG [--lines]   describe an AmigaOS hunk executable\n"

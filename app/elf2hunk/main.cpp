@@ -1,6 +1,7 @@
 // elf2hunk ELF -o OUT [--force]: writes the AmigaOS hunk executable for a linked m68k ELF.
 
 #include "app/elf2hunk/elf_to_hunk.h"
+#include "app/version.h"
 #include "emu/media/byte_reader.h"
 #include "emu/media/file_bytes.h"
 
@@ -23,11 +24,14 @@ int main(int argc, char** argv) {
             options.bartmanLayout = true;
         else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
             std::puts(
-                "usage: elf2hunk FILE.elf -o OUT [--force] [--verbose] [--bartman]\n"
+                "Usage: elf2hunk FILE.elf -o OUT [--force] [--verbose] [--bartman]\n"
                 "Writes an AmigaOS hunk executable for an m68k ELF linked with --emit-relocs;\n"
                 "an existing OUT only with --force. --bartman lays the hunks out as Bartman's\n"
                 "elf2hunk does (each hunk (size + 4) / 4 longwords, symbols NAME@SIZE, no LINE\n"
-                "blocks).");
+                "blocks). --verbose lists the hunks written; --version prints the version.");
+            return 0;
+        } else if (!std::strcmp(argv[i], "--version")) {
+            std::printf("elf2hunk %s\n", copperline::kVersion);
             return 0;
         } else if (argv[i][0] == '-') {
             std::fprintf(stderr, "elf2hunk: unknown option %s\n", argv[i]);
@@ -36,7 +40,7 @@ int main(int argc, char** argv) {
             in = argv[i];
     }
     if (in.empty() || out.empty()) {
-        std::fprintf(stderr, "usage: elf2hunk FILE.elf -o OUT [--force] [--verbose] [--bartman]\n");
+        std::fprintf(stderr, "Usage: elf2hunk FILE.elf -o OUT [--force] [--verbose] [--bartman]\n");
         return 2;
     }
     try {

@@ -2,12 +2,17 @@
 
 #include "emu/media/byte_reader.h"
 #include "emu/media/file_bytes.h"
+#include "emu/media/sha1.h"
+#include "emu/media/zip_member.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
+// The build tree's ROM folder (an absolute path, emu/media/CMakeLists.txt), the last place
+// looked in; none when it is not compiled in.
 #ifndef COPPERLINE_ROM_DIR
-#define COPPERLINE_ROM_DIR "build/roms"
+#define COPPERLINE_ROM_DIR ""
 #endif
 
 namespace copperline {
@@ -70,11 +75,105 @@ bool isExtensionRom(const RomImage& rom) { return rom.description.starts_with("A
 
 RomImage loadRom(const std::string& path) { return romFromBytes(readFileBytes(path, 2u << 20), path); }
 
-std::string defaultRomDir() {
-    if (const char* env = std::getenv("COPPERLINE_ROM_DIR"); env && *env) return env;
-    return COPPERLINE_ROM_DIR;
+namespace {
+
+namespace fs = std::filesystem;
+
+bool holdsBoth(const std::string& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(fs::path(dir) / kArosRomName, ec) &&
+           fs::is_regular_file(fs::path(dir) / kArosExtRomName, ec);
 }
-std::string defaultRomPath() { return defaultRomDir() + "/aros-amiga-m68k-rom.bin"; }
-std::string defaultExtRomPath() { return defaultRomDir() + "/aros-amiga-m68k-ext.bin"; }
+
+bool hasSha1(const std::string& path, const char* sha1) {
+    try {
+        return sha1Hex(readFileBytes(path, 2u << 20)) == sha1;
+    } catch (const MediaError&) {
+        return false;
+    }
+}
+
+// fs-uae's data file (/usr/share/fs-uae/fs-uae.dat in Debian's fs-uae package) is a ZIP
+// archive of its share folder, and the AROS ROMs are its members
+// share/fs-uae/aros-amiga-m68k-rom.bin and -ext.bin, deflated: the free Kickstart
+// replacement fs-uae boots without a user's ROM (scripts/extract-roms.sh reads the same
+// members with unzip). Both are checked before either is written.
+void extractFromFsUae(const std::string& data, const std::string& dir) {
+    const std::pair<const char*, const char*> images[] = {{kArosRomName, kArosRomSha1},
+                                                          {kArosExtRomName, kArosExtRomSha1}};
+    std::vector<std::vector<std::uint8_t>> bytes;
+    for (const auto& [name, sha1] : images) {
+        bytes.push_back(readZipMember(data, std::string("share/fs-uae/") + name, 1u << 20));
+        const std::string got = sha1Hex(bytes.back());
+        if (got != sha1)
+            throw MediaError(std::string(name) + " in " + data + " has SHA-1 " + got +
+                             ", expected " + sha1 +
+                             " (an fs-uae release this Copperline does not know); refusing it");
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw MediaError(dir + ": cannot create: " + ec.message());
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+        writeFileBytes(dir + "/" + images[i].first, bytes[i]);
+}
+
+} // namespace
+
+RomSearch romSearchFromEnvironment() {
+    RomSearch s;
+    if (const char* env = std::getenv("COPPERLINE_ROM_DIR"); env && *env) s.overrideDir = env;
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+        s.userDir = (fs::path(x) / "copperline" / "roms").string();
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        s.userDir = (fs::path(home) / ".local" / "share" / "copperline" / "roms").string();
+    const char* data = std::getenv("FS_UAE_DAT");
+    s.fsUaeData = data && *data ? data : "/usr/share/fs-uae/fs-uae.dat";
+    s.buildDir = COPPERLINE_ROM_DIR;
+    return s;
+}
+
+RomFolder findRomDir(const RomSearch& s) {
+    const std::string pair = std::string(kArosRomName) + " and " + kArosExtRomName;
+    if (!s.overrideDir.empty()) {
+        if (holdsBoth(s.overrideDir)) return {s.overrideDir, {}};
+        throw MediaError(
+            "COPPERLINE_ROM_DIR is " + s.overrideDir + ", which does not hold " + pair +
+            "; unset it to use the AROS ROM from Debian's fs-uae package, or give --rom FILE");
+    }
+    std::error_code ec;
+    const bool haveData = !s.fsUaeData.empty() && fs::exists(s.fsUaeData, ec);
+    std::string why; // what went wrong on the way
+    if (s.userDir.empty()) {
+        why = "neither XDG_DATA_HOME nor HOME is set, so there is no folder to extract the AROS "
+              "ROM into";
+    } else {
+        if (hasSha1(s.userDir + "/" + kArosRomName, kArosRomSha1) &&
+            hasSha1(s.userDir + "/" + kArosExtRomName, kArosExtRomSha1))
+            return {s.userDir, {}};
+        if (haveData) {
+            try {
+                extractFromFsUae(s.fsUaeData, s.userDir);
+                return {s.userDir, s.fsUaeData};
+            } catch (const MediaError& e) {
+                why = e.what();
+            }
+        }
+    }
+    if (!s.buildDir.empty() && holdsBoth(s.buildDir)) return {s.buildDir, {}};
+    const std::string otherwise = "set COPPERLINE_ROM_DIR to a folder holding " + pair +
+                                  ", or give --rom FILE (and --ext-rom FILE)";
+    if (haveData) throw MediaError(why + "; " + otherwise);
+    throw MediaError(
+        "no AROS ROM: it comes from Debian's fs-uae package (" +
+        (s.fsUaeData.empty() ? std::string("/usr/share/fs-uae/fs-uae.dat") : s.fsUaeData) +
+        " is missing): install it (apt install fs-uae)" +
+        (s.userDir.empty() ? ""
+                           : " and the ROM is extracted into " + s.userDir + " on the next run") +
+        ", " + otherwise + (why.empty() ? "" : " (" + why + ")"));
+}
+
+std::string defaultRomDir() { return findRomDir(romSearchFromEnvironment()).dir; }
+std::string defaultRomPath() { return defaultRomDir() + "/" + kArosRomName; }
+std::string defaultExtRomPath() { return defaultRomDir() + "/" + kArosExtRomName; }
 
 } // namespace copperline

@@ -1,6 +1,6 @@
 #pragma once
 
-// Kickstart ROM images: the AROS replacement that set-up extracts, or a user's own.
+// Kickstart ROM images: the AROS replacement from Debian's fs-uae package, or a user's own.
 
 #include <cstdint>
 #include <string>
@@ -28,8 +28,39 @@ RomImage romFromBytes(std::vector<std::uint8_t> bytes, const std::string& name);
 bool needsExtensionRom(const RomImage& rom);
 bool isExtensionRom(const RomImage& rom);
 
-// The folder set-up extracted the AROS ROMs into (COPPERLINE_ROM_DIR in the environment
-// wins over the folder compiled in).
+// The default ROMs: AROS's free Kickstart replacement, a main ROM and its extension, which
+// Debian's fs-uae package carries inside its data file.
+inline constexpr const char* kArosRomName = "aros-amiga-m68k-rom.bin";
+inline constexpr const char* kArosExtRomName = "aros-amiga-m68k-ext.bin";
+inline constexpr const char* kArosRomSha1 = "4623642671375e16f99bd3243c3b2a3c4ba92275";
+inline constexpr const char* kArosExtRomSha1 = "1e9473fb978d51196e4fe593932274a3743926c3";
+
+// The places the AROS ROMs are looked for. romSearchFromEnvironment() fills them as
+// copperline runs; tests fill their own.
+struct RomSearch {
+    std::string overrideDir; // COPPERLINE_ROM_DIR: when set, the only folder looked in
+    std::string userDir;     // $XDG_DATA_HOME/copperline/roms (default ~/.local/share/...)
+    std::string fsUaeData;   // fs-uae's data file: FS_UAE_DAT, else /usr/share/fs-uae/fs-uae.dat
+    std::string buildDir;    // the build tree's folder (scripts/setup.sh), for a developer
+};
+RomSearch romSearchFromEnvironment();
+
+struct RomFolder {
+    std::string dir;
+    std::string extracted; // when the ROMs were extracted into dir just now: from which file
+};
+
+// The folder holding both AROS ROMs, in this order:
+//  1. overrideDir, when set (it must hold both images);
+//  2. userDir, when both images there have their SHA-1;
+//  3. userDir after extracting both images from fsUaeData (SHA-1 checked, each written to a
+//     temporary file and renamed into place);
+//  4. buildDir, when both images are there (a developer's tree with no fs-uae installed).
+// Throws a MediaError saying what was tried and what to do (install fs-uae, set
+// COPPERLINE_ROM_DIR, or give --rom) when none of them gives both.
+RomFolder findRomDir(const RomSearch& search);
+
+// The folder findRomDir finds with the environment's search (it extracts, the first time).
 std::string defaultRomDir();
 std::string defaultRomPath();     // .../aros-amiga-m68k-rom.bin
 std::string defaultExtRomPath();  // .../aros-amiga-m68k-ext.bin
