@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // `copperline --run PROG --coverage FILE [--coverage-source-map FROM=TO]...` (source

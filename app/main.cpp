@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline: the emulator, as a desktop debugger or headless.
 
 #include "app/control/control_server.h"
@@ -499,6 +500,7 @@ int main(int argc, char** argv) {
     eo.serialOut = serialFile;
     eo.tracesDir = parser.value("traces").toStdString();
     eo.recordBudgetBytes = recordBudgetMiB << 20;
+    eo.memoryChosen = parser.isSet("run") || parser.isSet(chipOpt) || parser.isSet("slow") || parser.isSet("fast");
     if (served && parser.isSet("run")) eo.runProgram = parser.value("run").toStdString();
     for (unsigned n = 0; n < 4; ++n) eo.floppies[n] = {media.paths[n], media.writeback[n]};
     eo.buildRunDisk = copperline::runDiskBuilder();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/profile_run.h"
 
 #include "app/control/capture_options.h"

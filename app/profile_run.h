@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // `copperline --profile DIR`: boot as usual, start a per-frame capture (at power-on or

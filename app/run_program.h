@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // `copperline --run PROG`: boot the ROM with a disk that runs PROG, mirror what PROG

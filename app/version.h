@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // COPPERLINE_VERSION is project()'s VERSION in CMakeLists.txt, defined for the programs by

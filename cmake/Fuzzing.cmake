@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # libFuzzer targets (docs/testing.md). Each target is one LLVMFuzzerTestOneInput beside the
 # tests of the reader it fuzzes:
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Building 68000 guest programs with Debian's m68k-linux-gnu toolchain.
 #
 #   add_guest_library(NAME SOURCES src...)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Whole-build sanitizers, chosen by the `sanitize` and `tsan` presets (CMakePresets.json).
 #
 #   COPPERLINE_SANITIZE=address,undefined   ASan + UBSan; any undefined behaviour aborts the test

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # One place for the compiler warnings every Copperline target uses.
 function(copperline_warnings target)
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic

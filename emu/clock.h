@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Time in the machine (DESIGN.md section 2). One 64-bit master clock counts 68000 clock

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The debug overlay a guest draws through uaelib (docs/guest-api.md, "The debug overlay"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/guest_api.h"
 
 #include "emu/state/archive.h"

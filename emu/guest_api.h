@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What guest programs tell the host (docs/guest-api.md), kept in a form the control

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The one host folder a guest may load files from and save files to (uaelib's debug_load

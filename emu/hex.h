@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Numbers in messages: C style for tools ("0x1f") and the Amiga's own style for

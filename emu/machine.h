@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The Amiga 500: one object that owns every chip (DESIGN.md section 1: no globals, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The uaelib calls (emu/uaelib.h): each reads its arguments from guest memory, checks
 // every pointer and string before it acts, and answers D0 = 1, or D0 = 0 with a line in
 // the host log saying why it refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // uaelib: UAE's host call, as programs built with Bartman's toolchain make it

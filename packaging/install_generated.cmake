@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what is made at install time (packaging/CMakeLists.txt sets the variables): a man
 # page for each program, made by help2man from its --help, and the Debian changelog; both
 # gzipped as dpkg does (-9n: no name, no time stamp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A plug-in point of the per-frame capture: an observer with files of its own per recorded

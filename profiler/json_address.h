@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Addresses in the capture's JSON files: profile.json writes them as "0x..." strings (some

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # check-68000.sh ELF: fails if the ELF's code holds any instruction a 68000 cannot execute.
 #
 # Debian's m68k toolchain targets the 68020 by default, and its libgcc.a contains 68020

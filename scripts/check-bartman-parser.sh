@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # check-bartman-parser.sh [-v] [--rebuild] CHECKOUT FILE...
 #
 # Reads frame profiles that Copperline wrote with vscode-amiga-debug's own TypeScript code and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # debugger-screenshot.sh [OUT_DIR]: the pictures of the source debugger in the README.
 # Runs the desktop debugger under Xvfb on the debugger's C program (tests/guest/debugger/dbg.c
 # built at -O0) with --run, which stops at the program's first instruction; through the

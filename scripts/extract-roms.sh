@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # extract-roms.sh DEST: copies the free AROS Kickstart replacement out of Debian's fs-uae
 # package into DEST and checks both images' SHA-1. ROM images are never committed.
 set -euo pipefail

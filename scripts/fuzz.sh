@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # fuzz.sh [SECONDS] [TARGET...]: builds the libFuzzer targets (the fuzz preset: clang, ASan +
 # UBSan, build/fuzz) and runs each for SECONDS (default 60), one after the other, niced. Each
 # starts from its seed corpus (made at build time) and keeps what it learns in

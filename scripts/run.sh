@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # run.sh: the README's first command. Sets up, builds Release, and runs Copperline's main
 # job: the A500 booting the AROS ROM. With a display, in the desktop debugger (the
 # display, the Frame Analyzer, registers and disassembly); without one, headless and

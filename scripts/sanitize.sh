@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # sanitize.sh [asan|tsan|all]: builds the sanitizer presets out of tree and runs the suite
 # under them (docs/testing.md).
 #   asan  build/sanitize: everything under AddressSanitizer + UBSan (any undefined behaviour

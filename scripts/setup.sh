@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # setup.sh: installs every Debian package Copperline needs and extracts the free AROS ROMs.
 # Idempotent: a second run installs nothing and re-checks the ROMs. Run as root (or with
 # sudo available) on Debian 12. `--fuzz` adds clang and its libFuzzer runtime

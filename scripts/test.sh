@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # test.sh: the README's second command (and .ci/run). Sets up, builds with warnings as
 # errors, and runs the whole CTest suite.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # window-screenshot.sh [OUT.png]: the picture of the window in the README. Runs the
 # desktop debugger under Xvfb on the AROS boot, stops it at 40 emulated seconds (frame
 # 2000, the "Waiting for bootable media" screen) through the control socket, and grabs

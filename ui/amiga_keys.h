@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Host keys to Amiga raw key codes (HRM appendix H, the A500 keyboard's matrix), for the

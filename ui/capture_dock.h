@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The capture pane (the Capture menu opens it): the options of profile.start (folder,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The Copper pane: a Copper list as the `copper.list` command decodes it (list 1, list 2

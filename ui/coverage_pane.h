@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The coverage pane (View > Coverage): the program's source files with each line's hit

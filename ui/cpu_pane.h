@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The registers and disassembly dock: the 68000's registers from the latest snapshot, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/custom_regs_pane.h"
 
 #include "ui/pane_text.h"

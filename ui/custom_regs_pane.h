@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The custom registers pane: every custom register that has a name, as `custom.dump`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/display_widget.h"
 
 #include "profiler/capture/overlay.h"

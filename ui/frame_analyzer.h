@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The Frame Analyzer: the last committed frame as a grid of chip-bus owners, one cell per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/main_window.h"
 
 #include "app/control/emulator.h"
@@ -16,6 +17,7 @@
 #include "ui/vars_pane.h"
 #include "ui/timeline_strip.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDesktopServices>
@@ -225,11 +227,69 @@ void MainWindow::buildActions() {
         command("machine.reset", {{"kind", "warm"}});
     });
     machine->addAction(warm);
+    buildMemoryMenu(machine);
 
     buildFileMenu(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     help->addAction(tr("&About Copperline"), this, &MainWindow::showAbout);
+}
+
+// ---- the machine's memory ----------------------------------------------------------------------
+
+void MainWindow::buildMemoryMenu(QMenu* machine) {
+    // Chip, slow and fast RAM as the command line offers them (--chip, --slow, --fast); a
+    // choice power-cycles the machine (machine.memory). The checks follow the machine.
+    machine->addSeparator();
+    auto* memory = machine->addMenu(tr("&Memory"));
+    memory->setObjectName(QStringLiteral("memoryMenu"));
+    constexpr std::uint32_t K = 1024;
+    const struct {
+        const char* key;
+        QString title;
+        std::vector<std::pair<std::uint32_t, QString>> sizes;
+    } kinds[] = {
+        {"chip", tr("&Chip RAM"), {{512 * K, "512K"}, {1024 * K, "1M"}, {2048 * K, "2M"}}},
+        {"slow", tr("&Slow RAM"), {{0, tr("none")}, {512 * K, "512K"}, {1024 * K, "1M"}, {1536 * K, "1.5M"}}},
+        {"fast", tr("&Fast RAM"),
+         {{0, tr("none")}, {512 * K, "512K"}, {1024 * K, "1M"}, {2048 * K, "2M"}, {4096 * K, "4M"}, {8192 * K, "8M"}}},
+    };
+    for (const auto& kind : kinds) {
+        auto* sub = memory->addMenu(kind.title);
+        auto* group = new QActionGroup(sub);
+        for (const auto& [bytes, label] : kind.sizes) {
+            auto* a = sub->addAction(label);
+            a->setObjectName(QStringLiteral("memory_%1_%2").arg(kind.key).arg(bytes));
+            a->setCheckable(true);
+            a->setData(QVariant::fromValue(bytes));
+            group->addAction(a);
+            const std::string key = kind.key;
+            connect(a, &QAction::triggered, this, [this, key, bytes] {
+                command("machine.memory", {{key, bytes}}, [this](bool ok, const nlohmann::json& r) {
+                    if (!ok) return;
+                    showMemory(r);
+                    if (r.value("power_cycled", false))
+                        statusBar()->showMessage(tr("The machine has new memory and was powered on again"), 5000);
+                });
+            });
+        }
+    }
+    // Ticked as the machine is when the menu opens (a program opened meanwhile may have
+    // given it --run's memory).
+    connect(memory, &QMenu::aboutToShow, this, [this] {
+        command("machine.memory", {}, [this](bool ok, const nlohmann::json& r) {
+            if (ok) showMemory(r);
+        });
+    });
+}
+
+void MainWindow::showMemory(const nlohmann::json& sizes) {
+    for (const char* key : {"chip", "slow", "fast"}) {
+        const std::uint32_t bytes = sizes.value(key, 0u);
+        const QString prefix = QStringLiteral("memory_%1_").arg(QLatin1String(key));
+        for (QAction* a : findChildren<QAction*>())
+            if (a->objectName().startsWith(prefix)) a->setChecked(a->data().toUInt() == bytes);
+    }
 }
 
 // ---- the File menu ---------------------------------------------------------------------------

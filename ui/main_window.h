@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The desktop debugger's main window: the emulated display, a toolbar (run, pause, step,
@@ -107,6 +108,8 @@ protected:
 
 private:
     void buildActions();
+    void buildMemoryMenu(QMenu* machine);
+    void showMemory(const nlohmann::json& sizes);
     // The File menu: open a program, the disk drives, states, a screenshot, warp.
     void buildFileMenu(QMenu* file);
     void openProgram(bool stopAtEntry);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The memory pane: 256 bytes at a time in hex and as text (ISO 8859-1, the Amiga's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // How the chipset panes (Copper, custom registers, memory) write numbers and name bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The Source pane: the source file the machine stopped in, read from disk, one row per

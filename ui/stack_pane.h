@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The call stack pane: the frames `stack.frames` gives at a stop, innermost first, one row

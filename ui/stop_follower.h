@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // When a pane asks its commands again: at each stop, a paused snapshot at a new place (its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The profile strip's pane (docs/profile-strip.md): the Start, Mode and End fields that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/vars_pane.h"
 
 #include "ui/pane_text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The Variables and Watch pane. Variables: the scopes of the selected frame as `vars.scopes`

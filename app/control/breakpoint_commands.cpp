@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The breakpoints family: break.add, break.remove, break.list, break.clear
 // (docs/control-protocol.md, docs/debugger.md). Breakpoints on an address, a source line
 // (every address the line table gives it, inlined copies included), a function, or the

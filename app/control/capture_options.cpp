@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/control/capture_options.h"
 
 #include "app/control/params.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The control server: a QLocalServer speaking JSON-RPC 2.0, one message per line

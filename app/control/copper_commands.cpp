@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copper.list (docs/control-protocol.md): a Copper list read out of chip RAM and decoded as
 // the Copper would run it, with where the Copper stands in it this frame. The words are
 // read as the Copper's DMA reads them (chip RAM, never the ROM overlay the CPU sees at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The coverage family: coverage.open, coverage.status, coverage.lines, coverage.addresses
 // (docs/control-protocol.md). They show guest code coverage by source line for the
 // coverage pane and any client: live from the capture that counts ("coverage": true on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The custom registers (docs/control-protocol.md): custom.dump, every register with its
 // value, and custom.writer, who wrote one last. Most custom registers are write-only, so
 // a debugger shows the value last written (Agnus keeps it); who wrote it, the CPU or the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The debug family: what the guest told the host through uaelib (emu/guest_api.h,
 // docs/guest-api.md): its registered resources and its idle time per frame.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/control/emulator_impl.h"
 #include "app/control/params.h"
 #include "emu/hex.h"
@@ -38,7 +39,7 @@ CommandResult shuttingDown() {
 // ---- construction ----------------------------------------------------------------------------
 
 Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
-    : machine(std::move(m)), options(o) {
+    : machine(std::move(m)), options(o), memoryChosen(o.memoryChosen) {
     machine->setFrameCallback([this](std::uint64_t) { frameCommitted = true; });
     machine->setSerialSink([this](std::uint8_t b) {
         // A replay goes over output the guest gave already.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The emulator thread (DESIGN.md section 5). One thread owns the Machine. Everyone else
@@ -36,6 +37,10 @@ public:
         std::string tracesDir; // where captures go by default (--traces); empty: the XDG data folder
         // The byte budget of the record of the past (docs/record.md).
         std::size_t recordBudgetBytes = std::size_t(256) << 20;
+        // The user chose the machine's memory (--chip, --slow, --fast, --run's own): a
+        // program opened later (run.program) keeps it. Otherwise that program gets --run's
+        // memory, as it would on the command line.
+        bool memoryChosen = false;
         // --run PROG under --control: the program the staged run disk's loader loads. Each
         // time it is loaded the machine stops at its first instruction (reason "loadseg"),
         // and its debug information names its addresses (symbols.resolve). A paced session

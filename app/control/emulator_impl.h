@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The emulator thread's inside: shared by emulator.cpp (the thread, the run loop, stops
@@ -231,6 +232,7 @@ struct Emulator::Impl : CpuAccessObserver {
     std::uint64_t codeNamerFrame = 0, codeNamerAt = 0;
 
     bool frameCommitted = false;
+    bool memoryChosen = false; // see Options::memoryChosen; machine.memory sets it
     bool publishRecords = false; // frame.record: keep full slot records in snapshots
     std::uint64_t snapshotSerial = 0;
     std::shared_ptr<const Image> picture;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Frame Analyzer's commands (docs/control-protocol.md has a page for each): the slot
 // records of the last committed frame, its CPU waits and its blits, and pictures of a
 // blit's channels. Every handler runs on the emulator thread and checks all its

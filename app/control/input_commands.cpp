@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Input from outside (docs/control-protocol.md): the keyboard, the mouse and the joystick.
 // The window's keyboard and mouse capture sends these too, so every input goes through the
 // record's log (emu/record/record.h) and a replay applies it again where it landed.

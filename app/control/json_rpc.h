@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // JSON-RPC 2.0 over lines (docs/control-protocol.md): one message per line, at most

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Steps by source line, forward and back (docs/debugger.md, "Steps"): step_line, next_line,
 // reverse_step_line, reverse_next_line, and step_out from an inlined call. They follow gdb's
 // rules, so that a line step lands where gdb's step, next, reverse-step and reverse-next

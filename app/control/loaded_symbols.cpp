@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/control/loaded_symbols.h"
 
 #include "emu/hex.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Debug information for code that is no AmigaOS executable: a boot block, a trackmo's parts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The machine commands of the one vocabulary (docs/control-protocol.md has a page for
 // each). Every handler runs on the emulator thread. A handler checks all its parameters
 // before it changes anything, so a failed command leaves the machine as it was.
@@ -426,6 +427,42 @@ void registerMachineCommands(Emulator::Impl& e) {
                 json s = e.status();
                 s["reset"] = kind;
                 return s;
+            });
+
+    bus.add("machine.memory",
+            "The machine's memory in bytes: {chip, slow, fast} (any left out keeps its size); a "
+            "change power-cycles the machine. Without parameters, the sizes as they are.",
+            {"chip", "slow", "fast"}, [&e](const json& p) {
+                Machine::Config c = e.machine->config();
+                const auto size = [&p](const char* key, std::uint32_t now, std::initializer_list<std::uint32_t> allowed,
+                                       const char* says) {
+                    const auto v = p::optionalNumber(p, key, 16u << 20);
+                    if (!v) return now;
+                    for (const std::uint32_t a : allowed)
+                        if (*v == a) return a;
+                    fail(errc::InvalidParams, std::string(key) + ": " + says);
+                };
+                constexpr std::uint32_t K = 1024;
+                c.chipRamBytes = size("chip", c.chipRamBytes, {512 * K, 1024 * K, 2048 * K},
+                                      "chip RAM is 524288, 1048576 or 2097152 bytes (512K, 1M, 2M)");
+                c.slowRamBytes = size("slow", c.slowRamBytes, {0, 512 * K, 1024 * K, 1536 * K},
+                                      "slow RAM is 0, 524288, 1048576 or 1572864 bytes (up to 1.5M at $C00000)");
+                c.fastRamBytes = size("fast", c.fastRamBytes,
+                                      {0, 64 * K, 128 * K, 256 * K, 512 * K, 1024 * K, 2048 * K, 4096 * K, 8192 * K},
+                                      "fast RAM is 0 or a power of two from 65536 to 8388608 bytes (a Zorro II board)");
+                const bool change = !Machine::sameConfig(c, e.machine->config());
+                if (!p.is_null() && !p.empty()) e.memoryChosen = true;
+                if (change) {
+                    e.machine->reconfigure(c);
+                    e.machine->powerOn();
+                    e.record->restart();
+                    e.timelineMoved();
+                    e.frameCommitted = false;
+                    e.refreshFrameViews();
+                }
+                const Machine::Config& now = e.machine->config();
+                return json{{"chip", now.chipRamBytes}, {"slow", now.slowRamBytes}, {"fast", now.fastRamBytes},
+                            {"power_cycled", change}};
             });
 
     // ---- inspection ----------------------------------------------------------------------

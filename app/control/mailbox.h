@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Work made on the emulator thread (replies, notifications, stops) for a QObject that lives

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The media family: media.floppy.insert, media.floppy.eject, media.floppy.query
 // (docs/control-protocol.md). A disk the guest changed goes back to its file, where the
 // user asked, as it leaves the drive (floppy_files.h).

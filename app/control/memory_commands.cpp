@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // mem.find and mem.regions (docs/control-protocol.md): searching memory and naming its
 // parts. Both read as a debugger does (Machine::spyWord: no custom or CIA side effects, no
 // time), so neither changes the machine. mem.read and mem.write stay with the other

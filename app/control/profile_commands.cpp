@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profile family: profile.start, profile.stop, profile.status (source document 000,
 // "Per-frame profiling"; docs/control-protocol.md). The capture itself is
 // profiler/capture/frame_capture; these handlers check parameters, own the one capture

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The record's commands (docs/control-protocol.md, docs/record.md): stepping and running
 // backward, seeking anywhere the record reaches, its status, and the latest writer of a
 // byte. Each stands the machine somewhere through the record (emu/record/record.h), which

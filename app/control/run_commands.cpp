@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run family: run.program (open a program as --run does), warp.get and warp.set
 // (docs/control-protocol.md).
 
@@ -78,6 +79,16 @@ void registerRunCommands(Emulator::Impl& e) {
                     out["debug_info"] = true;
                 else
                     out["debug_info_error"] = e.run.infoError;
+                // The memory --run gives a program (the most slow RAM an A500 takes and 8 MB
+                // of fast RAM), unless the user chose the machine's own.
+                if (!e.memoryChosen) {
+                    Machine::Config c = e.machine->config();
+                    c.slowRamBytes = std::max<std::uint32_t>(c.slowRamBytes, 1536u << 10);
+                    c.fastRamBytes = std::max<std::uint32_t>(c.fastRamBytes, 8u << 20);
+                    if (!Machine::sameConfig(c, e.machine->config())) e.machine->reconfigure(c);
+                }
+                const Machine::Config& mem = e.machine->config();
+                out["memory"] = {{"chip", mem.chipRamBytes}, {"slow", mem.slowRamBytes}, {"fast", mem.fastRamBytes}};
                 // A power cycle, as machine.reset {kind: cold} does: the program boots.
                 e.machine->powerOn();
                 e.record->restart();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/control/run_report.h"
 
 #include "emu/media/hunk.h"

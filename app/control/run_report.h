@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What a user is told when a --run program (or run.program's) cannot be loaded or started:

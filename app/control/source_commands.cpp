@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The source family (docs/control-protocol.md, docs/debugger.md): which source files the
 // programs loaded were built from, which of a file's lines have code (where a breakpoint can
 // go), and where an address is in the source.

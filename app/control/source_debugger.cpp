@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The source-level debugger's engine: programs, frames, references (docs/debugger.md).
 
 #include "app/control/source_debugger.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The source-level debugger's engine (docs/debugger.md): the programs it knows the source of

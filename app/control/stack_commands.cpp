@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // stack.frames (docs/control-protocol.md, docs/debugger.md): the stack at a stop, innermost
 // first, from the call-frame information, with inlined calls as frames of their own, through
 // system code (by its return addresses) to the program's frames.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The state family: state.hash, state.save, state.load, state.info
 // (docs/control-protocol.md). Handlers run on the emulator thread and check every
 // parameter before they change anything; a failed load leaves the machine as it was.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The strip family: strip.set, strip.get, strip.bars, strip.select, strip.tree
 // (docs/profile-strip.md, docs/control-protocol.md). The machine keeps one start and one way
 // of ending, which every profile pane reads; the cuts are profiler/strip/strip_cutter.h's,

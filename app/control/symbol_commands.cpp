@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The symbols family: what an address is, named from the --run program's debug information
 // (its hunks as the loader placed them), from debug information loaded by hand for code that
 // is no executable (symbols.load, --symbols) and from the system's modules (code_namer.h).

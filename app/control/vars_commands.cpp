@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The variables family (docs/control-protocol.md, docs/debugger.md): vars.scopes, vars.get,
 // vars.set and eval. Values are read from DWARF in the frame asked for; what a view can open
 // (a scope, a struct, an array, what a pointer points at) has a number, good until the

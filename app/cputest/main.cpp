@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-cputest: runs the SingleStepTests MC68000 vectors (plain or gzip JSON) through
 // the core and compares registers, SR, PC, the prefetch queue, memory, the clock count and
 // every bus transaction. Schema: ../shared/testdata/m68000/README.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The offline commands of copperline-ctl, one file each, dispatched from main.cpp. Each

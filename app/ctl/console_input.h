@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What copperline-ctl reads from a person: standard input on the Qt event loop, and

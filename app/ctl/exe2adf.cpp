@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl exe2adf PROG [--out FILE] [--force] [--args ARGS] [--name VOLUME] [--bootblock
 // CODE]: a bootable OFS floppy that runs an AmigaOS program (docs/formats/adf.md).
 //

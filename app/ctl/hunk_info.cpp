@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl hunkinfo PROG [--lines]: the hunks, relocations, symbols and line blocks of
 // an AmigaOS hunk executable, as the reader sees them.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl: the client of a running Copperline, and the offline tools.
 
 #include "app/ctl/client.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl profile STATE.clstate [--rom ROM] [--ext-rom EXT] --out PATH
 //     [--frames 1..100] [--format native|bartman] [--force]
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl profile-report DIR --program PROG [--elf FILE] [--out FILE] [--per-frame]
 //     [--format chrome|bartman|lcov] [--source-map FROM=TO]... [--force]
 // copperline-ctl profile-report DIR --elf FILE [--base ADDR | --bases B0,B1,...] ...: code

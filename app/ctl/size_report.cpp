@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl size-report PROG [--elf PROG.elf] [--out FILE] [--source-map FROM=TO]
 //
 // A static footprint profile: a .cpuprofile weighted in bytes (hunk, section, function),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl symbolize PROG [--elf FILE] [--bases B0,B1,...] [--source-map FROM=TO] ADDR...
 //
 // Prints what the debug-info reader knows of each address: the hunk it lies in, then one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl unwind-table PROG [--elf FILE] --out FILE [--force]
 //
 // The unwind table of precise CPU sampling (docs/formats/unwind-table.md), built from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/elf2hunk/elf_to_hunk.h"
 #include "emu/hex.h"
 

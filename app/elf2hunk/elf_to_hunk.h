@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Converting a linked m68k ELF into an AmigaOS hunk executable, as the Amiga cross

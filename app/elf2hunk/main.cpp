@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // elf2hunk ELF -o OUT [--force]: writes the AmigaOS hunk executable for a linked m68k ELF.
 
 #include "app/elf2hunk/elf_to_hunk.h"

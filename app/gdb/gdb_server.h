@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The GDB stub's server (copperline --gdb, --gdb-gui; docs/gdb.md): a TCP listener that

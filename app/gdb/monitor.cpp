@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // gdb's `monitor` commands (qRcmd): each one a command of the debugger's vocabulary, its
 // answer put in words for gdb's console (docs/gdb.md, "Monitor commands").
 

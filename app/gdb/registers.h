@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The 68000's registers as gdb numbers them for m68k (docs/gdb.md): D0-D7 (0-7), A0-A5

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The GDB remote serial protocol's framing (docs/gdb.md): `$payload#cs` packets with a

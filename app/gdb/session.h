@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // One gdb client's conversation in the standard dialect (docs/gdb.md): packets read with

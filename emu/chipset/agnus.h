@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Agnus 8371 (OCS, PAL; NTSC as a configuration): the beam counters, DMA control, the

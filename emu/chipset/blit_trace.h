@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The DMA words of recent blits, kept live for their previews (blit.render and the Frame

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The OCS blitter inside Agnus 8371 (HRM chapter 6, "Blitter Hardware"): four DMA channels

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The MOS 8520 Complex Interface Adapter, two of which an Amiga has: CIA-A (ports for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/chipset/copper.h"
 
 #include "emu/chipset/custom_regs.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The Copper, Agnus's coprocessor: a three-instruction machine (MOVE, WAIT, SKIP) that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The OCS custom chip registers: byte offsets from $DFF000 (HRM appendix A, "Register

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Denise 8362 (OCS), the video output chip: the bitplane shifters, the colour palette,

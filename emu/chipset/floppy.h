@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The floppy side of the machine: the four drive mechanisms and Paula's disk controller

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/chipset/floppy_drive.h"
 
 #include "emu/chipset/floppy_mfm.h"

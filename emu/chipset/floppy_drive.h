@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // One 3.5" double-density Amiga floppy drive (DF0-DF3): the mechanism the CIAs talk to.

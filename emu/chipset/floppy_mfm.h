@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // MFM encoding of AmigaDOS tracks, as trackdisk.device writes them and reads them back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What one committed frame cost, beyond the owner of each colour clock: where the CPU's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The A500 keyboard: its own processor, which talks to CIA-A's serial port. It sends one

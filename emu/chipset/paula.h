@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Paula 8364: interrupts, the serial port, audio DMA requests and the disk DMA registers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/chipset/slot_record.h"
 
 namespace copperline {

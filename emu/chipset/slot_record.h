@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Who owned the chip bus in a colour clock, and the full record Agnus writes for it when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/cpu/m68k.h"
 
 namespace copperline::m68k {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Several observers on one CPU: the core has a single observer slot (so an unarmed hook

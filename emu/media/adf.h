@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // ADF disk images: the sector contents of a standard Amiga double-density floppy, in

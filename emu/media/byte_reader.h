@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Bounds-checked reading of big-endian files: every media loader reads through this, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // AmigaOS hunk executables ("load files"): the reader the emulator's loader, the debug-info

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/media/ofs.h"
 
 #include "emu/media/byte_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The Amiga Old File System (OFS) on a DD floppy: a writer that builds a bootable disk

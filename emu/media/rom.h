@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Kickstart ROM images: the AROS replacement from Debian's fs-uae package, or a user's own.

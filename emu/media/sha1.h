@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // SHA-1 (FIPS 180-4): the fingerprint the AROS ROM images are checked against when they are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/media/zip_member.h"
 
 #include "emu/media/byte_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // One member of a ZIP archive, read without unpacking the rest: how the AROS ROM images come

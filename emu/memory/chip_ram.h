@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Chip RAM as the DMA channels see it: word accesses at even addresses, the address

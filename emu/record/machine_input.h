@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // One thing from outside the machine that changes it: a key, the mouse, a joystick, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "emu/record/record.h"
 
 #include "emu/machine.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The record of the recent past (DESIGN.md section 6; docs/record.md): snapshots of the

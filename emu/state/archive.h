@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // One serialize() per component serves save, load and hashing (DESIGN.md section 3):

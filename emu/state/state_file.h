@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The envelope of a state file (docs/chipset.md, "Determinism and state"). Since version 6,

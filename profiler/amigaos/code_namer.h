@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The one naming of code outside a profiled program: ROM code, libraries and devices loaded

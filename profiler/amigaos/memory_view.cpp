@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "profiler/amigaos/memory_view.h"
 
 #include "emu/machine.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The guest memory the AmigaOS reader looks at: which addresses are backed by memory of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "profiler/capture/blit_render.h"
 
 #include "emu/chipset/blitter.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Pictures of a blit's channels from the DMA words the live trace kept (emu/chipset/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Readers for every file a capture writes (docs/formats/profile-jsonl.md,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "profiler/capture/frame_capture.h"
 
 #include "profiler/amigaos/amigaos.h"

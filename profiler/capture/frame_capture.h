@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The per-frame capture (source document 000, "Per-frame profiling"): a frame observer that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Drawing the guest's debug overlay (emu/debug_overlay.h) over a picture of the display:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // PNG pictures (libpng): screenshots of the emulated display and of the panes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The coverage counter (source document 000, "Collecting"): a CPU observer that counts

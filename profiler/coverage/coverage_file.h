@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Guest code coverage as numbers (source document 000, "Collecting"): the hit counts of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A capture's coverage ("coverage": true on profile.start): the counter attached to the

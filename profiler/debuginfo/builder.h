@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The loader's scratch space: the readers (ELF and DWARF, hunk symbols and LINE blocks) add

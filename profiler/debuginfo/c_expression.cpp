@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The debugger's C expressions: a recursive-descent parser into a tree, evaluated against a
 // frame's variables.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The C expressions the debugger evaluates (docs/debugger.md, "Expressions"): names of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "profiler/debuginfo/debug_info.h"
 
 #include "emu/media/file_bytes.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The ELF held open for the debugger: handles, the hunk mapping, the units' address ranges
 // and unwinding by call-frame information (libdw's CFI interface).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A program's ELF held open for a source-level debugger (docs/debugger.md): its DWARF

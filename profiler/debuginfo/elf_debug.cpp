@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What an ELF sibling tells: its loaded sections matched to the executable's hunks, its
 // symbol table (with sizes) and its DWARF (functions, inlined calls, the line table), read
 // through elfutils libelf and libdw.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What a hunk executable alone tells: HUNK_SYMBOL names (without sizes) and LINE blocks.
 
 #include "profiler/debuginfo/builder.h"

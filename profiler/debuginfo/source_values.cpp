@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Types, variables and values from DWARF (docs/debugger.md, "Variables").
 
 #include "profiler/debuginfo/source_values.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Variables and their values as DWARF describes them (docs/debugger.md): the types (base

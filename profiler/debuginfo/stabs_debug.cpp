@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What bebbo's amiga-gcc writes for -g: stabs in a HUNK_DEBUG after the last hunk
 // (docs/debuginfo.md, "bebbo's amiga-gcc"). The block is an a.out symbol table: ZMAGIC
 // ($10B), the size of the nlist entries, the size of the strings, the 12-byte entries

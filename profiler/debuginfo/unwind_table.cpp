@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The unwind table from DWARF call-frame information (libdw's CFI interface), and its
 // six-byte rows read back. docs/formats/unwind-table.md describes the format.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The compact unwind table the precise CPU sampler walks to give each sample its call stack

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The .amigaprofile JSON that vscode-amiga-debug's frame profiler opens: an array with one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Bartman's binary frame profile: the file WinUAE's gdbserver writes when vscode-amiga-debug

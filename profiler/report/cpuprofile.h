@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Chrome's CPU profile (.cpuprofile): a call tree and a sample stream, which VS Code, Chrome

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Guest code coverage in lcov's .info format (source document 000, "Converting"), which

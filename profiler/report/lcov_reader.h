@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Reads an lcov .info file back (the one profile-report --format lcov and --run --coverage

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // `profile-report` for a capture with precise samples (source document 000, "Converting to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The static size profile: every byte of a program's hunks attributed to hunk, section and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "profiler/report/system_report.h"
 
 #include "emu/cpu/disasm/disasm.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The reports of the system sampler (sampler.bin, docs/formats/sampler.md): every sample

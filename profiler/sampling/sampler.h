@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The precise CPU sampler (source document 000, "Precise CPU samples and unwinding"): one

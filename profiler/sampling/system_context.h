@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What both samplers measure of the system around a CPU step, so that the system sampler's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "profiler/sampling/system_sampler.h"
 
 #include "emu/chipset/frame_stats.h"

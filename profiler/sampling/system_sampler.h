@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The system sampler ("sampler": {"hz": N} on profile.start): a statistical sampler of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // sampler.bin, the system sampler's record stream (docs/formats/sampler.md): a 32-byte

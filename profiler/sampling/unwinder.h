@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The live unwinder of precise CPU sampling: from a retired instruction's PC, A5 and A7, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The call tree of one profiling frame (the profile strip, source document 002, "Inside a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The profile strip's cuts (source document 002, "Where a profiling frame begins" and

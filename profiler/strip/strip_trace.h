@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The steps of a replay as the call tree reads them (call_tree.h): a ReplayVisitor that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writes OUTPUT, a C++ source defining copperline::SYMBOL as the bytes of INPUT.
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" len)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The chipset debugger's bare-metal guest (tests/guest/chipset/chipset_debug.s) for the

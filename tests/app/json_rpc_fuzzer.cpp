@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the control protocol's line handling (app/control/json_rpc,
 // docs/testing.md): the input is a byte stream from a client. The framer splits it into
 // lines (with a small line limit here, so overlong lines happen too); every line parses to a

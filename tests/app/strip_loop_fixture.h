@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The profile strip's bare-metal guest (tests/guest/strip/strip_loop.s) for the tests that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The chipset debugger's commands on a bare-metal program that builds known Copper lists
 // (tests/guest/chipset/chipset_debug.s): copper.list decodes exactly the list the program
 // built and marks where the Copper stands in it, also after the record moved the machine;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The command bus turns every failure into a structured error and never throws, and
 // refuses a parameter a command does not declare before the command runs.
 

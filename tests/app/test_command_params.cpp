@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every command refuses a parameter it does not take, naming it and the ones it takes, and
 // `methods` lists each command's parameters. The check goes over whatever `methods` lists,
 // so a command added later is held to it too.

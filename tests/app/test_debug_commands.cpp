@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The debug family and the debug overlay through the emulator thread: a bare-metal
 // program calls uaelib as gcc8_c_support does (tests/guest/uaelib/uaelib_calls.c), and
 // debug.resources, debug.idle, event.debug and capture.screenshot report what it did.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The emulator thread on an AROS boot, through Emulator::call as the window and the server
 // use it: beam targets, write watchpoints, all-or-nothing memory writes, the pc, resets,
 // and snapshots that follow the machine, a state load and a power cycle; damaged state files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // frame.waits, frame.blits and blit.render through the command bus, on the known load of
 // tests/guest/hw/frame_load.S (a cookie-cut blit of 20 x 64 words from blit_pc while the
 // MOVEM.L at poll_pc reads chip RAM, and a clear across the frame's end): the numbers the

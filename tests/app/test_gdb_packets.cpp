@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The GDB remote protocol's framing (app/gdb/rsp_packet.h): packets built as gdb reads them,
 // and a reader that takes gdb's bytes in any pieces and refuses what is malformed, wrongly
 // summed or too long with a reason, holding no more than one packet's bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The 68000's registers in the GDB remote protocol (app/gdb/registers.h): the `g`/`p` hex
 // both ways, refusals of malformed data, and the target description as gdb-multiarch reads
 // it (each name at its number, 4 bytes, 72 bytes in all: the `g` packet's layout).

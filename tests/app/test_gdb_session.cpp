@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A gdb client's session (app/gdb/session.h) against the real emulator running a bare-metal
 // program: each packet becomes the debugger's command, and the replies carry what the
 // commands answered (registers, memory, a breakpoint's stop, a step back through the record),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The protocol's plain parts: line framing with its size limit, request validation, and
 // the parameter readers (numbers in three notations, hex and base64).
 

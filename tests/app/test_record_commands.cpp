@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The record's commands through Emulator::call, as the window and the control server use
 // them: reverse_step against states saved on the way, an AROS session with scheduled key
 // and mouse input sought back 8 s and run forward again frame by frame, last_writer,

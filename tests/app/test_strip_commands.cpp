@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profile strip's commands through Emulator::call on a bare-metal main loop of known
 // shape (tests/guest/strip/strip_loop.s): pass, call and until cuts, strip.select standing
 // the machine on a bar's first instruction, the replayed call tree (calls, Self, Total,

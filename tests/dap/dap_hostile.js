@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 'use strict';
 // The Debug Adapter (copperline-ctl --dap) against a client that sends what no client should:
 // a body that is not JSON, a Content-Length shorter than its body, a header without one, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 'use strict';
 // The Debug Adapter (copperline-ctl --dap, docs/dap.md) as an editor drives it, through
 // Microsoft's DebugClient (@vscode/debugadapter-testsupport, which scripts/setup.sh installs

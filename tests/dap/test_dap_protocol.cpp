@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Debug Adapter Protocol's framing (app/ctl/dap/dap_protocol.*): messages in any pieces,
 // and every malformed input refused with a reason, the reader going on with the next header
 // and never holding more than a message's worth of bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The fuzz targets' driver in builds without libFuzzer: runs LLVMFuzzerTestOneInput once on
 // every file named, or on every file in every folder named, as libFuzzer does when it is
 // given files. A target reports a bad input by aborting, as under libFuzzer.

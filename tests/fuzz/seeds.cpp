@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-fuzzseeds OUT: writes the seed corpora of the fuzz targets that are not plain
 // copies of guest programs (tests/fuzz/CMakeLists.txt copies those), at build time, so no
 // binary seed lives in git:

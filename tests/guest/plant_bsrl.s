@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | A 68000 program with one 68020-only instruction planted in it: BSR.L.
     .section .text.start,"ax"
     .globl  _start

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A test program that exercises every kind of relocation a hunk executable carries, the
  * runtime's 32-bit multiply and divide, and a static function for the debug-info tests.
  * guest_main returns a checksum the host can compute too (tests/guest/roundtrip_model.h). */

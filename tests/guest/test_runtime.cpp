@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The 68000 runtime's multiply and divide give the same answers as the host's: the guest
 // program roundtrip.c runs bare metal on the emulated A500, and the same C source runs
 // on the host; the checksums in D0 must agree.

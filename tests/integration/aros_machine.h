@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // An A500 powered on with the AROS ROMs set-up extracted, for the whole-machine tests.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # copperline --rom NOT-A-ROM must exit with status 2 and a message naming the problem.
 execute_process(COMMAND ${EXE} --factory --noaudio --rom ${BAD} --screenshot-after 1 out.png
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)

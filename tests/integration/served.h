@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A copperline serving --control NAME for an integration test, and copperline-ctl calls to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // AROS boots to its "Waiting for bootable media" screen, and the picture is FS-UAE's,
 // pixel for pixel, once our capture window is aligned with FS-UAE's.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What Bartman's viewer is shown of a program running in RAM, as a user makes it: a state
 // saved while tests/guest/profile/viewer_events.c runs under AROS (its blits, its CIA reads,
 // AROS's interrupts between), then `copperline-ctl profile STATE --format bartman` (the

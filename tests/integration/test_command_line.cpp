@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The command line: every argument checked before a display is opened (exit status 2
 // with a message), no file written over unasked, a positional disk or program refused
 // with what to type, and ROMs that cannot boot refused; copperline-ctl's tools and

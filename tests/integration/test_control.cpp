@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A headless `copperline --control`, driven through copperline-ctl the way a script drives
 // it: pause, step, registers, memory, breakpoints, a slot row, state, a screenshot, quit.
 

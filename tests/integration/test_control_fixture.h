@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A headless `copperline --control` for the control tests, and copperline-ctl calls to it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Hostile input gets error replies and never takes the emulator down or changes the
 // machine: malformed JSON, unknown methods, wrong parameter types, a 10 MiB line, binary
 // garbage and 1,000 connect/disconnect cycles. Afterwards the server answers and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // `copperline --run PROG --coverage FILE` end to end on the AROS ROM, with the guest programs
 // of tests/guest/coverage (the same C at -O0 and -O2, and assembly):
 // - loops run a known number of times give exactly those DA counts, for headers count each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Several observers share the CPU's hook points through the machine.
 
 #ifndef Q_MOC_RUN

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The source-level debugger over the control socket (docs/debugger.md), on the C program
 // tests/guest/debugger/dbg.c built at -O0 and -O2 and run under AROS, and on an assembly
 // program with LINE blocks (vasm's gencop from vscode-amiga-assembly). Every expected line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-frame accounting of waits and blits (emu/chipset/frame_stats.h) against a guest
 // program with a known load (tests/guest/hw/frame_load.S): every frame one cookie-cut blit
 // of 20 x 64 words started at blit_pc while the MOVEM.L at poll_pc reads chip RAM, then a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-frame accounting (emu/chipset/frame_stats.h): every CPU cycle of a frame is in
 // exactly one of the four counters, frame observers hear of each frame once, at an
 // instruction boundary, and watching changes nothing in the emulated timeline.

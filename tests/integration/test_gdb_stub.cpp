@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The GDB stub as gdb-multiarch (Debian) uses it: `copperline --gdb` with --run, gdb in
 // batch mode loading the program's ELF, relocated by qOffsets, then breakpoints, a backtrace
 // with names and lines, locals, memory, a watchpoint that fires, a step back and a

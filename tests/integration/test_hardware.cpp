@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Bare-metal guest programs (tests/guest/hw) check the chipset: the test loads each raw
 // binary straight into chip RAM, lets the 68000 program the hardware as any Amiga program
 // would, and compares what happened with the Hardware Reference Manual, computed here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // PAL and NTSC beams: lines per frame, colour clocks per line, the long/short line
 // alternation and the Agnus identification.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Determinism: two machines from power-on agree at every frame, and a machine saved at
 // frame N, loaded and run on agrees with one that never stopped. Bad state files are
 // refused and change nothing, however they were damaged. A loaded state shows its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // profile.start, profile.stop and profile.status over the control socket, and
 // `copperline --profile` on the command line: every refused combination, a capture that
 // starts paused and ends exactly where step_frame stops, a capture killed with SIGKILL,

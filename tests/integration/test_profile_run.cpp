@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The whole profiling loop a user types: `copperline --run PROG --profile DIR`, then
 // `copperline-ctl profile-report DIR --program PROG`, on the guest program
 // tests/guest/profile/profiled.c, whose loops (burn.s) cost known numbers of cycles.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline --run on the AROS ROM: output, return codes and the special exit statuses;
 // the floppy drives booting a boot block our toolchain built; ADF refusal and the write
 // overlay; exe2adf's disk read back through the OFS reader; the guest API.
@@ -259,9 +260,34 @@ private slots:
         s.call("quit");
         QVERIFY(s.process().waitForFinished(30000));
 
-        // On the A500's own 512K + 512K, hello cannot be started: the client's continue ends
-        // with reason run_failed and the reason, never waits for a first instruction.
-        Served small("small", {});
+        // A session whose memory nobody chose (the window's too): the program gets --run's
+        // memory, and hello runs.
+        Served plain("plain", {});
+        QVERIFY(plain.started());
+        const nlohmann::json before = plain.json("machine.memory");
+        QCOMPARE(before.value("slow", 0u), 512u << 10);
+        QCOMPARE(before.value("fast", 1u), 0u);
+        const nlohmann::json given = plain.json("run.program", {{"path", GUEST_HELLO}});
+        QCOMPARE(given["memory"].value("slow", 0u), 1536u << 10);
+        QCOMPARE(given["memory"].value("fast", 0u), 8u << 20);
+        QCOMPARE(plain.json("continue").value("reason", std::string()), std::string("loadseg"));
+        // machine.memory: sizes refused by name, nothing changed; a change power-cycles.
+        for (const char* bad : {R"({"fast": 3})", R"({"chip": 0})", R"({"slow": 2097152})", R"({"fast": "8M"})", R"({"fest": 0})"}) {
+            const auto r = plain.call("machine.memory", nlohmann::json::parse(bad));
+            QVERIFY2(r.status != 0, bad);
+        }
+        QCOMPARE(plain.json("machine.memory").value("fast", 0u), 8u << 20);
+        const nlohmann::json changed = plain.json("machine.memory", {{"fast", 0}});
+        QVERIFY(changed.value("power_cycled", false));
+        QCOMPARE(changed.value("fast", 1u), 0u);
+        QVERIFY(!plain.json("machine.memory", {{"fast", 0}}).value("power_cycled", true));
+        plain.call("quit");
+        QVERIFY(plain.process().waitForFinished(30000));
+
+        // On the A500's own 512K + 512K, chosen, hello cannot be started: the client's
+        // continue ends with reason run_failed and the reason, never waits for a first
+        // instruction.
+        Served small("small", {"--slow", "512K", "--fast", "0"});
         QVERIFY(small.started());
         QVERIFY(small.json("run.program", {{"path", GUEST_HELLO}}).contains("program"));
         const nlohmann::json failed = small.json("continue");

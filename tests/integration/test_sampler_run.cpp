@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The system sampler's proof, end to end on the AROS ROM: `copperline --run profspin
 // --profile DIR` with "sampler": {"hz": 1000} for about twenty emulated seconds, then
 // `copperline-ctl profile-report DIR --program profspin --contain RANGES` with the ranges

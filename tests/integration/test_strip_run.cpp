@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profile strip on AROS with names (tests/guest/strip/strip_aros.c): a --run program
 // debugged over the socket, its routines named from its debug information. A pass cut at
 // step(), calls of thrice(), a recursive recurse(), jumper() leaving by a JMP into tail(),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Timings as a program sees them: bare-metal guest programs (tests/guest/hw) time the
 // machine with the beam or a CIA timer and leave their figures in chip RAM; the test
 // compares them with the 68000's and the chipset's documented timing and with what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profiler on the programs Amiga developers build, as a user runs it: `copperline --run
 // PROG --profile DIR`, then `copperline-ctl profile-report DIR --program PROG`.
 // - Bartman's template (tests/data/bartman-template: a.mingw.exe beside a.mingw.elf, his

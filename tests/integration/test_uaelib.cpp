@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // uaelib at $F0FF60 (emu/uaelib.h): a bare-metal program calls it exactly as Bartman's
 // gcc8_c_support does, and the test checks what arrived: the log line, the idle clocks
 // against the beam positions the program read itself, the resources, the overlay, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the .deb (cpack, after building the programs it installs), unpacks it with
 # dpkg-deb -x and checks it as installed on a machine without the build tree: the files and
 # control fields, the programs' --version and --help, a headless boot that finds the AROS ROM

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A small AmigaOS system built by hand in a chip RAM image, for the AmigaOS reader's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reads a Bartman binary profile on its own, with the offsets vscode-amiga-debug's parser
 // uses (docs/formats/bartman-profile.md), and prints a summary as JSON: counts, and the sum of
 // every DMA record field over each frame, so that a test can compare them with what the C++

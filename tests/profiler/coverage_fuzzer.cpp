@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for coverage.bin's reader (docs/testing.md, docs/formats/coverage-bin.md):
 // parseCoverageBin either returns coverage that is whole and consistent, or throws its
 // MediaError; it never crashes, reads out of bounds or hands back ranges that overlap (in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the debug-info reader (docs/testing.md): the input is the ELF sibling
 // of a fixed hunk executable (guest_debuginfo_c, whose own ELF is the seed). Any bytes must
 // load or be refused with a MediaError (DebugInfoError), and whatever loads must answer a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Loads a .cpuprofile into Chrome DevTools' own profile model (CPUProfileDataModel from the
 // chrome-devtools-frontend package, bundled by the test with esbuild) and prints what
 // DevTools makes of it, as JSON: the total, each function's self weight from the tree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Randomised guest memory for the AmigaOS reader, under AddressSanitizer and UBSan: the
 // hand-built system of amigaos_guest_image.h with random bytes and pointers written into
 // its structures, its structure area replaced by random bytes under a valid ExecBase, and

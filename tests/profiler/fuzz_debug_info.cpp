@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Randomised corruption of a real program's ELF sibling (its headers, its sections, above
 // all its DWARF), read with its hunk executable and alone, and, now and then, of the hunk
 // executable beside it; then of a real amiga-gcc program's stabs. Every mutant must load

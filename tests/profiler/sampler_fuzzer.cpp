@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the samplers' file readers (docs/testing.md): the first byte of the
 // input chooses the reader, the rest is its file.
 // - 0 and up (even): sampler.bin and system-modules.bin (parseSystemSamples);

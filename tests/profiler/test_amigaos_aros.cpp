@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The AmigaOS reader on the AROS ROM, booted headless: on the "Waiting for bootable media"
 // screen (30 emulated seconds) and booted from a floppy into its shell, where dos.library
 // has started too. The jump tables it reads are checked against the function tables in

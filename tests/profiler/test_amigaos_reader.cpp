@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The AmigaOS reader on systems built by hand in a Machine's chip RAM: what it reads from
 // a well-formed system, the source document's rules for the four stack fields, and lists
 // that are circular, broken or random, which must end in a list of problems, never in a

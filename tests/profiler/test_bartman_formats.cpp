@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Bartman's binary frame profile and the .amigaprofile JSON: the writers against their
 // readers field by field, the byte layout at known offsets, an independent Node parser with
 // the extension's offsets, the refusal of every wrong length and of truncated or randomly

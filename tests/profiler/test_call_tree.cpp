@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profile strip's call tree (profiler/strip/call_tree.h) on step traces made by hand:
 // calls and returns, recursion, an interrupt under the frame, a routine reached by a jump
 // and a loop back to its start, a stretch in STOP, return addresses rewritten and popped,

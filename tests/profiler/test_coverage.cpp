@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Guest code coverage in the test's own machine (source document 000, "Guest code coverage"):
 // - the counter on the bare-metal build of tests/guest/coverage/cov.c counts exactly the
 //   instructions the CPU retired, and the lcov converter turns its counts into the lines'

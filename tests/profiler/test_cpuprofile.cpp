@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The .cpuprofile writer against a golden file, its reader, and the size report built on it:
 // the bytes of every hunk add up exactly, unclaimed bytes are an explicit node, and the
 // size-report command writes what it promises.

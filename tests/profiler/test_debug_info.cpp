@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The debug-info reader checked against binutils on programs our toolchain built: function
 // ranges against m68k-linux-gnu-nm, every code address's inline chain, file and line
 // against m68k-linux-gnu-addr2line, and the executable's LINE blocks against the DWARF they

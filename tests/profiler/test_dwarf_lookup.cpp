@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The debug-info reader finds the function and source line of known addresses of a guest
 // program through its ELF sibling's DWARF, at the addresses the ELF linked it to.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-frame capture against a guest program with a known load (tests/guest/capture/
 // capture_load.c): bitplanes, a Copper list, one blit a frame from start_blit() with the
 // CPU polling chip RAM in wait_blit(), and its wait for the vertical blank marked idle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // mintermFormula (profiler/capture/frame_capture.h): every one of the 256 minterms reads
 // back as a formula with the same truth table (test_frame_capture checks the common ones
 // read as the HRM writes them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The precise sampler on a machine in the test (the bare-metal load of
 // tests/guest/capture/capture_load.c: bitplanes, a blit a frame, interrupts), through the
 // per-frame capture, read back with the samples reader:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profile strip's cuts (profiler/strip/strip_cutter.h) on boundaries made by hand: the
 // cut limit (4,096: a pass one, a call two), a start while stopped, a nested call, the reach
 // of a return, an interrupt pending at the return, and a run from an earlier moment.

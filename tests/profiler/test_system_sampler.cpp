@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The system sampler (profiler/sampling/system_sampler.h) and its file (system_samples.h):
 // - on an AROS boot, a capture with the sampler leaves the emulated timeline unchanged
 //   (state hashes every frame against a machine without it), takes its samples at the exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Debug information from the toolchains Amiga developers use, read from their real outputs
 // (tests/data/README.md): Bartman's template (m68k-amiga-elf-gcc, his elf2hunk and the ELF
 // beside the executable), bebbo's amiga-gcc (stabs after the last hunk), vasm -linedebug

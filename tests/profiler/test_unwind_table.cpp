@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The unwind table built from programs our toolchain made: every row against binutils'
 // own reading of the call-frame information (objdump --dwarf=frames-interp), the known
 // shapes at a function's entry and after LINK A5, the rules the table cannot hold, the

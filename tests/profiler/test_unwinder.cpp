@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The live unwinder on hand-made tables and memory: a three-deep stack through A7 and A5
 // frames, the ends of a stack (leaving the text, a caller in another code hunk, unreadable
 // memory, odd or zero return addresses, a cycle, the depth limit) and its refusals.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Real viewers open what size-report writes:
 // - speedscope (from npm, installed by scripts/setup.sh into build/npm) imports the
 //   .cpuprofile in headless Chromium, with no error, and its sandwich view (functions ranked

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reads Bartman frame profiles that Copperline writes with vscode-amiga-debug's own code and
 // prints what the extension makes of them. Run it through scripts/check-bartman-parser.sh,
 // which compiles the extension's modules; by hand:

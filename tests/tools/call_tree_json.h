@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // strip.tree's replies in tests: Total = Self + the children's, at every node.

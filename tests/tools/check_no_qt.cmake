@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Fails if any source under ${ROOT}/emu or ${ROOT}/profiler includes a Qt header:
 # <QString>, <QtCore/QObject>, "QFile" and the like.
 set(bad "")

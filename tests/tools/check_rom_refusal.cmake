@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Builds a fake fs-uae.dat whose AROS ROM has the wrong contents and checks that
 # extract-roms.sh refuses it with a message naming the SHA-1, leaving no ROM behind.
 file(REMOVE_RECURSE "${WORK}")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A strict reader of the lcov .info files the coverage tests check: every record line must be

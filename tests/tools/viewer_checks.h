@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Opening a .cpuprofile in the viewers users have, for the tests that prove a converter's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What the window tests start from: the bare-metal frame load (tests/guest/hw/frame_load.S,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The window's way of answering a pane, for the pane tests: a pane's command goes to the

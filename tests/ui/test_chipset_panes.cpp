@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Copper, custom registers and memory panes offscreen, each against the command it
 // shows, on the chipset debugger's bare-metal program (tests/guest/chipset/chipset_debug.s):
 // the Copper list row by row with the Copper's place marked and a MOVE's bits named, list 2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The coverage pane in the window, offscreen: a capture that counts ("coverage": true on a
 // bare-metal program whose hunks lie at their link addresses) shows live, then its finished
 // coverage.bin (frame_load.S: assembly with line information): the pane's gutter holds the counts the lcov converter writes to the .info

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The source debugger's panes (Source, Call stack, Variables and Watch) offscreen against
 // the commands they show, on the debugger's C program (tests/guest/debugger/dbg.c) run
 // under AROS as --run runs it under --control: its run disk in DF0, a stop at its first

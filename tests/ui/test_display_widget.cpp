@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The display widget's framing, offscreen. By default it shows the visible area of
 // composeDisplay's picture, FS-UAE's 752 x 572 window from colour clock $2E and line $1A
 // (PAL; NTSC from line $14): on hw_border_left's red border every edge of it is red, none

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Frame Analyzer's blits and CPU waits, and the capture dock, in the window, offscreen,
 // on the known load of tests/guest/hw/frame_load.S: the blit list shows the program's
 // cookie-cut blit and previews its channels from the DMA words it moved; the CPU-waits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The desktop window, offscreen, on an AROS boot. The display shows exactly the picture a
 // headless screenshot of the same frame holds (composeDisplay on a machine run alone);
 // the Frame Analyzer shows that frame's bus owners and reads its records; a toolbar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The profile strip's pane offscreen on the bare-metal main loop of known shape
 // (tests/guest/strip/strip_loop.s): Start typed and committed, the bars against strip.bars
 // (one each, heights in proportion to their lengths, the automatic height and Frames), a

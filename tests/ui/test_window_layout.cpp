@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The window's first look on a 1440 x 900 screen, under Xvfb (a real X server, the fonts
 // this machine has): as the window opens (factory layout) on an AROS boot, it fits the
 // screen, the display shows its whole visible area inside the window, and the Frame

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/ctl/dap/control_link.h"
 
 #include "app/control/command_bus.h"

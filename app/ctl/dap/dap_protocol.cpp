@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/ctl/dap/dap_protocol.h"
 
 #include "app/control/json_rpc.h"

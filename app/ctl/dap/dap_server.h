@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // copperline-ctl --dap (the Debug Adapter Protocol on stdin and stdout, one session) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/ctl/dap/launch.h"
 
 #include "app/control/socket_path.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Starting Copperline for a Debug Adapter session, and finding one to attach to.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // MC68000 disassembler. It decodes opcode words itself (it shares nothing with

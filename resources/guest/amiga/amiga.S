@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* exec.library and dos.library calls for C: each stub moves its stack arguments into the
  * registers the function takes and calls the library's vector (negative offsets from the
  * base, the _LVO values of the ROM Kernel Manual's includes). C keeps D2-D7/A2-A6 across

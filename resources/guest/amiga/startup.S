@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The entry of an AmigaOS program built with Copperline's toolchain.
  *
  * The shell calls the first hunk's first instruction with A0 = the argument line and

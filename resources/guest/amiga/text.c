@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A line of output without printf, so that a program stays small and needs no division
  * routine: each function writes at line[n] and returns the next n. */
 #include <copperline/amiga.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* profspin's kernels: four loops whose every instruction is four or six bytes long, so a
  * sample whose PC is read even two bytes off lands inside an instruction, never on one.
  * Each takes its iteration count on the stack and runs that many passes; the labels

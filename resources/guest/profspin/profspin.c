@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* profspin: the sampler's proof (docs/profiling.md, "Proving the sampler"). An ordinary
  * program that links nothing of the profiler: four assembly kernels (kernels.S) run in
  * turn, in chunks, until each has run for its share of about twenty emulated seconds,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* CopperlineRun: the program `copperline --run` puts on its boot disk (docs/guest-api.md,
  * "The --run protocol").
  *

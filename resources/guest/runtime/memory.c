@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The memory functions gcc may call on its own for structure copies and clears, even in
  * freestanding code. Built with -fno-tree-loop-distribute-patterns so that gcc does not
  * turn these loops back into calls to themselves. */

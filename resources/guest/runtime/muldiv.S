@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* 32-bit multiply and divide for the MC68000.
  *
  * gcc -m68000 calls these for int and long arithmetic the 68000 has no instruction for.

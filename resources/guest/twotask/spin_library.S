@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* spin.library: an ordinary AmigaOS shared library that twotask loads from its disk
  * (LoadSeg, InitResident on the RomTag below, OpenLibrary). Besides the four standard
  * vectors it has two busy loops, one for each of twotask's two tasks:

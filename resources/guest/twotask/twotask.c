@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* twotask: a system with two busy tasks for the system sampler (docs/profiling.md). It
  * loads spin.library from its disk (LoadSeg, InitResident on the library's RomTag,
  * OpenLibrary), starts twotask_hi from its disk as a process of priority 5 and then, at

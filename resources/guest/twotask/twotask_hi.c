@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* twotask_hi: the higher-priority process of twotask (twotask.c), which starts it with
  * CreateProc at priority 5. It has no CLI: it reads no argument line and prints nothing.
  * Each of its rounds waits for the next tick (Delay(1)) and then runs spin.library's SpinB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-amigaosbench [SECONDS]: the cost of the AmigaOS reader on the AROS ROM. Boots
 // AROS from a floppy whose Startup-Sequence is empty (so that dos.library starts too) for
 // SECONDS emulated seconds (default 20), then times readAmigaOs (the whole system, as a

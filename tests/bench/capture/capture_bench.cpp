@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-capturebench [FRAMES] [--rss]: what a per-frame capture costs. Runs FRAMES
 // frames (default 500) of the AROS boot from power-on with no capture, a capture without
 // slots, and one with slots and memory, each into a tmpfs folder (/dev/shm) and into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-coveragebench [FRAMES]: what guest code coverage costs.
 //
 // 1. FRAMES frames (default 500) of the AROS boot from power-on with no counter, with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-samplebench [FRAMES] [PROGRAM]: what precise CPU samples cost, in CPU seconds. Runs FRAMES
 // frames (default 500) of the AROS boot from power-on with no capture, a capture of frame
 // records alone, one with "samples": true and one with samples and registers, each into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-controlbench: how fast the control protocol answers. Starts a headless
 // `copperline --control`, then over its local socket measures the `status` round trip
 // (median and 99th percentile of many calls, one at a time) and the throughput of

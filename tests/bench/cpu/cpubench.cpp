@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-cpubench: speed of the 68000 core on a flat zero-wait bus.
 //
 //   copperline-cpubench              built-in workload, hooks off then a retire hook armed;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-debuggerbench: how fast the source-level debugger answers. Starts a headless
 // `copperline --control --run` on the debugger's -O0 program (tests/guest/debugger/dbg.c),
 // runs it to main, and over the local socket times, call by call (wall clock, the socket's

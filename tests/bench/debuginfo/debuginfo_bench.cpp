@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Prints how long the debug-info reader takes to load a program's debug information (hunk
 // executable and ELF sibling with DWARF) and to symbolise 1,000,000 addresses of it: the
 // innermost scope, the inline chain and the outermost function of each.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writes a large optimised C program for the debug-info benchmark: COUNT functions, each with
 # a loop, a file-static helper that -O2 inlines, and a call to the previous function, so the
 # DWARF has the shape of real code (subprograms, inlined frames, long line tables).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-bootbench: the speed of the emulated A500, bare and with each observer a user
 // can arm, on two workloads:
 //   - aros: the AROS boot from power-on, SECONDS emulated seconds (--seconds, default 40);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-recordbench [SECONDS]: the record of the past (docs/record.md) with its
 // default budget of 256 MiB, on two workloads: AROS's idle screen (booted 40 s first) and
 // tests/guest/record/churn.s, which rewrites chip RAM as fast as the A500's bus allows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The blitter: every minterm, shift, mask, modulo and fill against a per-pixel model built
 // here; lines in all eight octants against a coordinate Bresenham; the channel sequence of
 // every channel mix against the HRM cycle table; clock counts, stalls, flags and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The 8520 timers, interrupts, TOD and ports, timed in E cycles.
 
 #include "emu/chipset/cia.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The Copper on its own: COP2LC jumps, the danger bit, the blitter-finished-disable bit,
 // the end of a list, the restart at each frame, and the frame trace a debugger reads
 // (which is no part of the state).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Denise driven directly, as Agnus drives it: pokes (bitplane DMA words, Copper writes)
 // inside a colour clock, then clock() for that clock, line after line. Pixel columns are
 // 4*hpos + k; the display-window counter is column / 2 (docs/denise.md).

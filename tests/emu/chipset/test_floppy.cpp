@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The floppy drives, MFM and Paula's disk DMA: the drive's lines and ID, the AmigaDOS
 // track format, word sync, transfers through the disk slots at the disk's data rate, and
 // writes decoded back into the image.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Paula: interrupt levels and the IPL delay, the CIAs' level-triggered lines, the serial
 // port's timing and the audio DMA request schedule.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Unit tests of the 68000 core for what the SingleStepTests vectors do not cover:
 // interrupts, trace, divide by zero, STOP, RESET, double fault and wait states.
 // Programs are hand-assembled opcode words placed in a flat test memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the ADF reader and the OFS reader behind it (docs/testing.md). The
 // input is a disk image laid out from the root block on: input block i is disk block
 // (880 + i) mod 1760, the rest of the disk zeros. So a small input already holds the root

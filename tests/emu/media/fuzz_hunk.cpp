@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Randomised corruption of a real hunk executable. Every mutant must either parse or be
 // refused with a MediaError; the sanitizers this test is built with catch any read out of
 // bounds, overflow or leak. Deterministic: the seed is fixed, so a failure reproduces.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the hunk reader (docs/testing.md): any bytes must parse or be refused
 // with a MediaError, and whatever parses must write back and read again with as many hunks.
 // Seeds: the guest test programs. The randomised fuzz_hunk test beside it corrupts one file.

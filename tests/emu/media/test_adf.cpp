@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ADF images: the exact size of a DD disk, refused with a clear message otherwise.
 
 #include "emu/media/adf.h"

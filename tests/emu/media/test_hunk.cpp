@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The hunk reader and writer and elf2hunk, checked against what binutils says of the same
 // ELF, plus the refusal of malformed files.
 

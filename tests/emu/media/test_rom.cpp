@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Kickstart ROM images: the AROS ROM loads; what is not a ROM is refused, saying why.
 
 #include "emu/media/byte_reader.h"

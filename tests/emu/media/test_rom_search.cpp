@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Where the default AROS ROMs are found: COPPERLINE_ROM_DIR, the user's data folder, fs-uae's
 // data file (extracted, SHA-1 checked) and the build tree, in that order, with fake folders
 // and fake fs-uae archives in a temporary folder; and the SHA-1 and ZIP readers underneath.

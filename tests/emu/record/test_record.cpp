@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The record (emu/record/record.h) stands the machine on past boundaries exactly: after
 // running from a state, standing k steps back gives the very state the machine had there
 // (its hash, its registers, its memory), for many k, across frame boundaries, interrupts,

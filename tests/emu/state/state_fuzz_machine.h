@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The machine state_fuzzer loads states into, and the seeds tool saves its seed from: small,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the state-file loader, Machine::loadState (docs/testing.md). The
 // machine is a small one (state_fuzz_machine.h); the seed is its own saved state
 // (tests/fuzz/seeds.cpp). Every input must load or be refused with a StateError. A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One serialize() serves save, load and hash.
 
 #include "emu/chipset/denise.h"

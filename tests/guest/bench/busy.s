@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | A bare-metal program that loads an A500 the way a demo does, every frame, for
 | copperline-bootbench (tests/bench/machine/boot_bench.cpp):
 |   - a 5-bitplane lores display, 320x256 (DIW $2C81-$2CC1, DDF $38-$D0), fetched by

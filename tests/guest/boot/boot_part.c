@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The part of the trackmo test that its boot block places at $40000 (boot_stub.S): a frame
  * loop of three routines with costs of their own, for the profiler to name from the ELF
  * alone (--symbols boot_part.elf@0x40000). No BSS: the boot block copies code and data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The boot block of the trackmo test (tests/integration/test_symbols_run.cpp): what a demo's
  * boot block does, reduced. The boot strap enters it at offset 12 of the loaded boot block
  * (AmigaDOS manual, "The boot block"), wherever it loaded it; it takes the machine over

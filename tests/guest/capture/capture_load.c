@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A known load for the capture tests (tests/profiler/test_frame_capture.cpp), bare metal:
  * a two-plane lores display fetched by bitplane DMA from a Copper list, one blit a frame
  * started from start_blit() with the blitter given priority (BLTPRI), so that the CPU's

@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | A bare-metal program for the chipset debugger's tests (copper.list, custom.dump,
 | custom.writer, mem.find, mem.regions and their panes). It copies three Copper lists from
 | the tables below into chip RAM, points COP1LC at the first and COP2LC at the second,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Guest code coverage, in C (tests/integration/test_coverage_run.cpp and
  * tests/profiler/test_coverage.cpp): loops run known numbers of times, a function that is
  * never called, for headers whose line holds an initialization run and a test run, and a

@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | Guest code coverage, in assembly (tests/integration/test_coverage_run.cpp): loops of
 | known counts, a routine that is never called, and one that control enters only in the
 | middle, whose function count is then its most executed instruction's. The bracketed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The source-level debugger's program (tests/integration/test_debugger.cpp), built at -O0
  * and at -O2 and run under AROS with --run. Each line a test names carries a marker comment
  * ("@name"); the test reads this file to find its line. What it computes is known, so every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The source-level debugger's 64-bit values (tests/integration/test_debugger.cpp), built at
  * -O2: gcc keeps a long long in a pair of registers, which its DWARF describes in pieces
  * (DW_OP_reg2 DW_OP_piece 4 DW_OP_reg3 DW_OP_piece 4). What it computes is known:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Values of every shape the source-level debugger formats, as initialized data: the test
  * (tests/integration/test_debugger.cpp) prints each with gdb from the ELF and with `eval`
  * in the running program, and expects the same text (addresses aside). */

@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | Hand-written 68000 functions with call-frame information for the unwind-table tests: an
 | A5 frame pointer (link/unlk, as the Amiga compilers make it), an A6 frame pointer (what gcc
 | for m68k Linux makes), a frame too large for the table's 12-bit CFA offset, and a return

@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | Hand-written 68000 functions for the debug-info reader tests: typed and sized functions,
 | a local label inside one, padding between two, and a label without a size.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Optimised C for the debug-info reader tests: functions that -O2 inlines (one inlined into
  * another, so a call site has a chain of two inline frames), file-static functions, and a
  * function aligned to 16 bytes so the code before it ends in padding that no function owns.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Calls the assembly functions; asm_aligned is file-local to functions.s and stays unreferenced. */
 
 int asm_add(int a, int b);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Nine hundred functions whose frames change all the time, so that building the unwind table
  * is measured on a text of realistic size (some 120 KB): every call pushes its arguments,
  * moving the CFA at each push and pop, and each function keeps values in saved registers. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A CPU that computes while the blitter works and takes each blit's BLIT interrupt in the
  * middle of its sums: a loop of DIVU and MULU (long instructions with few bus cycles), two
  * lores bitplanes fetched, and a level-3 handler that logs the beam and starts the next

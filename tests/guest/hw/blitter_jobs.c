@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Runs a table of blits the test writes at $70000: for each, waits for the blitter to
  * finish, loads its registers and writes BLTSIZE, exactly as a program would. Records
  * DMACONR after each blit (BZERO) in the job. Then stops. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A red border and nothing else: DMA off, COLOR00 red, so the picture shows where the
  * horizontal blank ends at the display's left edge. */
 #include "hw.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Measures CIA-A timer A in one-shot and continuous mode with CIA-A timer B as a
  * stopwatch counting E cycles, and writes the results at $7F000 for the test. */
 #include "hw.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The loader pattern that hid a demo's logo: Copper DMA off, a new COP1LC written late in
  * the frame (line 292), Copper DMA back on with no COPJMP1 strobe. The old list writes
  * COP1LC back to itself each frame, so if the Copper resumed the old list it would keep

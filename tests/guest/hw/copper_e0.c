@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A Copper list of MOVEs running through the end of a line while the CPU polls chip RAM,
  * so that the Copper and the CPU both want the bus at hpos $E0. The test reads the slot
  * records: who had $E0, $E1, and where each MOVE wrote. */

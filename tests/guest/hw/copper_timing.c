@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Runs a Copper list of WAITs, MOVEs and a SKIP, so the test can read from the slot
  * records where each fetch and each register write happened. */
 #include "hw.h"

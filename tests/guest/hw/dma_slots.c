@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Sets up bitplane, sprite and audio DMA from a parameter block the test writes at
  * $7F000, keeps the pointers fresh with a Copper list, and stops. The test then reads
  * Agnus's owner of every colour clock of a frame and compares it with the HRM's slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A known load for the per-frame accounting (emu/chipset/frame_stats.h), bare metal.
  *
  * Every frame, from line 100: one cookie-cut blit, A, B, C and D with minterm $CA

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Custom chip and CIA access for the bare-metal hardware test programs. */
 #ifndef COPPERLINE_TEST_HW_H
 #define COPPERLINE_TEST_HW_H

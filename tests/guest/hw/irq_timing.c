@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Times the 68000's interrupt entry with the beam: each trial reads VHPOSR, requests a
  * level-1 interrupt (INTREQ SOFT) and lets the handler read VHPOSR as its first bus
  * access. The trials start at every E-clock phase (0 to 4 NOPs of padding, 4 clocks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Reads the keyboard the way the ROM does: waits for CIA-A's serial flag, reads SDR,
  * undoes the keyboard's inversion and rotation, and acknowledges by driving SP low for
  * more than 85 us. Stores each code at $7F002 on, the count at $7F000. */

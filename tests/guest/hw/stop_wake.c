@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A CPU that sleeps in STOP and is woken in the middle of lines: the Copper requests
  * COPER at four beam positions a frame (and, between them, a request the CPU never sees:
  * DSKSYN is not enabled), the first COPER of each frame starts a blit whose BLIT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A trackloader that times its own load with CIA-B's TOD counter (one count a line):
  * motor on and wait for /RDY, then read tracks 0-3 (cylinders 0 and 1, both sides) with
  * word-synchronised disk DMA, stepping once between cylinders with a 3 ms step delay and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Reads VHPOSR 400 times in a loop whose period drifts against the line, storing each
  * value from $70002 on (the count at $70000); the test sets each beside the clock the
  * slot records say the read was granted. */

@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | Loops of known cost for the sampling tests (tests/integration/test_profile_run.cpp). The
 | cycle counts are the MC68000 User's Manual's (section 8, instruction execution times),
 | with no wait states; the test checks that each function's self time in the report is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A program to profile with `copperline --run profiled --profile DIR`
  * (tests/integration/test_profile_run.cpp). Two phases call the same loops of known cost
  * (burn.s): one with every DMA channel off, one with six lores bitplanes fetching, so

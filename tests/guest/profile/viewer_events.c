@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What a demo's frame shows Bartman's viewer, in a program loaded into RAM under AROS
  * (tests/integration/test_bartman_viewer.cpp): forever, it waits for the blitter, starts a
  * blit of its own (A to D, 16 words by 32 rows, in chip memory it allocated), reads

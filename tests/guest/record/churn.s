@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | A bare-metal program that changes as much chip RAM as an A500's bus allows, every frame:
 | the blitter copies a 64 KiB block of $10000-$7FFFF one block along with a one-bit shift
 | (so noise stays noise), the CPU stirs 4 KiB of pseudo-random longwords into the next block,

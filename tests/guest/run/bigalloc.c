@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A program of about 200 KB (its table below is a data hunk of 200 KB) that allocates
  * 1 MB and writes through all of it: the size of programs users run with --run. Prints
  * where its hunks and the block landed and returns 0, or 20 when the memory was not there. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A boot block program for the floppy tests: entered by the boot strap at offset 12 of
  * the loaded boot block with A6 = SysBase and A1 = the trackdisk IOStdReq it read the
  * boot block with (AmigaDOS manual, "The boot block").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Writes its argument line back and uses uaelib: a log line, idle markers and a resource
  * registration. Returns 0 when uaelib answered. */
 #include <copperline/amiga.h>

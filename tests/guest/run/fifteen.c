@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Runs for fifteen emulated seconds and returns: fifteen rounds of a short computation and
  * a second's Delay, then a line. What --run --profile must capture to its end. */
 #include <copperline/amiga.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Never returns. */
 #include <copperline/amiga.h>
 

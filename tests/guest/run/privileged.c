@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Writes the status register in user mode: a privilege violation on a 68000, which the
  * program does not handle. The test expects the report to name this function and line. */
 #include <copperline/amiga.h>

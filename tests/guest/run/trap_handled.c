@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Handles its own TRAP #5 through its task's tc_TrapCode, which exec calls with the
  * exception number pushed above the exception frame, and returns 7 when the handler ran.
  * --run must let it return, not report a crash. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* strip_aros: an AmigaOS main loop for the profile strip's tests, with names. A vertical
  * blank interrupt server (strip_routines.S: vblserver, which calls vblwork) counts frames;
  * the main loop waits for each and calls step(), which calls thrice() three times, third()

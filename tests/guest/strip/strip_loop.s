@@ -1,3 +1,4 @@
+| SPDX-License-Identifier: GPL-3.0-or-later
 | A bare-metal main loop for the profile strip's tests: each pass waits for the vertical
 | blank in STOP, then calls `thrice` three times, `third` on every third pass, `recurse`
 | (which calls itself three levels deep), and `jumper`, which leaves by a JMP into `tail`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The routines strip_aros calls, of fixed cost: busy loops of DBRA (strip_aros.c). */
     .text
     .globl  thrice, third, recurse, jumper, tail, vblserver, vblwork

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Bare metal: calls uaelib the way gcc8_c_support.c does (check the word at $F0FF60,
  * then call it as a C function with the function number and four longwords), and keeps
  * what it saw in a results block at $7F100 for tests/integration/test_uaelib.cpp:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A minimal AmigaOS interface for Copperline's guest programs: exec.library and
  * dos.library calls made through their library bases, with the register conventions of
  * the Amiga ROM Kernel Reference Manual (the argument registers each function documents;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Copperline's host calls for guest programs (docs/guest-api.md).
  *
  * A guest talks to the emulator through uaelib, the call UAE provides at $F0FF60, exactly

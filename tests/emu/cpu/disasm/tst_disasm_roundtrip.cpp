@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every one of the 65,536 opcode words, followed by sample extension words, is
 // disassembled; the text of each legal word must assemble with
 // `m68k-linux-gnu-as -m68000` back to exactly the same bytes, and each illegal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Hand-picked instructions and the exact text the disassembler must give them.
 // The round-trip test proves that the text assembles back; this one pins down
 // how it reads.
