@@ -8,10 +8,6 @@ namespace copperline {
 
 namespace {
 
-// Clocks between the BLTSIZE write and the first slot of the first word (WinUAE
-// CYCLECOUNT_START 2; vAmiga BLT_STRT1/BLT_STRT2; ocs-timing-facts section 4).
-constexpr std::uint8_t kStartupClocks = 2;
-
 // Line mode: one pixel is four clocks, "-C-D" (HRM "Blitter Speed": a line pixel takes 8
 // ticks of the 7 MHz clock; WinUAE blitter.cpp, "line draw takes 4 cycles").
 constexpr std::uint8_t kLineClocks = 4;
@@ -115,7 +111,7 @@ void Blitter::start() {
     used_ = stalled_ = 0;
     line_ = (con1_ & Line) != 0;
     buildGroup();
-    startup_ = kStartupClocks;
+    startup_ = kWriteClocks + kStartupClocks;
     phase_ = Phase::Startup;
 }
 
@@ -187,7 +183,7 @@ Blitter::Step Blitter::clock(bool busGranted, bool slotFree) {
     Step out;
     const Slot s = nextSlot();
     if (s == Slot::None) return out;
-    if (!(slotNeedsBus(s) ? busGranted : slotFree)) {
+    if (!(slotNeedsBus(s) ? busGranted : slotFree || inWriteClock())) {
         ++stalled_;
         return out;
     }

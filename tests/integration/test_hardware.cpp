@@ -697,7 +697,7 @@ private slots:
                 held += all[i].owner != BusOwner::Blitter && all[i].owner != BusOwner::Idle &&
                         all[i].owner != BusOwner::Cpu;
             const std::size_t span = last - starts[k];
-            const std::size_t expect = 2 + std::size_t(cpw) * w * h + ((use & 1) ? 2 : 0) - trailingIdle(use) + held;
+            const std::size_t expect = 3 + std::size_t(cpw) * w * h + ((use & 1) ? 2 : 0) - trailingIdle(use) + held;
             QVERIFY2(span == expect,
                      qPrintable(QString("USE %1%2: %3 clocks, expected %4 (%5 held by other DMA)")
                                     .arg(use, 4, 2, QChar('0')).arg(fill ? " fill" : "").arg(span).arg(expect).arg(held)));
@@ -801,7 +801,7 @@ private slots:
                 ++yielded;
         }
         QVERIFY2(yielded >= 8, qPrintable(QString::number(yielded)));
-        const std::size_t expect = 2 + 3 * 64 * 64 + 2 + held + yielded;
+        const std::size_t expect = 3 + 3 * 64 * 64 + 2 + held + yielded;
         QVERIFY2(last - start == expect, qPrintable(QString("%1 clocks, expected %2 (%3 held by fixed DMA, %4 yielded)")
                                                         .arg(last - start).arg(expect).arg(held).arg(yielded)));
     }

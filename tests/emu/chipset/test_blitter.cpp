@@ -571,9 +571,9 @@ private slots:
         std::vector<Blitter::Step> steps;
         while (r.blt.running())
             steps.push_back(r.blt.clock(true));
-        QCOMPARE(steps.size(), std::size_t(2 + 2 * 2 + 2));
-        QVERIFY(steps[2].usedBus && steps[2].channel == 0 && steps[2].address == 0x1000);
-        QVERIFY(!steps[3].usedBus);
+        QCOMPARE(steps.size(), std::size_t(3 + 2 * 2 + 2));
+        QVERIFY(steps[3].usedBus && steps[3].channel == 0 && steps[3].address == 0x1000);
+        QVERIFY(!steps[4].usedBus);
         QVERIFY(steps[4].usedBus && steps[4].channel == 0 && steps[4].address == 0x1002);
         QVERIFY(steps[5].usedBus && steps[5].write && steps[5].channel == 3);
         QCOMPARE(steps[5].address, std::uint32_t(0x5000));
@@ -616,7 +616,7 @@ private slots:
                         }
                     }
                     const long words = long(s.w) * s.h;
-                    const long expectFinish = 2 + clocksPerWord(use, fill) * words;
+                    const long expectFinish = 3 + clocksPerWord(use, fill) * words;
                     QCOMPARE(toFinish, expectFinish);
                     QCOMPARE(total, expectFinish + ((use & 1) ? 2 : 0));
                     const int channels = std::popcount(use);
@@ -644,7 +644,7 @@ private slots:
                 program(r.blt, s);
                 r.blt.poke(reg::BLTSIZE, s.size());
                 const long base =
-                    2 + clocksPerWord(use, s.con1 != 0) * long(s.w) * s.h + ((use & 1) ? 2 : 0);
+                    3 + clocksPerWord(use, s.con1 != 0) * long(s.w) * s.h + ((use & 1) ? 2 : 0);
                 long total = 0, denied = 0;
                 while (r.blt.running()) {
                     // slotFree false models a clock taken by fixed DMA; granted false alone
@@ -675,7 +675,7 @@ private slots:
             QVERIFY(!r.blt.clock(false, false).usedBus);
         QCOMPARE(r.blt.clocksStalled(), 100u);
         QCOMPARE(r.blt.info().remaining, 2u);
-        QCOMPARE(runClocked(r.blt, [](long) { return true; }), 2L + 2 * 2 + 2);
+        QCOMPARE(runClocked(r.blt, [](long) { return true; }), 3L + 2 * 2 + 2);
     }
 
     void stalledResultsMatch() {
@@ -959,7 +959,7 @@ private slots:
         QCOMPARE(i.width, std::uint16_t(4));
         QCOMPARE(i.height, std::uint16_t(3));
         QCOMPARE(i.remaining, 12u);
-        for (int k = 0; k < 2 + 2 * 5; ++k)
+        for (int k = 0; k < 3 + 2 * 5; ++k)
             r.blt.clock(true);
         QCOMPARE(r.blt.info().remaining, 7u);
         r.blt.runToCompletion();
