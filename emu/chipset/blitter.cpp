@@ -183,6 +183,11 @@ Blitter::Step Blitter::clock(bool busGranted, bool slotFree) {
     Step out;
     const Slot s = nextSlot();
     if (s == Slot::None) return out;
+    // The clock in which a BLTSIZE write takes effect passes while an earlier blit's final
+    // write still runs: the write is the register's pipeline, not a blitter step (WinUAE
+    // blitter.cpp: a write just before the last D write leaves that write in place, and
+    // the new blit starts "normally (after 2 idle cycles)").
+    if (tail_ && inWriteClock()) --startup_;
     if (!(slotNeedsBus(s) ? busGranted : slotFree || inWriteClock())) {
         ++stalled_;
         return out;

@@ -688,12 +688,15 @@ private slots:
                                                   (use & 1) ? w * h : 0};
             QCOMPARE(channel, want);
             if (!use) continue;
-            // BLTPRI and nothing else on the bus: the blit runs flat out, two set-up
-            // clocks, then its words, then (with D) the final write two clocks later.
+            // BLTPRI and nothing else on the bus: the blit runs flat out, three set-up
+            // clocks (the one in which the BLTSIZE write takes effect, then two), then its
+            // words, then (with D) the final write two clocks later.
             const unsigned cpw = perWord[use] + (fill && (use & 1) && !(use & 2) ? 1 : 0);
-            // Every clock fixed DMA (refresh here) takes inside the blit holds it up by one.
+            // Every clock fixed DMA (refresh here) takes inside the blit holds it up by one,
+            // except the clock right after the write: the write takes effect in it whoever
+            // has the bus (docs/blitter.md, Start), so counting starts one clock later.
             std::size_t held = 0;
-            for (std::size_t i = starts[k] + 1; i <= last; ++i)
+            for (std::size_t i = starts[k] + 2; i <= last; ++i)
                 held += all[i].owner != BusOwner::Blitter && all[i].owner != BusOwner::Idle &&
                         all[i].owner != BusOwner::Cpu;
             const std::size_t span = last - starts[k];
@@ -792,8 +795,10 @@ private slots:
         }
         QVERIFY(start);
         QCOMPARE(writes, 64u * 64u);
+        // From the clock after the one in which the BLTSIZE write takes effect: that one
+        // passes whoever has the bus (docs/blitter.md, Start).
         std::size_t held = 0, yielded = 0;
-        for (std::size_t i = start + 1; i <= last; ++i) {
+        for (std::size_t i = start + 2; i <= last; ++i) {
             const BusOwner o = all[i].owner;
             held += o != BusOwner::Blitter && o != BusOwner::Idle && o != BusOwner::Cpu;
             // A clock the CPU won after three refused in a row is one the blitter yielded.
