@@ -9,10 +9,6 @@ namespace copperline {
 
 namespace {
 
-// Clocks between the BLTSIZE write and the first slot of the first word (WinUAE
-// CYCLECOUNT_START 2; vAmiga BLT_STRT1/BLT_STRT2; ocs-timing-facts section 4).
-constexpr std::uint8_t kStartupClocks = 2;
-
 // Line mode: one pixel is four clocks, "-C-D" (HRM "Blitter Speed": a line pixel takes 8
 // ticks of the 7 MHz clock; WinUAE blitter.cpp, "line draw takes 4 cycles").
 constexpr std::uint8_t kLineClocks = 4;
@@ -116,7 +112,7 @@ void Blitter::start() {
     used_ = stalled_ = 0;
     line_ = (con1_ & Line) != 0;
     buildGroup();
-    startup_ = kStartupClocks;
+    startup_ = kWriteClocks + kStartupClocks;
     phase_ = Phase::Startup;
 }
 
@@ -188,7 +184,12 @@ Blitter::Step Blitter::clock(bool busGranted, bool slotFree) {
     Step out;
     const Slot s = nextSlot();
     if (s == Slot::None) return out;
-    if (!(slotNeedsBus(s) ? busGranted : slotFree)) {
+    // The clock in which a BLTSIZE write takes effect passes while an earlier blit's final
+    // write still runs: the write is the register's pipeline, not a blitter step (WinUAE
+    // blitter.cpp: a write just before the last D write leaves that write in place, and
+    // the new blit starts "normally (after 2 idle cycles)").
+    if (tail_ && inWriteClock()) --startup_;
+    if (!(slotNeedsBus(s) ? busGranted : slotFree || inWriteClock())) {
         ++stalled_;
         return out;
     }

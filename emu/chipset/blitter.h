@@ -10,7 +10,8 @@
 // blitter answers with what it did in that clock (docs/blitter.md has the model and the
 // cycle table with its sources).
 //
-// Timing in one line: BLTSIZE starts two set-up clocks, then one group of 2-4 clocks per
+// Timing in one line: the BLTSIZE write takes effect in the next clock, which starts two
+// set-up clocks, then one group of 2-4 clocks per
 // word (one slot per enabled channel plus idle slots, HRM table "Blitter Operations and
 // System DMA"); D writes lag one word behind the reads; after the last group BBUSY clears
 // and the blit interrupt is raised, and a D blit still needs two clocks (an idle one and
@@ -116,7 +117,7 @@ public:
     // clockAs in clockArea's state, busy: false once the blitter has left it in this clock
     // (the blit finished, or a line blit's set-up ended).
     bool clockArea(bool free, Step& out) {
-        if (!free) {
+        if (!free && !inWriteClock()) {
             ++stalled_;
             return true;
         }
@@ -163,6 +164,13 @@ private:
         return std::uint32_t(std::int32_t(ptr) + delta) & pointerMask();
     }
     enum class Phase : std::uint8_t { Idle, Startup, Area, Line };
+    // The set-up clocks after a BLTSIZE write: the clock in which the write takes effect
+    // (the register's pipeline: vAmiga applies BLTSIZE one DMA cycle after the write,
+    // WinUAE's pipelined_custom_write waits one CCK), which needs no bus, then two that need
+    // a free slot (WinUAE CYCLECOUNT_START 2; vAmiga BLT_STRT1, BLT_STRT2).
+    static constexpr std::uint8_t kWriteClocks = 1, kStartupClocks = 2;
+    // The clock in which the BLTSIZE write takes effect: it runs whoever owns the bus.
+    bool inWriteClock() const { return phase_ == Phase::Startup && startup_ > kStartupClocks; }
     // What one clock of the sequence does.
     enum class Slot : std::uint8_t {
         None,

@@ -151,10 +151,11 @@ private slots:
         // A, B, C and D each take one clock per word; refresh and the CPU's turns stall it.
         QCOMPARE(cookie.clocksUsed, 4 * kWords);
         QVERIFY(cookie.clocksStalled > 0);
-        // Besides those, two set-up clocks, the first word's D slot (nothing to write yet)
-        // and the idle clock before the last word's write (blitter.h).
+        // Besides those, three set-up clocks (the one in which the BLTSIZE write takes
+        // effect, which never stalls, then two), the first word's D slot (nothing to write
+        // yet) and the idle clock before the last word's write (blitter.h).
         QCOMPARE(std::uint64_t(cookie.endCck - cookie.startCck + 1),
-                 std::uint64_t(cookie.clocksUsed + cookie.clocksStalled + 4));
+                 std::uint64_t(cookie.clocksUsed + cookie.clocksStalled + 5));
 
         // The clear is in flight at the frame's end, and the next frame finalizes it.
         QVERIFY(!clear.finished);

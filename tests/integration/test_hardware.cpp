@@ -689,16 +689,19 @@ private slots:
                                                   (use & 1) ? w * h : 0};
             QCOMPARE(channel, want);
             if (!use) continue;
-            // BLTPRI and nothing else on the bus: the blit runs flat out, two set-up
-            // clocks, then its words, then (with D) the final write two clocks later.
+            // BLTPRI and nothing else on the bus: the blit runs flat out, three set-up
+            // clocks (the one in which the BLTSIZE write takes effect, then two), then its
+            // words, then (with D) the final write two clocks later.
             const unsigned cpw = perWord[use] + (fill && (use & 1) && !(use & 2) ? 1 : 0);
-            // Every clock fixed DMA (refresh here) takes inside the blit holds it up by one.
+            // Every clock fixed DMA (refresh here) takes inside the blit holds it up by one,
+            // except the clock right after the write: the write takes effect in it whoever
+            // has the bus (docs/blitter.md, Start), so counting starts one clock later.
             std::size_t held = 0;
-            for (std::size_t i = starts[k] + 1; i <= last; ++i)
+            for (std::size_t i = starts[k] + 2; i <= last; ++i)
                 held += all[i].owner != BusOwner::Blitter && all[i].owner != BusOwner::Idle &&
                         all[i].owner != BusOwner::Cpu;
             const std::size_t span = last - starts[k];
-            const std::size_t expect = 2 + std::size_t(cpw) * w * h + ((use & 1) ? 2 : 0) - trailingIdle(use) + held;
+            const std::size_t expect = 3 + std::size_t(cpw) * w * h + ((use & 1) ? 2 : 0) - trailingIdle(use) + held;
             QVERIFY2(span == expect,
                      qPrintable(QString("USE %1%2: %3 clocks, expected %4 (%5 held by other DMA)")
                                     .arg(use, 4, 2, QChar('0')).arg(fill ? " fill" : "").arg(span).arg(expect).arg(held)));
@@ -756,6 +759,133 @@ private slots:
         }
     }
 
+    void blitSpeedEndsWhereTheRuleSays() {
+        // tests/guest/hw/blit_speed.S, after alpine9000's 010.blit_speed: five cookie-cut
+        // blits (A, B, C, D, minterm $CA) of 4 words by 64 rows, BLTPRI set, the CPU
+        // polling DMACONR BBUSY after each, then a COLOR00 write. Where each BLTSIZE write
+        // and the COLOR00 write land follows from the first BLTSIZE write by these rules,
+        // with only refresh ($01 $03 $05 $E2, docs/chipset.md) taken from the records:
+        //
+        // The blitter (docs/blitter.md, Start; HRM table 6-2). A BLTSIZE write in clock W
+        // takes effect in W+1, whoever has the bus. Two set-up clocks follow, then a group
+        // "A B C D" of 4 clocks per word (ABCD is 4 cycles a word), 256 of them; the first
+        // group's D slot is idle (D lags a word). Each of those 2 + 1,024 clocks needs a
+        // clock refresh leaves free, so the first A fetch comes at W+4 with no refresh in
+        // the way. BBUSY clears in the last of them, E. Then an idle clock, which needs a
+        // free clock, and the final D write, which needs the bus.
+        //
+        // The CPU. With BLTPRI set it gets no clock the blitter wants the bus in (HRM
+        // chapter 6); the blitter's set-up clocks and idle steps leave the bus to it. A
+        // 68000 bus cycle takes 4 CPU clocks, 2 colour clocks, and holds the bus in the
+        // first; an internal step "n" is 2 CPU clocks, one colour clock. The loop's
+        // instructions as the M68000 User's Manual times them and Yacht orders them:
+        //   move.w d0,$58(a6)    12 clocks  np nw np      (nw: the BLTSIZE write, W)
+        //   btst   #6,2(a6)      16 clocks  np np nr np   (nr: DMACONR)
+        //   bne.s  wait          not taken: 8 clocks, nn np
+        //   dbra   d7,blit       taken: 10 clocks, n np np; expired: 14 clocks, n np np np
+        //   move.w d1,$180(a6)   12 clocks  np nw np      (nw: the COLOR00 write)
+        // After the write at W the CPU's np takes W+2 (a set-up clock); btst's first np
+        // wants W+4, the A slot, and gets the first group's idle D slot, W+7; its second np
+        // waits for the blit to end and gets E+1 (the idle clock); nr comes at E+3, after the
+        // final D write in E+2, and reads BBUSY clear, so the loop runs once per blit. So
+        // with no refresh in the way a blit's BLTSIZE write follows the last one's by
+        // 3 + 1,024 + 18 = 1,045 clocks (E = W+1,027; np E+5, nn, np E+9, n, np E+12, np
+        // E+14, then the next move's np E+16 and nw E+18), and the COLOR00 write comes 20
+        // clocks after the fifth blit's E (the expired dbra's third np in E+16, np E+18,
+        // nw E+20): 4 x 1,045 + 1,027 + 20 = 5,227 clocks after the first BLTSIZE write,
+        // plus one for each clock refresh takes from the blitter or the CPU. With the first
+        // slot at W+3 (the blitter without the clock in which BLTSIZE takes effect) it is
+        // 5 clocks earlier.
+        auto m = boot(HW_BLIT_SPEED);
+        m->agnus().setRecordSlots(true);
+        std::vector<SlotRecord> all;
+        std::vector<std::pair<unsigned, unsigned>> beam; // (line, clock) of each record
+        for (int f = 0; f < 3 && !m->cpu().stopped(); ++f) {
+            m->runFrame();
+            const auto& rec = m->agnus().committedRecords();
+            for (unsigned v = 0; v < m->agnus().committedLines(); ++v)
+                for (unsigned h = 0; h < 227; ++h) {
+                    all.push_back(rec[std::size_t(v) * Agnus::kMaxLineCck + h]);
+                    beam.emplace_back(v, h);
+                }
+        }
+        QVERIFY(m->cpu().stopped());
+        std::vector<std::size_t> writes;
+        std::size_t colour = 0;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (all[i].owner != BusOwner::Cpu || !(all[i].flags & slot_flag::Write)) continue;
+            if (all[i].reg == reg::BLTSIZE) writes.push_back(i);
+            if (all[i].reg == reg::COLOR00) colour = i;
+        }
+        QCOMPARE(writes.size(), std::size_t(5));
+        QVERIFY(colour > writes.back());
+
+        // Refresh (and any other fixed DMA) is the only owner read from the records.
+        auto fixed = [&](std::size_t c) {
+            const BusOwner o = all[c].owner;
+            return o != BusOwner::Idle && o != BusOwner::Blitter && o != BusOwner::Cpu;
+        };
+        auto freeFrom = [&](std::size_t c) {
+            while (fixed(c)) ++c;
+            return c;
+        };
+        std::size_t w = writes[0], expectColour = 0;
+        std::vector<std::size_t> expectWrites{w};
+        std::size_t refreshHeld = 0;
+        for (int k = 0; k < 5; ++k) {
+            // The blitter's clocks: W+1, then 2 set-up clocks and 1,024 slots in free clocks.
+            std::set<std::size_t> busClocks; // the clocks in which the blitter takes the bus
+            std::size_t c = w + 1;
+            for (unsigned step = 0; step < 2 + 1024; ++step) {
+                c = freeFrom(c + 1);
+                // Steps 0 and 1 are the set-up clocks, step 5 the first group's idle D slot.
+                if (step >= 2 && step != 5) busClocks.insert(c);
+            }
+            const std::size_t e = c;
+            refreshHeld += e - (w + 3 + 1024);
+            const std::size_t finalD = freeFrom(freeFrom(e + 1) + 1);
+            busClocks.insert(finalD);
+            // The CPU from the BLTSIZE write on: 'a' a bus cycle, 'n' an internal clock;
+            // 'r' the DMACONR read, 'W' the next write (BLTSIZE, or COLOR00 after the fifth).
+            const char* cpu = k < 4 ? "a" "aara" "nna" "naa" "aW" : "a" "aara" "nna" "naaa" "aW";
+            std::size_t t = w + 2;
+            for (const char* p = cpu; *p; ++p) {
+                if (*p == 'n') {
+                    ++t;
+                    continue;
+                }
+                while (fixed(t) || busClocks.count(t)) ++t;
+                if (*p == 'r') QVERIFY2(t > e, "the DMACONR read must come after BBUSY clears");
+                if (*p == 'W') {
+                    if (k < 4) expectWrites.push_back(t);
+                    else expectColour = t;
+                }
+                t += 2;
+            }
+            w = expectWrites.back();
+        }
+        for (std::size_t k = 0; k < 5; ++k)
+            QVERIFY2(writes[k] == expectWrites[k],
+                     qPrintable(QString("BLTSIZE write %1 at clock %2 after the first, expected %3")
+                                    .arg(k).arg(writes[k] - writes[0]).arg(expectWrites[k] - writes[0])));
+        // The first A fetch of each blit: 4 clocks after its write when refresh is not in the way.
+        for (std::size_t k = 0; k < 5; ++k) {
+            std::size_t first = writes[k] + 1;
+            while (all[first].owner != BusOwner::Blitter) ++first;
+            std::size_t want = writes[k] + 1;
+            for (int n = 0; n < 3; ++n) want = freeFrom(want + 1);
+            QCOMPARE(first - writes[k], want - writes[k]);
+        }
+        QVERIFY2(colour == expectColour,
+                 qPrintable(QString("COLOR00 written %1 clocks after the first BLTSIZE write (line %2, clock $%3), "
+                                    "expected %4 = 5,227 + %5 refresh clocks")
+                                .arg(colour - writes[0]).arg(beam[colour].first).arg(beam[colour].second, 2, 16, QChar('0'))
+                                .arg(expectColour - writes[0]).arg(expectColour - writes[0] - 5227)));
+        QVERIFY(refreshHeld > 0);
+        qInfo("COLOR00 at line %u clock $%02X, %zu clocks after the first BLTSIZE write (%zu of them refresh's)",
+              beam[colour].first, beam[colour].second, colour - writes[0], colour - writes[0] - 5227);
+    }
+
     void blitterYieldHoldsItsIdleSteps() {
         // A 64x64 descending fill with D only takes 3 clocks a word ("- - D": the fill adds
         // an idle step). With BLTPRI clear and the CPU polling DMACONR, the CPU is refused
@@ -793,8 +923,10 @@ private slots:
         }
         QVERIFY(start);
         QCOMPARE(writes, 64u * 64u);
+        // From the clock after the one in which the BLTSIZE write takes effect: that one
+        // passes whoever has the bus (docs/blitter.md, Start).
         std::size_t held = 0, yielded = 0;
-        for (std::size_t i = start + 1; i <= last; ++i) {
+        for (std::size_t i = start + 2; i <= last; ++i) {
             const BusOwner o = all[i].owner;
             held += o != BusOwner::Blitter && o != BusOwner::Idle && o != BusOwner::Cpu;
             // A clock the CPU won after three refused in a row is one the blitter yielded.
@@ -802,7 +934,7 @@ private slots:
                 ++yielded;
         }
         QVERIFY2(yielded >= 8, qPrintable(QString::number(yielded)));
-        const std::size_t expect = 2 + 3 * 64 * 64 + 2 + held + yielded;
+        const std::size_t expect = 3 + 3 * 64 * 64 + 2 + held + yielded;
         QVERIFY2(last - start == expect, qPrintable(QString("%1 clocks, expected %2 (%3 held by fixed DMA, %4 yielded)")
                                                         .arg(last - start).arg(expect).arg(held).arg(yielded)));
     }

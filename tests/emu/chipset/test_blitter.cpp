@@ -503,7 +503,9 @@ private slots:
         QTest::addColumn<int>("use");
         QTest::addColumn<bool>("fill");
         QTest::addColumn<QString>("expected");
-        // HRM Table 6-2 for a three-word blit, after the two set-up clocks, with what the
+        // HRM Table 6-2 for a three-word blit, after the three set-up clocks (the clock in
+        // which the BLTSIZE write takes effect, then WinUAE's CYCLECOUNT_START 2, vAmiga's
+        // BLT_STRT1/2: the first slot at write+4; docs/blitter.md, Start), with what the
         // table leaves out written in: the A slot is idle when A is off (the table starts at
         // the first access), the last group's idle slots are shown, D alone is pipelined
         // like every D blit, and the final D write always follows an idle clock (vAmiga's
@@ -553,7 +555,7 @@ private slots:
         s.dpt = 0x4000;
         program(r.blt, s);
         r.blt.poke(reg::BLTSIZE, s.size());
-        QCOMPARE(QString::fromStdString(sequence(r.blt)), "- - " + expected);
+        QCOMPARE(QString::fromStdString(sequence(r.blt)), "- - - " + expected);
     }
 
     void sequenceRecordsAddressesAndData() {
@@ -572,18 +574,21 @@ private slots:
         std::vector<Blitter::Step> steps;
         while (r.blt.running())
             steps.push_back(r.blt.clock(true));
-        QCOMPARE(steps.size(), std::size_t(2 + 2 * 2 + 2));
-        QVERIFY(steps[2].usedBus && steps[2].channel == 0 && steps[2].address == 0x1000);
-        QVERIFY(!steps[3].usedBus);
-        QVERIFY(steps[4].usedBus && steps[4].channel == 0 && steps[4].address == 0x1002);
-        QVERIFY(steps[5].usedBus && steps[5].write && steps[5].channel == 3);
-        QCOMPARE(steps[5].address, std::uint32_t(0x5000));
-        QCOMPARE(steps[5].data, std::uint16_t(0x1111));
-        QVERIFY(steps[5].finished); // the last main cycle
-        QVERIFY(!steps[6].usedBus);
-        QVERIFY(steps[7].usedBus && steps[7].write);
-        QCOMPARE(steps[7].address, std::uint32_t(0x5002));
-        QCOMPARE(steps[7].data, std::uint16_t(0x2222));
+        QCOMPARE(steps.size(), std::size_t(3 + 2 * 2 + 2));
+        // Three set-up clocks (the write taking effect, then two), then "A0 - A1 D0 - D1".
+        for (int k = 0; k < 3; ++k)
+            QVERIFY(!steps[std::size_t(k)].usedBus);
+        QVERIFY(steps[3].usedBus && steps[3].channel == 0 && steps[3].address == 0x1000);
+        QVERIFY(!steps[4].usedBus);
+        QVERIFY(steps[5].usedBus && steps[5].channel == 0 && steps[5].address == 0x1002);
+        QVERIFY(steps[6].usedBus && steps[6].write && steps[6].channel == 3);
+        QCOMPARE(steps[6].address, std::uint32_t(0x5000));
+        QCOMPARE(steps[6].data, std::uint16_t(0x1111));
+        QVERIFY(steps[6].finished); // the last main cycle
+        QVERIFY(!steps[7].usedBus);
+        QVERIFY(steps[8].usedBus && steps[8].write);
+        QCOMPARE(steps[8].address, std::uint32_t(0x5002));
+        QCOMPARE(steps[8].data, std::uint16_t(0x2222));
     }
 
     void clockCounts() {
@@ -617,7 +622,7 @@ private slots:
                         }
                     }
                     const long words = long(s.w) * s.h;
-                    const long expectFinish = 2 + clocksPerWord(use, fill) * words;
+                    const long expectFinish = 3 + clocksPerWord(use, fill) * words;
                     QCOMPARE(toFinish, expectFinish);
                     QCOMPARE(total, expectFinish + ((use & 1) ? 2 : 0));
                     const int channels = std::popcount(use);
@@ -645,14 +650,15 @@ private slots:
                 program(r.blt, s);
                 r.blt.poke(reg::BLTSIZE, s.size());
                 const long base =
-                    2 + clocksPerWord(use, s.con1 != 0) * long(s.w) * s.h + ((use & 1) ? 2 : 0);
+                    3 + clocksPerWord(use, s.con1 != 0) * long(s.w) * s.h + ((use & 1) ? 2 : 0);
                 long total = 0, denied = 0;
                 while (r.blt.running()) {
                     // slotFree false models a clock taken by fixed DMA; granted false alone
-                    // a clock the CPU won.
+                    // a clock the CPU won. The first clock, in which the BLTSIZE write
+                    // takes effect, passes whoever has the bus.
                     const bool slotFree = !useSlotFree || rng() % 4 != 0;
                     const bool granted = slotFree && rng() % 3 != 0;
-                    if (r.blt.wantsBus() ? !granted : !slotFree) ++denied;
+                    if (total > 0 && (r.blt.wantsBus() ? !granted : !slotFree)) ++denied;
                     r.blt.clock(granted, slotFree);
                     ++total;
                 }
@@ -664,7 +670,8 @@ private slots:
     }
 
     void freezesWithoutFreeSlots() {
-        // With BLTEN clear (or every slot taken by fixed DMA) not even idle steps advance.
+        // With BLTEN clear (or every slot taken by fixed DMA) not even idle steps advance;
+        // only the clock in which the BLTSIZE write takes effect passes.
         Rig r;
         AreaBlit s;
         s.con0 = 0x01F0; // D only: mostly idle steps
@@ -674,7 +681,7 @@ private slots:
         r.blt.poke(reg::BLTSIZE, s.size());
         for (int i = 0; i < 100; ++i)
             QVERIFY(!r.blt.clock(false, false).usedBus);
-        QCOMPARE(r.blt.clocksStalled(), 100u);
+        QCOMPARE(r.blt.clocksStalled(), 99u);
         QCOMPARE(r.blt.info().remaining, 2u);
         QCOMPARE(runClocked(r.blt, [](long) { return true; }), 2L + 2 * 2 + 2);
     }
@@ -765,7 +772,7 @@ private slots:
             QCOMPARE(firstDifference(r.snapshot(), expected), -1L);
             QCOMPARE(writes, long(drawn));
             const int len = std::max(std::abs(l.x1 - l.x0), std::abs(l.y1 - l.y0)) + 1;
-            QCOMPARE(clocks, 2L + 4L * len); // skipped writes still take their clock
+            QCOMPARE(clocks, 3L + 4L * len); // skipped writes still take their clock
         }
     }
 
@@ -785,8 +792,9 @@ private slots:
             if (s.finished) finishedAt = clocks;
             seq += s.usedBus ? "ABCD"[s.channel] : '-';
         }
-        // "-C-D" per pixel after the set-up clocks (WinUAE: "line draw takes 4 cycles").
-        std::string expected = "--";
+        // "-C-D" per pixel after the three set-up clocks (the BLTSIZE write taking effect,
+        // then two) (WinUAE: "line draw takes 4 cycles").
+        std::string expected = "---";
         for (int k = 0; k <= 20; ++k)
             expected += "-C-D";
         QCOMPARE(QString::fromStdString(seq), QString::fromStdString(expected));
@@ -960,7 +968,7 @@ private slots:
         QCOMPARE(i.width, std::uint16_t(4));
         QCOMPARE(i.height, std::uint16_t(3));
         QCOMPARE(i.remaining, 12u);
-        for (int k = 0; k < 2 + 2 * 5; ++k)
+        for (int k = 0; k < 3 + 2 * 5; ++k)
             r.blt.clock(true);
         QCOMPARE(r.blt.info().remaining, 7u);
         r.blt.runToCompletion();
