@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Timed cookie-cut blits, after alpine9000's amiga_examples 010.blit_speed: five blits of
  * 64x64 pixels in one bitplane (4 words by 64 rows), A, B, C and D on, minterm $CA
  * ("AB+!AC": A selects B over C, D = C's area), the CPU waiting for each by polling
