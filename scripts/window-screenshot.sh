@@ -10,8 +10,10 @@ out=${1:-$root/docs/images/copperline-window.png}
 for tool in xvfb-run xwd xwdtopnm pnmtopng; do
     command -v "$tool" >/dev/null || { echo "window-screenshot: $tool is missing (apt-get install xvfb xauth x11-apps netpbm)" >&2; exit 1; }
 done
-exe=$root/${COPPERLINE_BUILD:-build/release}/app/copperline
-ctl=$root/${COPPERLINE_BUILD:-build/release}/app/copperline-ctl
+# COPPERLINE_BUILD picks the build folder (default build/release).
+build=${COPPERLINE_BUILD:-$root/build/release}
+exe=$build/app/copperline
+ctl=$build/app/copperline-ctl
 name=readme-shot-$$
 export OUT=$out EXE=$exe CTL=$ctl NAME=$name
 xvfb-run -a -s "-screen 0 1440x900x24" bash -c '

@@ -400,7 +400,7 @@ private slots:
         QCOMPARE(r.status, 123);
         QVERIFY2(r.err.contains("crashed: privilege violation at $") &&
                      r.err.contains("(hunk 0 + $") &&
-                     r.err.contains("in raise_privilege at privileged.c:6"),
+                     r.err.contains("in raise_privilege at privileged.c:7"),
                  r.err.constData());
     }
 
@@ -411,7 +411,7 @@ private slots:
         QCOMPARE(r.status, 123);
         const QString err = QString::fromUtf8(r.err);
         const QRegularExpression at(
-            R"(crashed: TRAP #5 at \$([0-9A-F]{6}) \(hunk 0 \+ \$[0-9A-F]+\) in raise_trap at trap\.c:6)");
+            R"(crashed: TRAP #5 at \$([0-9A-F]{6}) \(hunk 0 \+ \$[0-9A-F]+\) in raise_trap at trap\.c:7)");
         const QRegularExpression frame(R"(the exception frame holds PC \$([0-9A-F]{6}) and SR)");
         const auto a = at.match(err), f = frame.match(err);
         QVERIFY2(a.hasMatch() && f.hasMatch(), r.err.constData());
