@@ -114,8 +114,7 @@ void Agnus::setRecordSlots(bool on) {
     }
 }
 
-void Agnus::noteCpuMask(std::uint8_t mask) {
-    if (mask == cpuMask_) return;
+void Agnus::cpuMaskChanged(std::uint8_t mask) {
     cpuMask_ = mask;
     if (recordSlots_) masks_.push_back({std::uint32_t(vpos_) * kMaxLineCck + hpos_, mask});
 }

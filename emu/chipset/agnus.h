@@ -183,7 +183,10 @@ public:
         if (recordSlots_) [[unlikely]]
             events_.push_back({std::uint32_t(vpos_) * kMaxLineCck + hpos_, events});
     }
-    void noteCpuMask(std::uint8_t mask);
+    void noteCpuMask(std::uint8_t mask) {
+        if (mask != cpuMask_) [[unlikely]]
+            cpuMaskChanged(mask);
+    }
     void noteCiaAccess(std::uint8_t chips, std::uint8_t reg, bool write, std::uint16_t value);
     // The last committed frame's CIA accesses, in time order (empty without slot records).
     const std::vector<CiaAccess>& committedCiaAccesses() const { return committedCia_; }
@@ -424,6 +427,7 @@ private:
     // The CPU's interrupt mask: now, at the frame's first clock, and its changes in the
     // frame (index, mask), filled into the records' flags when they are expanded.
     std::uint8_t cpuMask_ = 7, maskAtStart_ = 7, committedMaskAtStart_ = 7;
+    void cpuMaskChanged(std::uint8_t mask);
     std::vector<EventAt> masks_, committedMasks_;
     std::vector<CiaAccess> cia_, committedCia_;
     std::uint16_t eventsAt_ = 0; // this line's clocks before it are in events_
