@@ -336,8 +336,8 @@ int main(int argc, char** argv) {
         // allocations there, so that a program of hundreds of kilobytes loads and can
         // allocate megabytes; --fast 0 gives the machine without it.
         if (parser.isSet("run")) {
-            config.slowRamBytes = 1536u << 10;
-            config.fastRamBytes = 8u << 20;
+            config.slowRamBytes = copperline::Emulator::kRunSlowRamBytes;
+            config.fastRamBytes = copperline::Emulator::kRunFastRamBytes;
         }
         if (parser.isSet(chipOpt)) {
             const QString v = parser.value(chipOpt).toUpper();

@@ -328,8 +328,11 @@ void Machine::bootBareMetal(std::span<const std::uint8_t> program, std::uint32_t
     ciaA_.advanceTo(t);
     ciaB_.advanceTo(t);
     const bool a = ciaA_.irq(), b = ciaB_.irq();
-    if ((a && !paula_.ciaALine()) || (b && !paula_.ciaBLine())) [[unlikely]]
-        agnus_.noteEvent((a && !paula_.ciaALine() ? slot_event::CiaAIrq : 0u) | (b && !paula_.ciaBLine() ? slot_event::CiaBIrq : 0u));
+    // A line that falls now: the slot records' CIA interrupt event.
+    const std::uint32_t falls = (a && !paula_.ciaALine() ? slot_event::CiaAIrq : 0u) |
+                                (b && !paula_.ciaBLine() ? slot_event::CiaBIrq : 0u);
+    if (falls) [[unlikely]]
+        agnus_.noteEvent(falls);
     paula_.setCiaLines(a, b, agnus_.cck());
 }
 

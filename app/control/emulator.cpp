@@ -506,6 +506,16 @@ void Emulator::Impl::onFrame() {
     }
 }
 
+void Emulator::Impl::powerCycle() {
+    machine->powerOn();
+    // The past before it is another timeline, and power restarts the clock at zero.
+    record->restart();
+    timelineMoved();
+    // A new machine has shown nothing yet: neither have the views.
+    frameCommitted = false;
+    refreshFrameViews();
+}
+
 void Emulator::Impl::refreshFrameViews() {
     const Agnus& a = machine->agnus();
     auto g = std::make_shared<OwnerGrid>();

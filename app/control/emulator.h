@@ -29,6 +29,10 @@ struct AdfImage;
 
 class Emulator {
 public:
+    // The memory --run gives a program's machine (and run.program, unless the user chose
+    // the memory): the most slow RAM an A500 takes, and a Zorro II board's 8 MB of fast RAM.
+    static constexpr std::uint32_t kRunSlowRamBytes = 1536u << 10;
+    static constexpr std::uint32_t kRunFastRamBytes = 8u << 20;
     struct Options {
         bool paced = false; // hold to real time (50 Hz PAL): the window; headless runs unpaced
         bool startRunning = false; // run at start, or wait paused for a command

@@ -321,6 +321,9 @@ struct Emulator::Impl : CpuAccessObserver {
     // The owner grid and the picture of the last committed frame, as onFrame builds them
     // (after the record moved the machine, a state load or a power cycle).
     void refreshFrameViews();
+    // Powers the machine off and on (machine.reset cold, machine.memory, run.program): a new
+    // record, the timeline moved back, views empty until the first frame.
+    void powerCycle();
 
     // CpuAccessObserver: watchpoints.
     void cpuAccess(const m68k::BusCycle& cycle) override;

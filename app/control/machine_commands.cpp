@@ -409,20 +409,14 @@ void registerMachineCommands(Emulator::Impl& e) {
             "Resets the machine: {kind: \"warm\"} (the RESET line) or \"cold\" (power).", {"kind"},
             [&e](const json& p) {
                 const std::string kind = p::optionalString(p, "kind").value_or("warm");
-                if (kind == "warm")
+                if (kind == "warm") {
                     e.machine->reset();
-                else if (kind == "cold")
-                    e.machine->powerOn();
-                else
+                    // A reset starts a new record: the past before it is another timeline.
+                    e.record->restart();
+                } else if (kind == "cold") {
+                    e.powerCycle();
+                } else {
                     fail(errc::InvalidParams, "kind: expected \"warm\" or \"cold\"");
-                // A reset starts a new record: the past before it is another timeline. Power
-                // restarts the clock at zero, which moves the timeline backward.
-                e.record->restart();
-                if (kind == "cold") {
-                    e.timelineMoved();
-                    // A new machine has shown nothing yet: neither have the views.
-                    e.frameCommitted = false;
-                    e.refreshFrameViews();
                 }
                 json s = e.status();
                 s["reset"] = kind;
@@ -454,11 +448,7 @@ void registerMachineCommands(Emulator::Impl& e) {
                 if (!p.is_null() && !p.empty()) e.memoryChosen = true;
                 if (change) {
                     e.machine->reconfigure(c);
-                    e.machine->powerOn();
-                    e.record->restart();
-                    e.timelineMoved();
-                    e.frameCommitted = false;
-                    e.refreshFrameViews();
+                    e.powerCycle();
                 }
                 const Machine::Config& now = e.machine->config();
                 return json{{"chip", now.chipRamBytes}, {"slow", now.slowRamBytes}, {"fast", now.fastRamBytes},

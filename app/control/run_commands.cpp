@@ -83,18 +83,14 @@ void registerRunCommands(Emulator::Impl& e) {
                 // of fast RAM), unless the user chose the machine's own.
                 if (!e.memoryChosen) {
                     Machine::Config c = e.machine->config();
-                    c.slowRamBytes = std::max<std::uint32_t>(c.slowRamBytes, 1536u << 10);
-                    c.fastRamBytes = std::max<std::uint32_t>(c.fastRamBytes, 8u << 20);
+                    c.slowRamBytes = std::max(c.slowRamBytes, Emulator::kRunSlowRamBytes);
+                    c.fastRamBytes = std::max(c.fastRamBytes, Emulator::kRunFastRamBytes);
                     if (!Machine::sameConfig(c, e.machine->config())) e.machine->reconfigure(c);
                 }
                 const Machine::Config& mem = e.machine->config();
                 out["memory"] = {{"chip", mem.chipRamBytes}, {"slow", mem.slowRamBytes}, {"fast", mem.fastRamBytes}};
                 // A power cycle, as machine.reset {kind: cold} does: the program boots.
-                e.machine->powerOn();
-                e.record->restart();
-                e.timelineMoved();
-                e.frameCommitted = false;
-                e.refreshFrameViews();
+                e.powerCycle();
                 out["warp"] = warpJson(e);
                 return out;
             });
