@@ -440,7 +440,7 @@ inline void Machine::step() {
     // With slot records, the CPU's interrupt mask as the step starts (a capture's first
     // step, a loaded state) and as it ends.
     if (agnus_.recordingSlots()) [[unlikely]]
-        agnus_.noteCpuMask(std::uint8_t(cpu_.sr() >> 8 & 7));
+        agnus_.noteCpuMask(std::uint8_t(cpu_.interruptMask()));
     if (cpu_.stopped() || cpu_.halted()) {
         kind = stepStoppedClock();
         if (kind == StepIrq && agnus_.recordingSlots()) [[unlikely]]
@@ -471,7 +471,7 @@ inline void Machine::step() {
             syncTo(cpu_.cycles());
     }
     if (agnus_.recordingSlots()) [[unlikely]]
-        agnus_.noteCpuMask(std::uint8_t(cpu_.sr() >> 8 & 7));
+        agnus_.noteCpuMask(std::uint8_t(cpu_.interruptMask()));
     if (!stepObserver_ && !momentObserver_ && !statsFrameEnded_) [[likely]] {
         // accountStep with nobody to tell and no frame ended in the step.
         addStep(frameStats_[0], kind, cpu_.cycles() - t0, kCyclesPerCck * (agnus_.cpuDeniedTotal() - denied0));

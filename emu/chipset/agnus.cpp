@@ -193,14 +193,22 @@ void Agnus::expandCommittedRecords() const {
     std::fill(committedRecords_.begin() + std::ptrdiff_t(used), committedRecords_.end(), SlotRecord{});
     for (const EventAt& e : committedEvents_)
         if (e.index < used) committedRecords_[e.index].events |= e.events;
-    // The CPU's interrupt mask, clock by clock from its changes.
-    std::uint16_t mask = std::uint16_t(committedMaskAtStart_ << slot_flag::IntMaskShift);
-    auto change = committedMasks_.begin();
-    for (std::size_t i = 0; i < used; ++i) {
-        for (; change != committedMasks_.end() && change->index <= i; ++change)
-            mask = std::uint16_t(change->events << slot_flag::IntMaskShift);
-        out[i].flags = std::uint16_t((out[i].flags & ~slot_flag::IntMask) | mask);
+    // The CPU's interrupt mask, run by run between its changes (the records' mask bits are
+    // 0 so far: a run at mask 0, a task's, costs nothing).
+    std::size_t from = 0;
+    std::uint8_t mask = committedMaskAtStart_;
+    const auto fill = [&](std::size_t to) {
+        to = std::min(to, used);
+        if (mask)
+            for (std::size_t i = from; i < to; ++i)
+                out[i].flags = std::uint16_t(out[i].flags | (mask << slot_flag::IntMaskShift));
+        from = std::max(from, to);
+    };
+    for (const EventAt& change : committedMasks_) {
+        fill(change.index);
+        mask = std::uint8_t(change.events);
     }
+    fill(used);
 }
 
 bool Agnus::verticalBlank() const {

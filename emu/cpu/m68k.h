@@ -62,6 +62,7 @@ public:
         interruptPending_ = false;
     }
 
+    unsigned interruptMask() const { return intMask_; } // SR I2-I0
     std::uint16_t sr() const {
         return std::uint16_t((t_ ? 0x8000 : 0) | (s_ ? 0x2000 : 0) | (intMask_ << 8) | ccr());
     }
