@@ -180,6 +180,13 @@ int main(int argc, char** argv) {
         "Zorro II fast RAM on an AutoConfig board: 0 (the default), 64K, 128K, 256K, 512K, 1M, "
         "2M, 4M or 8M. The ROM configures it (usually at $200000); the CPU never waits for it.",
         "SIZE");
+    const QCommandLineOption rtcTimeOpt(
+        "rtc-time",
+        "The time the A501's clock (fitted with slow RAM) shows at power-on: now (the host's local "
+        "time), seconds since 1970, or YYYY-MM-DD[THH:MM[:SS]] (default 2000-01-01T00:00:00, so "
+        "that runs repeat exactly). It then counts emulated seconds.",
+        "TIME");
+    const QCommandLineOption rtcFrozenOpt("rtc-frozen", "The clock does not advance: it always shows --rtc-time.");
     const QCommandLineOption factoryOpt("factory",
                                         "Ignore saved settings; use the factory defaults.");
     const QCommandLineOption noAudioOpt("noaudio", "No sound output.");
@@ -243,7 +250,7 @@ int main(int argc, char** argv) {
         "standard (gdb-multiarch, the default) or bartman (the gdb of Bartman's VS Code extension, which "
         "connects to 127.0.0.1:2345).",
         "DIALECT");
-    parser.addOptions({romOpt, extOpt, ntscOpt, chipOpt, slowOpt, fastOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
+    parser.addOptions({romOpt, extOpt, ntscOpt, chipOpt, slowOpt, fastOpt, rtcTimeOpt, rtcFrozenOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
                        shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt, symbolsOpt, gdbOpt, gdbGuiOpt,
                        gdbDialectOpt});
@@ -396,6 +403,17 @@ int main(int argc, char** argv) {
                 return copperline::exit_status::Usage;
             }
         }
+        if (parser.isSet(rtcTimeOpt)) {
+            std::string error;
+            const std::optional<copperline::RtcTime> t =
+                copperline::RtcTime::parse(parser.value(rtcTimeOpt).toStdString(), error);
+            if (!t) {
+                std::fprintf(stderr, "copperline: --rtc-time: %s\n", error.c_str());
+                return copperline::exit_status::Usage;
+            }
+            config.rtcTime = *t;
+        }
+        config.rtcFrozen = parser.isSet(rtcFrozenOpt);
         machine = std::make_unique<copperline::Machine>(config);
         try {
             // The default: the AROS ROM pair, found (or extracted from fs-uae) as rom.h says.

@@ -52,6 +52,10 @@ void Machine::applyConfig() {
     floppy_.configure(c.ntsc);
     for (unsigned p = 0xC0; p < 0xD8; ++p) map_[p] = Region::Unmapped;
     for (unsigned p = 0; p < (c.slowRamBytes >> 16); ++p) map_[0xC0 + p] = Region::Slow;
+    // The A501 card brings its clock with its RAM; without it $DC0000 mirrors the custom
+    // registers, as the rest of $D80000-$DFFFFF does (AmigaOS tells the two apart so).
+    map_[0xDC] = c.slowRamBytes ? Region::Rtc : Region::Custom;
+    rtc_.setCckPerSecond(std::uint32_t(c.ntsc ? kNtscCckHz : kPalCckHz));
     remapExpansion();
 }
 
@@ -198,6 +202,8 @@ void Machine::coldStart() {
     floppy_.powerOn();
     guestApi_.reset();
     keyboard_.reset(0);
+    rtc_.powerOn(config_.rtcTime, agnus_.cck());
+    rtc_.setFrozen(config_.rtcFrozen, agnus_.cck());
     statsFrameEnded_ = false;
     beginFrameStats(agnus_.frame(), agnus_.cck(), true);
 }
@@ -761,8 +767,11 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
     switch (r) {
     case Region::Chip:
     case Region::Slow:
-    case Region::Custom: {
-        // The access waits for a colour clock Agnus gives the CPU.
+    case Region::Custom:
+    case Region::Rtc: {
+        // The access waits for a colour clock Agnus gives the CPU (the clock chip too: it
+        // sits on the chip bus's side of the A501's buffers, WinUAE memory.cpp
+        // fill_ce_banks gives $D00000-$DFFFFF the chip bus's timing).
         const std::uint64_t at = (t + 1) / kCyclesPerCck;
         // What a denied clock is charged to: the access's kind and the instruction running.
         const CpuAccessKind kind = (write || c.op == m68k::BusOp::TestAndSet) ? CpuAccessKind::Write
@@ -785,6 +794,13 @@ unsigned Machine::cpuAccess(m68k::BusCycle& c) {
                 agnus_.writeCustom(std::uint16_t(a & 0x1FE), v);
             } else {
                 c.data = agnus_.readCustom(std::uint16_t(a & 0x1FE));
+            }
+        } else if (r == Region::Rtc) {
+            // Four data lines on the low byte: the odd addresses of each longword.
+            if (write) {
+                if (c.lower) rtc_.write((a >> 2) & 15, std::uint8_t(c.data), granted);
+            } else {
+                c.data = rtc_.read((a >> 2) & 15, granted); // the upper byte's lines float: 0
             }
         } else if (c.op == m68k::BusOp::TestAndSet) {
             // The read-modify-write: Agnus holds the slot, the byte is read and written.
@@ -905,7 +921,12 @@ std::vector<MemoryRegion> Machine::memoryMap() const {
         case Region::Cia: add("cia", start, end, "io"); break;
         case Region::Slow: add("slow", start, end, "ram"); break;
         case Region::Custom:
-            // The registers at $DFF000, repeated every 512 bytes through the area.
+            // The registers at $DFF000, repeated every 512 bytes through the area (a run
+            // that stops short of $DFF000, below the clock, is mirror alone).
+            if (end <= 0xDFF000) {
+                add("custom mirror", start, end, "mirror");
+                break;
+            }
             add("custom mirror", start, 0xDFF000, "mirror");
             add("custom", 0xDFF000, 0xDFF200, "io");
             add("custom mirror", 0xDFF200, end, "mirror");
@@ -913,6 +934,7 @@ std::vector<MemoryRegion> Machine::memoryMap() const {
         case Region::ExtRom: add("extended rom", start, end, "rom"); break;
         case Region::Rom: add("rom", start, end, "rom"); break;
         case Region::Autoconfig: add("autoconfig", start, end, "io"); break;
+        case Region::Rtc: add("clock", start, end, "io"); break;
         case Region::Fast: add("fast", start, end, "ram"); break;
         case Region::Unmapped: break;
         }
@@ -929,6 +951,7 @@ std::uint16_t Machine::spyWord(std::uint32_t a) const {
     a &= 0xFFFFFE;
     const Region r = region(a);
     if (r == Region::Custom) return agnus_.spyCustom(std::uint16_t(a & 0x1FE));
+    if (r == Region::Rtc) return std::uint16_t(rtc_.peek((a >> 2) & 15, agnus_.cck()));
     if (r == Region::Cia) {
         const std::uint8_t regNo = (a >> 8) & 0xF;
         const std::uint8_t lo = !(a & 0x1000) ? ciaA_.spy(regNo) : 0xFF;
@@ -985,6 +1008,7 @@ void Machine::serialize(Archive& ar) {
     guestApi_.serialize(ar);
     ar(portButtons_);
     if (ar.loading()) paula_.setPotInputs(potPins(portButtons_));
+    rtc_.serialize(ar); // state version 7
 }
 
 std::uint64_t Machine::stateHash() {

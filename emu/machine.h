@@ -24,6 +24,7 @@
 #include "emu/chipset/floppy.h"
 #include "emu/chipset/frame_stats.h"
 #include "emu/chipset/paula.h"
+#include "emu/chipset/rtc.h"
 #include "emu/clock.h"
 #include "emu/cpu/m68k.h"
 #include "emu/cpu/observer_set.h"
@@ -152,6 +153,12 @@ public:
         // uaelib at $F0FF60 (emu/uaelib.h). Off, that address is undecoded space as on an
         // A500 (the tests compare the two).
         bool uaelib = true;
+        // The A501's clock (emu/chipset/rtc.h), fitted with slow RAM as the card carries
+        // both: the time it shows at power-on, and whether it stands still (it otherwise
+        // counts emulated seconds). Not part of a state's configuration: a state carries
+        // the clock's registers and counters themselves.
+        RtcTime rtcTime;
+        bool rtcFrozen = false;
     };
 
     Machine();
@@ -217,6 +224,10 @@ public:
     Cia& ciaA() { return ciaA_; }
     Cia& ciaB() { return ciaB_; }
     Keyboard& keyboard() { return keyboard_; }
+    // The battery-backed clock at $DC0000, fitted with slow RAM (hasRtc).
+    bool hasRtc() const { return config_.slowRamBytes != 0; }
+    Rtc& rtc() { return rtc_; }
+    const Rtc& rtc() const { return rtc_; }
     ChipRam& chipRam() { return chip_; }
     const ChipRam& chipRam() const { return chip_; }
     std::span<const std::uint8_t> slowRam() const { return slow_; }
@@ -356,7 +367,7 @@ public:
 
 private:
     friend struct CpuBus;
-    enum class Region : std::uint8_t { Unmapped, Chip, Cia, Slow, Custom, ExtRom, Rom, Autoconfig, Fast };
+    enum class Region : std::uint8_t { Unmapped, Chip, Cia, Slow, Custom, ExtRom, Rom, Autoconfig, Fast, Rtc };
 
     unsigned cpuAccess(m68k::BusCycle& c);
     // Power-on state of memory, beam, clock and the devices outside the chips.
@@ -421,6 +432,7 @@ private:
     Agnus agnus_;
     Cia ciaA_, ciaB_;
     Keyboard keyboard_;
+    Rtc rtc_;
     CpuBus bus_;
     m68k::ObserverSet cpuObservers_;
     Cpu cpu_;

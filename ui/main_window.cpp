@@ -18,6 +18,13 @@
 #include "ui/timeline_strip.h"
 
 #include <QActionGroup>
+#include <QCheckBox>
+#include <QDateTimeEdit>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QPushButton>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDesktopServices>
@@ -228,6 +235,7 @@ void MainWindow::buildActions() {
     });
     machine->addAction(warm);
     buildMemoryMenu(machine);
+    buildClockAction(machine);
 
     buildFileMenu(file);
     file->addSeparator();
@@ -290,6 +298,78 @@ void MainWindow::showMemory(const nlohmann::json& sizes) {
         for (QAction* a : findChildren<QAction*>())
             if (a->objectName().startsWith(prefix)) a->setChecked(a->data().toUInt() == bytes);
     }
+}
+
+// ---- the clock -------------------------------------------------------------------------------
+
+void MainWindow::buildClockAction(QMenu* machine) {
+    // The A501's clock (rtc.get, rtc.set): what AmigaOS reads at boot and counts from.
+    auto* clock = machine->addAction(tr("&Clock..."));
+    clock->setObjectName(QStringLiteral("clockAction"));
+    connect(clock, &QAction::triggered, this, [this] {
+        command("rtc.get", {}, [this](bool ok, const nlohmann::json& r) {
+            if (!ok) return;
+            if (!r.value("present", false)) {
+                statusBar()->showMessage(
+                    tr("This machine has no clock: the A501 card brings it with slow RAM (Machine > Memory)"), 8000);
+                return;
+            }
+            showClockDialog(r);
+        });
+    });
+}
+
+void MainWindow::showClockDialog(const nlohmann::json& clock) {
+    auto* dialog = findChild<QDialog*>(QStringLiteral("clockDialog"));
+    if (!dialog) {
+        dialog = new QDialog(this);
+        dialog->setObjectName(QStringLiteral("clockDialog"));
+        dialog->setWindowTitle(tr("The machine's clock"));
+        auto* form = new QFormLayout(dialog);
+        auto* time = new QDateTimeEdit(dialog);
+        time->setObjectName(QStringLiteral("clockTime"));
+        time->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        time->setTimeSpec(Qt::UTC); // a wall time as the chip counts it, no zone
+        time->setMinimumDateTime(QDateTime(QDate(1978, 1, 1), QTime(0, 0), Qt::UTC));
+        time->setMaximumDateTime(QDateTime(QDate(2077, 12, 31), QTime(23, 59, 59), Qt::UTC));
+        auto* now = new QPushButton(tr("&Now"), dialog);
+        now->setObjectName(QStringLiteral("clockNow"));
+        connect(now, &QPushButton::clicked, time, [time] {
+            const QDateTime local = QDateTime::currentDateTime();
+            time->setDateTime(QDateTime(local.date(), local.time(), Qt::UTC));
+        });
+        auto* row = new QHBoxLayout;
+        row->addWidget(time, 1);
+        row->addWidget(now);
+        form->addRow(tr("Shows:"), row);
+        auto* frozen = new QCheckBox(tr("Stands still (otherwise it counts emulated seconds)"), dialog);
+        frozen->setObjectName(QStringLiteral("clockFrozen"));
+        form->addRow(frozen);
+        auto* note = new QLabel(tr("AmigaOS reads the clock when it boots; a program reads it through "
+                                   "battclock.resource."),
+                                dialog);
+        note->setWordWrap(true);
+        form->addRow(note);
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
+        form->addRow(buttons);
+        connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+        connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, time, frozen] {
+            const QString text = time->dateTime().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss"));
+            command("rtc.set", {{"time", text.toStdString()}, {"frozen", frozen->isChecked()}},
+                    [this](bool ok, const nlohmann::json& r) {
+                        if (ok)
+                            statusBar()->showMessage(
+                                tr("The clock shows %1").arg(QString::fromStdString(r.value("time", ""))), 5000);
+                    });
+            dialog->accept();
+        });
+    }
+    auto* time = dialog->findChild<QDateTimeEdit*>(QStringLiteral("clockTime"));
+    const QDateTime shown = QDateTime::fromString(QString::fromStdString(clock.value("time", "")), Qt::ISODate);
+    time->setDateTime(QDateTime(shown.date(), shown.time(), Qt::UTC));
+    dialog->findChild<QCheckBox*>(QStringLiteral("clockFrozen"))->setChecked(clock.value("frozen", false));
+    dialog->show();
+    dialog->raise();
 }
 
 // ---- the File menu ---------------------------------------------------------------------------

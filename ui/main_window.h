@@ -109,6 +109,8 @@ protected:
 private:
     void buildActions();
     void buildMemoryMenu(QMenu* machine);
+    void buildClockAction(QMenu* machine);
+    void showClockDialog(const nlohmann::json& clock);
     void showMemory(const nlohmann::json& sizes);
     // The File menu: open a program, the disk drives, states, a screenshot, warp.
     void buildFileMenu(QMenu* file);

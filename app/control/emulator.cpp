@@ -93,6 +93,7 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerCopperCommands(*this);
     registerCustomCommands(*this);
     registerMemoryCommands(*this);
+    registerRtcCommands(*this);
     floppies = options.floppies;
     loadedSymbols = options.symbols;
     sessionPaced = options.paced;

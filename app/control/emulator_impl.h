@@ -401,6 +401,7 @@ void registerCustomCommands(Emulator::Impl& impl);
 nlohmann::json registerFieldsJson(std::uint16_t reg, std::uint16_t value);
 // mem.find, mem.regions (memory_commands.cpp).
 void registerMemoryCommands(Emulator::Impl& impl);
+void registerRtcCommands(Emulator::Impl& impl);
 // "hunks" ({base, size}) and "relocation_bases" of a segment list, as segments.list gives them.
 void addSegmentsJson(nlohmann::json& out, const std::vector<AmigaOsSegment>& segments);
 

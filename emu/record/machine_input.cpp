@@ -53,6 +53,14 @@ MachineInput MachineInput::setRegisters(const m68k::Registers& r) {
     return in;
 }
 
+MachineInput MachineInput::setClock(const RtcTime& t, bool frozen) {
+    MachineInput in;
+    in.kind = Kind::Clock;
+    in.time = t;
+    in.frozen = frozen;
+    return in;
+}
+
 void MachineInput::apply(Machine& m) const {
     switch (kind) {
     case Kind::Key:
@@ -73,6 +81,10 @@ void MachineInput::apply(Machine& m) const {
             m.pokeByte(address + std::uint32_t(i), bytes[i]);
         break;
     case Kind::Registers: m.cpu().setRegisters(registers); break;
+    case Kind::Clock:
+        m.rtc().setTime(time, m.agnus().cck());
+        m.rtc().setFrozen(frozen, m.agnus().cck());
+        break;
     }
 }
 

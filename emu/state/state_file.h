@@ -34,7 +34,8 @@ inline constexpr char kMagic[4] = {'C', 'L', 'S', 'T'};
 // 5: Zorro II fast RAM (its size, contents and AutoConfig state) after slow RAM in the body.
 // 6: the whole configuration in the header (fast RAM and uaelib after the checksum), so
 //    that a machine can take on a state's configuration before it reads the body.
-inline constexpr std::uint32_t kVersion = 6;
+// 7: the A501's clock chip (its counters and control registers) at the body's end.
+inline constexpr std::uint32_t kVersion = 7;
 inline constexpr std::size_t kConfigBytes = 33; // magic to the extension ROM's hash
 inline constexpr std::size_t kFastAt = 45;      // u32 fast RAM bytes, then u8 flags
 inline constexpr std::uint8_t kFlagUaelib = 1;

@@ -221,7 +221,7 @@ private slots:
         const auto fine = e->call("state.info", {{"path", good}}).result;
         QCOMPARE(fine.value("intact", false), true);
         QCOMPARE(fine.value("compatible", false), true);
-        QCOMPARE(fine.value("version", 0), 6);
+        QCOMPARE(fine.value("version", 0), 7);
     }
 
     // state.load takes on the configuration the state was saved with (here 1M chip with the

@@ -380,6 +380,44 @@ private slots:
         QVERIFY(r.err.contains("the guest marked idle time"));
     }
 
+    // The A501's clock, which --run's slow RAM brings: AROS sets the system time from it at
+    // boot, so a program's DateStamp shows --rtc-time (default 2000-01-01 00:00) plus the
+    // emulated seconds since power-on, and counts on.
+    void programsReadTheClock() {
+        auto stamps = [](const QByteArray& out) {
+            QList<QList<long>> lines;
+            for (const QByteArray& line : out.split('\n')) {
+                const QList<QByteArray> w = line.split(' ');
+                if (w.size() == 7 && w[0] == "clock") lines.push_back({w[2].toLong(), w[4].toLong(), w[6].toLong()});
+            }
+            return lines;
+        };
+        Result r = emulate({"--run", GUEST_CLOCK, "--rtc-time", "2026-12-07T10:30:00"});
+        QCOMPARE(r.status, 0);
+        QList<QList<long>> s = stamps(r.out);
+        QCOMPARE(s.size(), 2);
+        QCOMPARE(s[0][0], 17872L); // days from 1978-01-01 to 2026-12-07
+        QCOMPARE(s[0][1], 630L);   // 10:30, the boot's seconds later
+        // A second's Delay and a line of output later: at least 50 ticks more (this run
+        // measures 59: the Write and the Delay's own rounding), and not many more.
+        const long ticks = (s[1][1] - s[0][1]) * 3000 + s[1][2] - s[0][2];
+        QVERIFY2(ticks >= 50 && ticks <= 75, r.out.constData());
+        r = emulate({"--run", GUEST_CLOCK});
+        QCOMPARE(r.status, 0);
+        s = stamps(r.out);
+        QCOMPARE(s.size(), 2);
+        QCOMPARE(s[0][0], 8035L); // 2000-01-01
+        QCOMPARE(s[0][1], 0L);
+        // The same run twice reads the same time at the same moment.
+        QCOMPARE(emulate({"--run", GUEST_CLOCK}).out, r.out);
+        // Refused: a time the chip's two year digits cannot hold, and no time at all.
+        for (const char* bad : {"1977-12-31", "yesterday"}) {
+            r = emulate({"--run", GUEST_CLOCK, "--rtc-time", bad});
+            QCOMPARE(r.status, 2);
+            QVERIFY2(r.err.contains("--rtc-time:") && r.err.contains(bad), r.err.constData());
+        }
+    }
+
     void timeoutStatus() {
         const Result r = emulate({"--run", GUEST_FOREVER, "--timeout", "2"});
         QCOMPARE(r.status, 124);

@@ -239,6 +239,8 @@ private slots:
         QVERIFY(find(s.devices, "trackdisk.device"));
         QVERIFY(find(s.resources, "cia"
                                   "a.resource"));
+        // The A501 card's clock, which comes with slow RAM (emu/chipset/rtc.h): AROS finds it.
+        QVERIFY(find(s.resources, "battclock.resource"));
         checkStackFields(*m, s);
 
         // exec's resident module is the RomTag the ROM scan finds, with its version.
@@ -253,6 +255,24 @@ private slots:
         QCOMPARE(r->init, romFiles().l(tag + 22));
         QCOMPARE(find(s.libraries, "exec.library")->version, std::uint16_t(r->version));
         QVERIFY(s.residents.size() > 40);
+    }
+
+    // Without slow RAM there is no clock, and $DC0000 mirrors the custom registers, which
+    // AROS's battclock.resource recognises: it does not start. (AROS needs 1M of chip RAM
+    // when there is no slow RAM.)
+    void noClockWithoutSlowRam() {
+        Machine::Config c;
+        c.chipRamBytes = 1u << 20;
+        c.slowRamBytes = 0;
+        Machine m(c);
+        m.setRom(romFiles().kick);
+        m.setExtRom(romFiles().ext);
+        m.powerOn();
+        while (m.emulatedSeconds() < 30)
+            m.runFrame();
+        const AmigaOsSnapshot s = readAmigaOs(m);
+        QVERIFY(find(s.devices, "timer.device"));
+        QVERIFY(!find(s.resources, "battclock.resource"));
     }
 
     void namesTheSystemLibrariesWithTheirLvoTargets() {

@@ -19,7 +19,12 @@
 #include "ui/strip_pane.h"
 #include "ui/timeline_strip.h"
 
+#include <QCheckBox>
+#include <QDateTimeEdit>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QPushButton>
 #include <QFile>
 #include <QLineEdit>
 #include <QLocalSocket>
@@ -735,6 +740,41 @@ private slots:
         }
         QTRY_VERIFY(emu.snapshot()->running);
         QVERIFY(emu.call("pause").ok);
+    }
+
+    void theClockFromTheWindow() {
+        Emulator emu(aros(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        QCOMPARE(emu.call("rtc.get").result.value("time", ""), std::string("2000-01-01T00:00:00"));
+        w.action("clockAction")->trigger();
+        QDialog* dialog = nullptr;
+        QTRY_VERIFY((dialog = w.findChild<QDialog*>("clockDialog")) && dialog->isVisible());
+        auto* time = dialog->findChild<QDateTimeEdit*>("clockTime");
+        QCOMPARE(time->dateTime().toString(Qt::ISODate).left(19), QStringLiteral("2000-01-01T00:00:00"));
+        time->setDateTime(QDateTime(QDate(2026, 12, 7), QTime(10, 30, 15), Qt::UTC));
+        dialog->findChild<QCheckBox*>("clockFrozen")->setChecked(true);
+        QSignalSpy replies(&w, &MainWindow::replied);
+        dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+        QTRY_VERIFY(answered(replies, "rtc.set") != 0);
+        QCOMPARE(answered(replies, "rtc.set"), 1);
+        const json clock = emu.call("rtc.get").result;
+        QCOMPARE(clock.value("time", ""), std::string("2026-12-07T10:30:15"));
+        QCOMPARE(clock.value("frozen", false), true);
+        QCOMPARE(clock.value("weekday", -1), 1);
+        // Frozen: an emulated second later it shows the same.
+        QVERIFY(emu.call("step_frame", {{"n", 60}}).ok);
+        QCOMPARE(emu.call("rtc.get").result.value("time", ""), std::string("2026-12-07T10:30:15"));
+        QVERIFY(!dialog->isVisible());
+        // A machine without slow RAM has no clock: the window says so instead.
+        QVERIFY(emu.call("machine.memory", {{"slow", 0}}).ok);
+        QCOMPARE(emu.call("rtc.get").result.value("present", true), false);
+        QVERIFY(!emu.call("rtc.set", {{"time", "now"}}).ok);
+        replies.clear();
+        w.action("clockAction")->trigger();
+        QTRY_VERIFY(answered(replies, "rtc.get") != 0);
+        QTRY_VERIFY(w.statusBar()->currentMessage().contains("no clock"));
+        QVERIFY(!dialog->isVisible());
     }
 
     void theRecordFromTheWindow() {

@@ -196,6 +196,15 @@ LaunchArguments parseLaunch(const json& a, const std::string& ctlDirectory) {
         if (const std::string s = size(a, mem); !s.empty())
             cmd << QString("--") + mem << QString::fromStdString(s);
     if (!l.headless && flagArgument(a, "noAudio", false)) cmd << "--noaudio";
+    if (auto it = a.find("rtcTime"); it != a.end() && !it->is_null()) {
+        // The clock's time at power-on: --rtc-time's forms, or seconds since 1970 as a number.
+        if (it->is_number_integer())
+            cmd << "--rtc-time" << QString::number(it->get<std::int64_t>());
+        else if (it->is_string())
+            cmd << "--rtc-time" << QString::fromStdString(it->get<std::string>());
+        else
+            throw ArgumentError("rtcTime: expected \"now\", \"YYYY-MM-DDTHH:MM:SS\" or seconds since 1970");
+    }
     takeEmulatorArgs(strings(a, "emulatorArgs"), cmd, notes);
     for (const std::string& o : strings(a, "emulatorOptions"))
         cmd << QString::fromStdString(o);
@@ -209,8 +218,7 @@ LaunchArguments parseLaunch(const json& a, const std::string& ctlDirectory) {
     static const std::map<std::string, std::string> elsewhere = {
         {"entryPoint", "the program stops at its first instruction (stopOnEntry)"},
         {"symbolFile", "the debug information is read from beside the program"},
-        {"coverage", "coverage comes from a capture: copperline/coverage"},
-        {"rtcTime", "the machine keeps its own clock"}};
+        {"coverage", "coverage comes from a capture: copperline/coverage"}};
     for (const auto& [key, why] : elsewhere)
         if (a.contains(key)) notes.push_back(key + ": ignored (" + why + ")");
     for (const char* key : {"emulatorType", "remoteProgram", "serverName", "serverPort"})

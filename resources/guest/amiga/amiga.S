@@ -173,6 +173,16 @@ Delay:
     movea.l (%sp)+,%a6
     rts
 
+/* struct DateStamp* DateStamp(struct DateStamp* date)  d1 */
+    .globl  DateStamp
+DateStamp:
+    move.l  %a6,-(%sp)
+    movea.l DOSBase,%a6
+    move.l  8(%sp),%d1
+    jsr     -192(%a6)
+    movea.l (%sp)+,%a6
+    rts
+
 /* void* CreateProc(const char* name, LONG pri, BPTR segList, LONG stackSize)  d1-d4 */
     .globl  CreateProc
 CreateProc:

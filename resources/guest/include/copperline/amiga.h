@@ -53,6 +53,12 @@ BPTR LoadSeg(const char* name);
 void UnLoadSeg(BPTR segment);
 LONG RunCommand(BPTR segment, LONG stack, const char* args, LONG length);
 void Delay(LONG ticks); /* 50 ticks a second */
+/* dos/dos.h's DateStamp: days since 1 January 1978, minutes past midnight, ticks (50 a
+ * second) into the minute. Fills in `date` from the system time and returns it. */
+struct DateStamp {
+    LONG days, minute, tick;
+};
+struct DateStamp* DateStamp(struct DateStamp* date);
 /* Starts a process running segList's first segment; returns its message port, 0 on
  * failure. The segments stay loaded when it ends. */
 void* CreateProc(const char* name, LONG pri, BPTR segList, LONG stackSize);
