@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace copperline::uss {
@@ -62,18 +63,35 @@ std::uint32_t be32(std::span<const std::uint8_t> b, std::size_t at) {
 
 std::vector<std::uint8_t> inflateChunk(std::span<const std::uint8_t> packed, std::uint32_t size,
                                        const std::string& name) {
-    std::vector<std::uint8_t> out(size);
+    // Unpacked a megabyte at a time, so that a chunk that claims more than its stream holds
+    // costs no more memory than the stream gives.
+    constexpr std::size_t kStep = 1u << 20;
+    std::vector<std::uint8_t> out;
     z_stream z{};
     if (inflateInit(&z) != Z_OK) throw UssError("zlib cannot start");
     z.next_in = const_cast<Bytef*>(packed.data());
     z.avail_in = uInt(packed.size());
-    z.next_out = out.data();
-    z.avail_out = uInt(out.size());
-    const int rc = inflate(&z, Z_FINISH);
-    const std::size_t produced = out.size() - z.avail_out;
+    int rc = Z_OK;
+    while (rc == Z_OK && out.size() < size) {
+        const std::size_t have = out.size();
+        out.resize(std::min<std::size_t>(size, have + kStep));
+        z.next_out = out.data() + have;
+        z.avail_out = uInt(out.size() - have);
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.resize(out.size() - z.avail_out);
+        if (rc == Z_BUF_ERROR && z.avail_in == 0) break;
+    }
+    // One more byte of room: a stream that goes on past the declared length is damaged too.
+    if (rc == Z_OK && out.size() == size) {
+        std::uint8_t extra = 0;
+        z.next_out = &extra;
+        z.avail_out = 1;
+        rc = inflate(&z, Z_FINISH);
+        if (z.avail_out == 0) rc = Z_DATA_ERROR;
+    }
     inflateEnd(&z);
     // The stream must end, and give exactly the length the chunk declares.
-    if (rc != Z_STREAM_END || produced != size)
+    if (rc != Z_STREAM_END || out.size() != size)
         throw UssError("the " + chunkText(name) + " chunk's compressed data is damaged");
     return out;
 }
@@ -140,54 +158,66 @@ std::vector<Chunk> readChunks(std::span<const std::uint8_t> file) {
                        std::to_string(kMaxTotalBytes >> 20) + " MiB");
     if (file.size() < 12 || std::memcmp(file.data(), "ASF ", 4) != 0)
         throw UssError("not a WinUAE saved state (no 'ASF ' chunk at its start)");
-    std::vector<Chunk> chunks;
+    // First the framing of every chunk and the limits, before anything is unpacked.
+    struct Frame {
+        std::string name;
+        std::size_t at = 0, length = 0; // the payload (a compressed one without its length word)
+        bool compressed = false;
+        std::uint32_t full = 0;
+    };
+    std::vector<Frame> frames;
     std::uint64_t unpacked = 0;
     std::size_t pos = 0;
-    bool ended = false;
-    while (!ended) {
-        if (chunks.size() >= kMaxChunks)
+    for (;;) {
+        if (frames.size() >= kMaxChunks)
             throw UssError("more than " + std::to_string(kMaxChunks) + " chunks before 'END '");
         if (file.size() - pos < 8) throw UssError("the file ends before its 'END ' chunk");
-        Chunk c;
-        c.name.assign(reinterpret_cast<const char*>(file.data() + pos), 4);
+        Frame f;
+        f.name.assign(reinterpret_cast<const char*>(file.data() + pos), 4);
         const std::uint32_t size = be32(file, pos + 4);
-        if (c.name == "END ") {
-            ended = true;
-            chunks.push_back(std::move(c));
+        if (f.name == "END ") {
+            frames.push_back(std::move(f));
             break;
         }
         // Every other chunk has its flags and at least one byte of payload (WinUAE writes
         // no empty chunk but END).
-        if (size <= 12) throw UssError("the " + chunkText(c.name) + " chunk's size is " + std::to_string(size));
+        if (size <= 12) throw UssError("the " + chunkText(f.name) + " chunk's size is " + std::to_string(size));
         if (size - 12 > kMaxChunkBytes)
-            throw UssError("the " + chunkText(c.name) + " chunk is " + std::to_string(size) +
+            throw UssError("the " + chunkText(f.name) + " chunk is " + std::to_string(size) +
                            " bytes; a chunk may have at most " + std::to_string(kMaxChunkBytes >> 20) + " MiB");
-        if (file.size() - pos < size) throw UssError("the " + chunkText(c.name) + " chunk runs past the file's end");
-        const std::uint32_t flags = be32(file, pos + 8);
-        std::size_t dataLength = size - 12;
-        std::span<const std::uint8_t> data = file.subspan(pos + 12, dataLength);
-        if (flags & 1) {
-            if (dataLength < 4) throw UssError("the " + chunkText(c.name) + " chunk is too short to be compressed");
-            const std::uint32_t full = be32(data, 0);
-            if (full > kMaxChunkBytes)
-                throw UssError("the " + chunkText(c.name) + " chunk unpacks to " + std::to_string(full) +
+        if (file.size() - pos < size) throw UssError("the " + chunkText(f.name) + " chunk runs past the file's end");
+        f.compressed = be32(file, pos + 8) & 1;
+        f.at = pos + 12;
+        f.length = size - 12;
+        if (f.compressed) {
+            if (f.length <= 4) throw UssError("the " + chunkText(f.name) + " chunk is too short to be compressed");
+            f.full = be32(file, f.at);
+            if (f.full > kMaxChunkBytes)
+                throw UssError("the " + chunkText(f.name) + " chunk unpacks to " + std::to_string(f.full) +
                                " bytes; a chunk may have at most " + std::to_string(kMaxChunkBytes >> 20) + " MiB");
-            unpacked += full;
-            if (unpacked > kMaxTotalBytes)
-                throw UssError("the chunks unpack to more than " + std::to_string(kMaxTotalBytes >> 20) + " MiB");
-            dataLength -= 4;
-            c.payload = inflateChunk(data.subspan(4), full, c.name);
+            f.at += 4;
+            f.length -= 4;
+            unpacked += f.full;
         } else {
-            unpacked += dataLength;
-            if (unpacked > kMaxTotalBytes)
-                throw UssError("the chunks hold more than " + std::to_string(kMaxTotalBytes >> 20) + " MiB");
-            c.payload.assign(data.begin(), data.end());
+            unpacked += f.length;
         }
+        if (unpacked > kMaxTotalBytes)
+            throw UssError("the chunks unpack to more than " + std::to_string(kMaxTotalBytes >> 20) + " MiB");
         // WinUAE pads 4 - (length & 3) bytes: one to four.
-        const std::size_t padding = 4 - (dataLength & 3);
+        const std::size_t padding = 4 - (f.length & 3);
         pos += size;
-        if (file.size() - pos < padding) throw UssError("the file ends inside the " + chunkText(c.name) + " chunk");
+        if (file.size() - pos < padding) throw UssError("the file ends inside the " + chunkText(f.name) + " chunk");
         pos += padding;
+        frames.push_back(std::move(f));
+    }
+    std::vector<Chunk> chunks;
+    chunks.reserve(frames.size());
+    for (Frame& f : frames) {
+        Chunk c;
+        c.name = std::move(f.name);
+        const auto data = file.subspan(f.at, f.length);
+        if (f.compressed) c.payload = inflateChunk(data, f.full, c.name);
+        else c.payload.assign(data.begin(), data.end());
         chunks.push_back(std::move(c));
     }
     return chunks;

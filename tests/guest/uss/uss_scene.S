@@ -15,7 +15,8 @@ _start:
 .Lcopy:
     move.w  (%a0)+,(%a1)+
     dbf     %d0,.Lcopy
-    jmp     takeover                /* absolute: into the copy */
+    move.l  #takeover,%a0           /* absolute: into the copy (a plain jmp would be */
+    jmp     (%a0)                   /* made PC-relative by the assembler) */
 
 takeover:
     lea     0xDFF000,%a5

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A state FS-UAE saved (tests/data/uss/scene.uss: an A500 with the AROS ROM pair, our boot
+// block program uss_scene spinning in uss_loop with a picture on screen) loads into
+// Copperline and runs on:
+//
+// - the CPU's registers are the ones FS-UAE saved, and the ones the program set;
+// - chip and slow RAM are FS-UAE's, byte for byte, the program's bitplane among them;
+// - after the discarded first frame, the next picture is FS-UAE's screenshot in FS-UAE's
+//   visible area (the alignment of test_aros_boot.cpp, docs/display.md);
+// - the program keeps running (its counter goes up, its PC stays in its loop);
+// - `copperline-ctl profile scene.uss --rom ...` captures frames whose samples, named from
+//   the program's ELF, are uss_loop's; `--format bartman` writes the binary profile; and
+//   `copperline --load-uss` takes the state headless.
+
+#include "emu/machine.h"
+#include "emu/media/file_bytes.h"
+#include "emu/media/rom.h"
+#include "emu/state/uss.h"
+#include "profiler/capture/screenshot.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace copperline;
+
+namespace {
+
+constexpr unsigned kFsUaeLeft = 184, kFsUaeTop = 52;
+// uss_scene's layout (tests/guest/uss/uss_scene.S, linked at $40000).
+constexpr std::uint32_t kBitplane = 0x50000;
+
+std::unique_ptr<Machine> arosMachine() {
+    auto m = std::make_unique<Machine>();
+    m->setRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin"));
+    m->setExtRom(loadRom(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin"));
+    m->powerOn();
+    return m;
+}
+
+std::uint32_t symbol(const char* name) {
+    // The program's symbols, from its ELF (nm's output: "ADDRESS TYPE NAME").
+    QProcess nm;
+    nm.start(M68K_NM, {USS_SCENE_ELF});
+    if (!nm.waitForFinished(30000)) return 0;
+    for (const QByteArray& line : nm.readAllStandardOutput().split('\n')) {
+        const QList<QByteArray> f = line.simplified().split(' ');
+        if (f.size() == 3 && f[2] == name) return f[0].toUInt(nullptr, 16);
+    }
+    return 0;
+}
+
+int run(const QString& exe, const QStringList& args, QByteArray* out = nullptr) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(exe, args);
+    if (!p.waitForFinished(600000)) return -1;
+    const QByteArray text = p.readAll();
+    if (out) *out = text;
+    if (p.exitCode() != 0) qWarning("%s", text.constData());
+    return p.exitCode();
+}
+
+} // namespace
+
+class TestUssFsUae : public QObject {
+    Q_OBJECT
+private slots:
+    void registersAndMemoryAreFsUaes() {
+        const auto file = readFileBytes(SCENE_USS);
+        const uss::State state = uss::readUss(file);
+        auto m = arosMachine();
+        const uss::LoadResult loaded = uss::loadUss(*m, state);
+        QVERIFY(loaded.emulator.find("UAE") != std::string::npos);
+
+        // What FS-UAE saved.
+        const m68k::Registers r = m->cpu().registers();
+        for (unsigned i = 0; i < 8; ++i) {
+            QCOMPARE(r.d[i], state.d[i]);
+            QCOMPARE(r.a[i], state.a[i]);
+        }
+        QCOMPARE(r.sr, state.sr);
+        QCOMPARE(m->cpu().instructionAddress(), state.pc);
+        QCOMPARE(r.ird, state.ir);
+        QCOMPARE(r.irc, state.irc);
+        QCOMPARE(r.usp, state.usp);
+        QCOMPARE(r.ssp, state.ssp);
+        // ... which is what the program set: known values, its counter, its loop.
+        const std::uint32_t loop = symbol("uss_loop"), counter = symbol("counter");
+        QVERIFY(loop >= 0x40000 && counter > loop);
+        QCOMPARE(r.d[0], 0x11111111u);
+        QCOMPARE(r.d[6], 0x77777777u);
+        QCOMPARE(r.a[4], 0xA4A4A4u);
+        QCOMPARE(r.a[6], counter);
+        QVERIFY(r.d[7] > 1000);
+        QVERIFY(m->cpu().instructionAddress() >= loop && m->cpu().instructionAddress() < loop + 6);
+
+        // Memory: FS-UAE's chip and slow RAM, byte for byte.
+        QCOMPARE(m->config().chipRamBytes, std::uint32_t(state.chipRam.size()));
+        QVERIFY(std::equal(state.chipRam.begin(), state.chipRam.end(), m->chipRam().data()));
+        QCOMPARE(m->slowRam().size(), state.slowRam.size());
+        QVERIFY(std::equal(state.slowRam.begin(), state.slowRam.end(), m->slowRam().begin()));
+        // The program's bitplane: 16x8 checks.
+        QCOMPARE(m->spyWord(kBitplane), std::uint16_t(0xFFFF));
+        QCOMPARE(m->spyWord(kBitplane + 2), std::uint16_t(0x0000));
+        QCOMPARE(m->spyWord(kBitplane + 8 * 40), std::uint16_t(0x0000));
+        QCOMPARE(m->spyWord(kBitplane + 8 * 40 + 2), std::uint16_t(0xFFFF));
+
+        // What it does not restore is said.
+        bool drives = false, input = false, rtc = false;
+        for (const std::string& s : loaded.notRestored) {
+            drives |= s.find("floppy drives") != std::string::npos;
+            input |= s.find("input") != std::string::npos;
+            rtc |= s.find("real-time clock") != std::string::npos;
+        }
+        QVERIFY(drives && input && rtc);
+
+        // It runs on: the loop counts.
+        const std::uint32_t d7 = r.d[7];
+        for (int i = 0; i < 5; ++i) m->runFrame();
+        QVERIFY(!m->halted());
+        QVERIFY(m->cpu().registers().d[7] > d7 + 10000);
+        QVERIFY(m->cpu().instructionAddress() >= loop && m->cpu().instructionAddress() < loop + 6);
+        const std::uint32_t count = std::uint32_t(m->spyWord(counter)) << 16 | m->spyWord(counter + 2);
+        QVERIFY(count + 1 >= m->cpu().registers().d[7] && count <= m->cpu().registers().d[7]);
+    }
+
+    void pictureAfterTheDiscardedFrameIsFsUaes() {
+        auto m = arosMachine();
+        uss::loadUss(*m, readFileBytes(SCENE_USS));
+        m->runFrame(); // the reconstructed frame, discarded
+        m->runFrame();
+        const Image ours = composeDisplay(*m);
+        const Image ref = readPng(SCENE_FSUAE_PNG);
+        QCOMPARE(ours.width, 908u);
+        QVERIFY(ref.height + kFsUaeTop <= ours.height);
+        long mismatches = 0;
+        Image diff{ref.width, ref.height, std::vector<std::uint32_t>(ref.pixels.size())};
+        for (unsigned y = 0; y < ref.height; ++y)
+            for (unsigned x = 0; x < ref.width; ++x) {
+                const unsigned ox = x + kFsUaeLeft;
+                const std::uint32_t mine = ox < ours.width ? ours.at(ox, y + kFsUaeTop) : 0xFF000000u;
+                const bool same = (mine & 0xFFFFFF) == (ref.at(x, y) & 0xFFFFFF);
+                mismatches += !same;
+                diff.pixels[std::size_t(y) * ref.width + x] = same ? (ref.at(x, y) & 0xFF3F3F3F) | 0xFF000000 : 0xFFFF0000;
+            }
+        qInfo("%ld of %u pixels differ from FS-UAE's picture", mismatches, ref.width * ref.height);
+        if (mismatches) {
+            const QString where = QDir::current().absoluteFilePath("uss-scene-diff.png");
+            writePng(where.toStdString(), diff);
+            writePng(QDir::current().absoluteFilePath("uss-scene-ours.png").toStdString(), ours);
+            QFAIL(qPrintable(QString("%1 pixels differ from FS-UAE's picture; see %2").arg(mismatches).arg(where)));
+        }
+    }
+
+    void profileNamesTheLoop() {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath("scene");
+        const QString rom = COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin", ext = COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin";
+        QCOMPARE(run(COPPERLINE_CTL, {"profile", SCENE_USS, "--rom", rom, "--ext-rom", ext, "--frames", "2", "--out", out}),
+                 0);
+        QVERIFY(QFile::exists(out + "/profile.json"));
+        const QString report = tmp.filePath("scene.cpuprofile");
+        QCOMPARE(run(COPPERLINE_CTL, {"profile-report", out, "--elf", USS_SCENE_ELF, "--base", "0x40000", "--out", report}),
+                 0);
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject profile = QJsonDocument::fromJson(f.readAll()).object();
+        // The node that has the samples' time is the program's loop.
+        QMap<int, QString> names;
+        for (const QJsonValue& n : profile["nodes"].toArray())
+            names[n["id"].toInt()] = n["callFrame"].toObject()["functionName"].toString();
+        QMap<QString, int> hits;
+        for (const QJsonValue& s : profile["samples"].toArray()) ++hits[names[s.toInt()]];
+        QVERIFY2(!hits.isEmpty(), "no samples");
+        QString top;
+        for (auto it = hits.begin(); it != hits.end(); ++it)
+            if (top.isEmpty() || it.value() > hits[top]) top = it.key();
+        QCOMPARE(top, QStringLiteral("uss_loop"));
+
+        // The same moment as Bartman's binary profile.
+        const QString bartman = tmp.filePath("scene.profile");
+        QCOMPARE(run(COPPERLINE_CTL, {"profile", SCENE_USS, "--rom", rom, "--ext-rom", ext, "--frames", "2", "--format",
+                                      "bartman", "--out", bartman}),
+                 0);
+        QVERIFY(QFileInfo(bartman).size() > 0);
+    }
+
+    void profileWantsTheRom() {
+        QTemporaryDir tmp;
+        QByteArray text;
+        // No --rom: a usage error that says why.
+        QCOMPARE(run(COPPERLINE_CTL, {"profile", SCENE_USS, "--out", tmp.filePath("a")}, &text), 2);
+        QVERIFY(text.contains("--rom"));
+        // Another ROM: refused, naming the ROM the state wants. The extension ROM given as
+        // the Kickstart is one the state does not know.
+        QFile::copy(COPPERLINE_ROM_DIR "/aros-amiga-m68k-ext.bin", tmp.filePath("other.rom"));
+        QFile other(tmp.filePath("other.rom"));
+        QVERIFY(other.open(QIODevice::ReadWrite));
+        other.seek(0x4000);
+        other.write("not the same ROM");
+        other.close();
+        const QString rom = COPPERLINE_ROM_DIR "/aros-amiga-m68k-rom.bin";
+        QVERIFY(run(COPPERLINE_CTL, {"profile", SCENE_USS, "--rom", rom, "--ext-rom", tmp.filePath("other.rom"), "--out",
+                                     tmp.filePath("b")},
+                    &text) != 0);
+        QVERIFY2(text.contains("A63586E4") && text.contains("Extended"), text.constData());
+    }
+
+    void commandLineLoadsTheState() {
+        QTemporaryDir tmp;
+        const QString shot = tmp.filePath("uss.png");
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        QStringList env = QProcess::systemEnvironment();
+        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
+        p.setEnvironment(env);
+        p.start(COPPERLINE_EXE, {"--factory", "--noaudio", "--load-uss", SCENE_USS, "--screenshot-after", "0.1", shot});
+        QVERIFY(p.waitForFinished(120000));
+        const QByteArray text = p.readAll();
+        QVERIFY2(p.exitCode() == 0, text.constData());
+        QVERIFY2(text.contains("not restored"), text.constData());
+        QVERIFY(text.contains("real-time clock"));
+        const Image ours = readPng(shot.toStdString());
+        // The checks of the picture above, one pixel: the top left check is yellow.
+        QCOMPARE(ours.at(kFsUaeLeft + 2 * 4 + 40, kFsUaeTop + 2 * 24 + 4) & 0xFFFFFF, 0xFFFF00u);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestUssFsUae)
+#include "test_uss_fsuae.moc"
