@@ -55,6 +55,27 @@ std::uint32_t symbol(const char* name) {
     return 0;
 }
 
+// Pixels of FS-UAE's visible area (its whole "full" buffer) that differ in ours; with a
+// name, the differences are written to NAME-diff.png (red) and ours to NAME-ours.png.
+long differing(const Image& ours, const Image& ref, const char* name = nullptr) {
+    if (ref.height + kFsUaeTop > ours.height) return long(ref.width) * ref.height;
+    long mismatches = 0;
+    Image diff{ref.width, ref.height, std::vector<std::uint32_t>(ref.pixels.size())};
+    for (unsigned y = 0; y < ref.height; ++y)
+        for (unsigned x = 0; x < ref.width; ++x) {
+            const unsigned ox = x + kFsUaeLeft;
+            const std::uint32_t mine = ox < ours.width ? ours.at(ox, y + kFsUaeTop) : 0xFF000000u;
+            const bool same = (mine & 0xFFFFFF) == (ref.at(x, y) & 0xFFFFFF);
+            mismatches += !same;
+            diff.pixels[std::size_t(y) * ref.width + x] = same ? (ref.at(x, y) & 0xFF3F3F3F) | 0xFF000000 : 0xFFFF0000;
+        }
+    if (mismatches && name) {
+        writePng(QDir::current().absoluteFilePath(QString(name) + "-diff.png").toStdString(), diff);
+        writePng(QDir::current().absoluteFilePath(QString(name) + "-ours.png").toStdString(), ours);
+    }
+    return mismatches;
+}
+
 int run(const QString& exe, const QStringList& args, QByteArray* out = nullptr) {
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
@@ -138,24 +159,9 @@ private slots:
         const Image ours = composeDisplay(*m);
         const Image ref = readPng(SCENE_FSUAE_PNG);
         QCOMPARE(ours.width, 908u);
-        QVERIFY(ref.height + kFsUaeTop <= ours.height);
-        long mismatches = 0;
-        Image diff{ref.width, ref.height, std::vector<std::uint32_t>(ref.pixels.size())};
-        for (unsigned y = 0; y < ref.height; ++y)
-            for (unsigned x = 0; x < ref.width; ++x) {
-                const unsigned ox = x + kFsUaeLeft;
-                const std::uint32_t mine = ox < ours.width ? ours.at(ox, y + kFsUaeTop) : 0xFF000000u;
-                const bool same = (mine & 0xFFFFFF) == (ref.at(x, y) & 0xFFFFFF);
-                mismatches += !same;
-                diff.pixels[std::size_t(y) * ref.width + x] = same ? (ref.at(x, y) & 0xFF3F3F3F) | 0xFF000000 : 0xFFFF0000;
-            }
-        qInfo("%ld of %u pixels differ from FS-UAE's picture", mismatches, ref.width * ref.height);
-        if (mismatches) {
-            const QString where = QDir::current().absoluteFilePath("uss-scene-diff.png");
-            writePng(where.toStdString(), diff);
-            writePng(QDir::current().absoluteFilePath("uss-scene-ours.png").toStdString(), ours);
-            QFAIL(qPrintable(QString("%1 pixels differ from FS-UAE's picture; see %2").arg(mismatches).arg(where)));
-        }
+        const long mismatches = differing(ours, ref, "uss-scene");
+        qInfo("%ld of %u pixels of FS-UAE's visible area differ", mismatches, ref.width * ref.height);
+        QCOMPARE(mismatches, 0L);
     }
 
     void profileNamesTheLoop() {
@@ -226,9 +232,8 @@ private slots:
         QVERIFY2(p.exitCode() == 0, text.constData());
         QVERIFY2(text.contains("not restored"), text.constData());
         QVERIFY(text.contains("real-time clock"));
-        const Image ours = readPng(shot.toStdString());
-        // The checks of the picture above, one pixel: the top left check is yellow.
-        QCOMPARE(ours.at(kFsUaeLeft + 2 * 4 + 40, kFsUaeTop + 2 * 24 + 4) & 0xFFFFFF, 0xFFFF00u);
+        // The picture does not change: the screenshot a few frames on is FS-UAE's too.
+        QCOMPARE(differing(readPng(shot.toStdString()), readPng(SCENE_FSUAE_PNG)), 0L);
     }
 };
 
