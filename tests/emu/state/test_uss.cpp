@@ -221,7 +221,8 @@ private slots:
         // Chunks that unpack to more than 256 MiB between them (each under the chunk limit).
         std::vector<std::uint8_t> many(file.begin(), file.end() - 8);
         for (int i = 0; i < 3; ++i) {
-            const std::uint8_t c[] = {'X', 'T', 'R', 'A', 0, 0, 0, 20, 0, 0, 0, 1, 0x07, 0xF0, 0, 0, 0x78, 0x9C, 3, 0, 0};
+            const std::uint8_t c[] = {'X', 'T', 'R', 'A', 0, 0, 0, 20, 0, 0, 0, 1, 0x07, 0xF0, 0, 0,
+                                      0x78, 0x9C, 3, 0, 0, 0, 0, 0};
             many.insert(many.end(), std::begin(c), std::end(c));
         }
         why = refusal(many, rom);
