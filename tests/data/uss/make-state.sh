@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Regenerates scene.uss and scene-fsuae.png (tests/data/uss/README.md): FS-UAE (Debian's
 # fs-uae, under xvfb-run) boots an A500 with the AROS ROM pair from a floppy whose boot
-# block is uss_scene (tests/guest/uss/uss_scene.S), waits until the program spins in its
+# block is uss_scene (tests/guest/uss/uss_scene.S), waits (40 s) until the program spins in its
 # loop, saves state 1 (F9, mapped to FS-UAE's save-state action) and takes a screenshot.
 #
 #   tests/data/uss/make-state.sh BUILD_DIR ROM_DIR
@@ -26,7 +26,7 @@ xvfb-run -a -s "-screen 0 1280x1024x24" bash -c "
     --kickstart_file='$roms/aros-amiga-m68k-rom.bin' --kickstart_ext_file='$roms/aros-amiga-m68k-ext.bin' \
     --floppy_drive_0='$work/scene.adf' > '$work/fs-uae.log' 2>&1 &
   pid=\$!
-  sleep 25
+  sleep 40
   window=\$(xdotool search --name FS-UAE | head -1)
   xdotool key --window \"\$window\" F9
   sleep 2
