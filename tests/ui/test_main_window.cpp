@@ -620,6 +620,11 @@ private slots:
         QCOMPARE(answered(replies, "state.load_uss"), 1);
         QVERIFY(!emu.snapshot()->running);
         QVERIFY(emu.call("state.hash").result["hash"] != hash);
+        // A file of another kind is refused, and changes nothing.
+        const json loaded = emu.call("state.hash").result["hash"];
+        const auto refused = emu.call("state.load_uss", {{"path", state.toStdString()}});
+        QVERIFY(!refused.ok);
+        QCOMPARE(emu.call("state.hash").result["hash"], loaded);
     }
 
     // File > Disk drives: a disk in each drive from the dialog, ejected again.
