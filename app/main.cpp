@@ -13,7 +13,9 @@
 #include "emu/machine.h"
 #include "emu/media/adf.h"
 #include "emu/media/byte_reader.h"
+#include "emu/media/file_bytes.h"
 #include "emu/media/rom.h"
+#include "emu/state/uss.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -250,6 +252,13 @@ int main(int argc, char** argv) {
         "standard (gdb-multiarch, the default) or bartman (the gdb of Bartman's VS Code extension, which "
         "connects to 127.0.0.1:2345).",
         "DIALECT");
+    const QCommandLineOption loadUssOpt(
+        "load-uss",
+        "Start from a WinUAE/FS-UAE saved state (.uss; docs/formats/uss.md) made with the same Kickstart "
+        "(--rom, checked by CRC-32). Its first frame is a reconstruction; what the state does not restore "
+        "(drives, input, the clock) is listed on stderr.",
+        "FILE");
+    parser.addOptions({loadUssOpt});
     parser.addOptions({romOpt, extOpt, ntscOpt, chipOpt, slowOpt, fastOpt, rtcTimeOpt, rtcFrozenOpt, factoryOpt, noAudioOpt, headlessOpt, shotOpt,
                        secondsOpt, serialOpt, speedOpt, controlOpt, controlGuiOpt, controlInfoOpt,
                        shotOverlayOpt, guestFilesOpt, budgetOpt, forceOpt, symbolsOpt, gdbOpt, gdbGuiOpt,
@@ -284,6 +293,11 @@ int main(int argc, char** argv) {
             return copperline::exit_status::Usage;
         }
         if (const int rc = checkGdbOptions(parser, gdbOpt, gdbGuiOpt, gdbDialectOpt)) return rc;
+        if (parser.isSet(loadUssOpt) && (parser.isSet("run") || parser.isSet("profile"))) {
+            std::fprintf(stderr, "copperline: --load-uss starts from a saved machine; it does not combine with --%s\n",
+                         parser.isSet("run") ? "run" : "profile");
+            return copperline::exit_status::Usage;
+        }
     }
     // --symbols: read and placed now, so that a mistake is a message before anything runs.
     std::vector<copperline::LoadedSymbols> symbols;
@@ -482,6 +496,19 @@ int main(int argc, char** argv) {
     machine->powerOn();
     copperline::MediaSession media;
     if (const int rc = copperline::applyFloppyOptions(parser, *machine, media)) return rc;
+    if (parser.isSet(loadUssOpt)) {
+        const std::string path = parser.value(loadUssOpt).toStdString();
+        try {
+            const auto bytes = copperline::readFileBytes(path, copperline::uss::kMaxTotalBytes);
+            const copperline::uss::LoadResult loaded = copperline::uss::loadUss(*machine, bytes);
+            std::fprintf(stderr, "copperline: %s: a state of %s, the CPU at $%06X; not restored:\n", path.c_str(),
+                         loaded.emulator.c_str(), unsigned(loaded.pc));
+            for (const std::string& item : loaded.notRestored) std::fprintf(stderr, "  - %s\n", item.c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "copperline: --load-uss: %s: %s\n", path.c_str(), e.what());
+            return copperline::exit_status::Usage;
+        }
+    }
 
     const bool gdbServed = parser.isSet(gdbOpt) || parser.isSet(gdbGuiOpt);
     const bool controlled = parser.isSet(controlOpt) || parser.isSet(gdbOpt);

@@ -976,6 +976,33 @@ void Machine::pokeByte(std::uint32_t a, std::uint8_t v) {
     else if (r == Region::Fast) fast_[a - zorro_.base] = v;
 }
 
+// ---- another emulator's saved state ------------------------------------------------------
+
+void Machine::advanceBeamTo(unsigned vpos, unsigned hpos) {
+    // Two frames of the longest lines: the beam passes every position of a frame once.
+    const std::uint64_t limit = agnus_.cck() + 2ull * Agnus::kMaxLines * Agnus::kMaxLineCck;
+    MasterClock t = std::max<MasterClock>(cpu_.cycles(), agnus_.cck() * kCyclesPerCck);
+    while (agnus_.vpos() != vpos || agnus_.hpos() != hpos) {
+        if (agnus_.cck() > limit) throw StateError("the beam never reaches the state's position");
+        t = (agnus_.cck() + 1) * kCyclesPerCck;
+        syncTo(t);
+    }
+    cpu_.setCycles(agnus_.cck() * kCyclesPerCck);
+    syncTo(cpu_.cycles());
+}
+
+void Machine::settleImported() {
+    agnus_.flushDenise();
+    syncCias(cpu_.cycles());
+    updateDriveLines();
+    paula_.setPotInputs(potPins(portButtons_));
+    updateIpl();
+    afterLoad();
+    forgetPicture();
+    frameStats_[1] = FrameStats{};
+    frameStats_[1].partial = true;
+}
+
 // ---- state -----------------------------------------------------------------------------
 
 void Machine::serialize(Archive& ar) {

@@ -178,6 +178,7 @@ public:
     // The Kickstart image as set (512 KiB; a 256 KiB ROM mirrored).
     const std::vector<std::uint8_t>& romBytes() const { return rom_; }
     bool hasExtRom() const { return !extRom_.empty(); }
+    const std::vector<std::uint8_t>& extRomBytes() const { return extRom_; }
     // FNV-1a of each ROM's bytes, as state files record them.
     std::uint64_t romHash() const { return romHash_; }
     std::uint64_t extRomHash() const { return extRomHash_; }
@@ -361,6 +362,15 @@ public:
     std::vector<std::uint8_t> pictureBytes();
     void restorePicture(std::span<const std::uint8_t> bytes);
     void forgetPicture();
+
+    // ---- another emulator's saved state (emu/state/uss.cpp) ------------------------------
+    // Runs the chipset alone, the CPU held, until the beam stands at (vpos, hpos): within
+    // two frames, else a StateError. The CPU's clock moves with it.
+    void advanceBeamTo(unsigned vpos, unsigned hpos);
+    // After the chips, the CPU and memory were set from outside: the lines between the
+    // chips (drives, ports, interrupt level) settle, the accounting of the frame in
+    // progress starts here, and no picture is shown until the next frame completes.
+    void settleImported();
 
     // Whether the CPU has halted (double bus fault) and the machine cannot go on.
     bool halted() const { return cpu_.halted(); }

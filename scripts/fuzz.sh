@@ -20,7 +20,7 @@ case "$seconds" in
     ;;
 esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer sampler_fuzzer coverage_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer uss_fuzzer json_rpc_fuzzer sampler_fuzzer coverage_fuzzer)
 
 scripts/setup.sh --fuzz
 cmake --preset fuzz

@@ -433,6 +433,8 @@ void MainWindow::buildFileMenu(QMenu* file) {
         });
     add(file, QStringLiteral("loadStateAction"), tr("&Load state..."),
         QKeySequence(Qt::CTRL | Qt::Key_L), [this] { loadMachineState(); });
+    add(file, QStringLiteral("loadUssAction"), tr("Load &WinUAE state..."), QKeySequence(),
+        [this] { loadUssState(); });
     add(file, QStringLiteral("screenshotAction"), tr("Screens&hot..."),
         QKeySequence(Qt::CTRL | Qt::Key_P), [this] {
             writeChosenFile("capture.screenshot", tr("Save a screenshot"),
@@ -520,6 +522,22 @@ void MainWindow::loadMachineState() {
     // A state loads into a paused machine; the pause goes first.
     command("pause");
     command("state.load", {{"path", QFileInfo(path).absoluteFilePath().toStdString()}});
+}
+
+void MainWindow::loadUssState() {
+    const QString path = dialogs_.openPath(tr("Load a WinUAE or FS-UAE state"),
+                                           tr("WinUAE states (*.uss *.USS);;All files (*)"));
+    if (path.isEmpty()) return;
+    // The state names its Kickstart by CRC: the machine's ROMs must be those it was saved with.
+    command("pause");
+    command("state.load_uss", {{"path", QFileInfo(path).absoluteFilePath().toStdString()}},
+            [this](bool ok, const nlohmann::json& r) {
+                if (ok)
+                    statusBar()->showMessage(
+                        tr("loaded a state of %1; its first frame is a reconstruction")
+                            .arg(QString::fromStdString(r.value("emulator", std::string()))),
+                        8000);
+            });
 }
 
 void MainWindow::pollWarp() {

@@ -117,6 +117,7 @@ private:
     void openProgram(bool stopAtEntry);
     void insertDisk(int drive);
     void loadMachineState();
+    void loadUssState();
     // state.save or capture.screenshot to the file the user chose, written over only
     // when it exists and the user says so.
     void writeChosenFile(const std::string& method, const QString& title, const QString& filter);

@@ -76,6 +76,7 @@ Emulator::Impl::Impl(std::unique_ptr<Machine> m, const Options& o)
     registerMachineCommands(*this);
     registerBreakpointCommands(*this);
     registerStateCommands(*this);
+    registerUssCommands(*this);
     registerProfileCommands(*this);
     registerDebugCommands(*this);
     registerCoverageCommands(*this);

@@ -338,6 +338,7 @@ void registerMachineCommands(Emulator::Impl& impl);
 void registerBreakpointCommands(Emulator::Impl& impl);
 // state.* (state_commands.cpp).
 void registerStateCommands(Emulator::Impl& impl);
+void registerUssCommands(Emulator::Impl& impl);
 // The profile family (profile_commands.cpp).
 void registerProfileCommands(Emulator::Impl& impl);
 // Registers the debug family, debug.resources and debug.idle (debug_commands.cpp).

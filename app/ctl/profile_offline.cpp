@@ -1,22 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // copperline-ctl profile STATE.clstate [--rom ROM] [--ext-rom EXT] --out PATH
 //     [--frames 1..100] [--format native|bartman] [--force]
+// copperline-ctl profile STATE.uss --rom ROM [--ext-rom EXT] --out PATH ...
 //
 // Profiles a saved machine without a server: loads the state, runs 1-100 frames (default 1)
 // and writes a native capture folder with instruction samples and their registers, every
 // colour clock's slot record, the memory baseline and a screenshot of every frame
-// (docs/profiling.md, "Profiling a saved machine offline").
+// (docs/profiling.md, "Profiling a saved machine offline"). A WinUAE/FS-UAE state (.uss,
+// docs/formats/uss.md) needs the Kickstart it was saved with; its first frame is a
+// reconstruction and is run before the capture starts.
 
 #include "app/control/capture_options.h"
 #include "app/control/command_bus.h"
 #include "app/ctl/commands.h"
 #include "emu/machine.h"
 #include "emu/state/state_file.h"
+#include "emu/state/uss.h"
 #include "emu/media/file_bytes.h"
 #include "emu/media/rom.h"
 #include "profiler/capture/capture_reader.h"
 #include "profiler/report/bartman_export.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <stdlib.h>
@@ -26,6 +31,11 @@ namespace copperline::ctl {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+
+namespace {
+int profileMachine(Machine& machine, const RomImage& rom, const std::string& state, const std::string& out,
+                   const std::string& format, unsigned frames, bool force);
+} // namespace
 
 int profileOffline(int argc, char** argv) {
     std::string state, out, format = "native", romPath, extPath;
@@ -63,14 +73,38 @@ int profileOffline(int argc, char** argv) {
     if (out.empty()) throw UsageError{"profile: --out PATH names the capture folder (or, with --format bartman, the file)"};
     if (format != "native" && format != "bartman")
         throw UsageError{"profile: --format wants native or bartman, not '" + format + "'"};
-    if (fs::path(state).extension() == ".uss")
-        throw MediaError(state + ": WinUAE/vAmiga .uss states are not read by this version; save a "
-                                 "Copperline state (state.save) and profile that");
+    std::string ext = fs::path(state).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const bool uss = ext == ".uss";
+    if (uss && romPath.empty())
+        throw UsageError{"profile: a .uss state needs --rom ROM, the Kickstart it was saved with (checked by CRC)"};
     if (format == "bartman" && !force) refuseToReplace(out, "--force");
     if (format == "native" && force && fs::is_directory(out) && !fs::is_empty(out))
         throw MediaError(out + ": --force does not empty a folder; give a new or empty one");
 
-    const std::vector<std::uint8_t> bytes = readFileBytes(state, 64u << 20);
+    const std::vector<std::uint8_t> bytes = readFileBytes(state, uss ? uss::kMaxTotalBytes : 64u << 20);
+    if (uss) {
+        Machine machine;
+        const RomImage rom = loadRom(romPath);
+        machine.setRom(rom);
+        if (!extPath.empty())
+            machine.setExtRom(loadRom(extPath));
+        else if (needsExtensionRom(rom))
+            throw UsageError{"profile: " + romPath + " needs its extension ROM: add --ext-rom FILE"};
+        machine.powerOn();
+        try {
+            const uss::LoadResult loaded = uss::loadUss(machine, bytes);
+            std::fprintf(stderr, "copperline-ctl: %s: a state of %s at $%06X; not restored: %zu item(s) "
+                                 "(docs/formats/uss.md)\n",
+                         state.c_str(), loaded.emulator.c_str(), unsigned(loaded.pc), loaded.notRestored.size());
+        } catch (const std::exception& e) {
+            throw MediaError(state + ": " + e.what());
+        }
+        // The first frame is rebuilt from the registers (the Copper and the display start
+        // again): it is run and left out of the capture.
+        machine.runFrame();
+        return profileMachine(machine, rom, state, out, format, frames, force);
+    }
     // The header says how the machine was configured (emu/state/state_file.h): the machine
     // is built so, rather than built otherwise and reconfigured by loadState.
     state_file::Header header;
@@ -103,6 +137,13 @@ int profileOffline(int argc, char** argv) {
                               ? " (give the ROM it was saved with: --rom FILE [--ext-rom FILE])"
                               : ""));
     }
+    return profileMachine(machine, rom, state, out, format, frames, force);
+}
+
+namespace {
+
+int profileMachine(Machine& machine, const RomImage& rom, const std::string& state, const std::string& out,
+                   const std::string& format, unsigned frames, bool force) {
 
     // The binary profile is made from a native capture in a folder of its own, removed after.
     std::string folder = fs::absolute(out).string();
@@ -155,5 +196,7 @@ int profileOffline(int argc, char** argv) {
                 double(st.bytesWritten) / 1e6);
     return 0;
 }
+
+} // namespace
 
 } // namespace copperline::ctl

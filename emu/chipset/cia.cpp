@@ -326,4 +326,34 @@ void Cia::serialize(Archive& ar) {
     wakeAt_ = 0;
 }
 
+void Cia::setRegisters(const Registers& r) {
+    settle();
+    pra_ = r.pra;
+    prb_ = r.prb;
+    ddra_ = r.ddra;
+    ddrb_ = r.ddrb;
+    timerA_ = Timer{};
+    timerB_ = Timer{};
+    timerA_.counter = r.timerA;
+    timerA_.latch = r.latchA;
+    timerB_.counter = r.timerB;
+    timerB_.latch = r.latchB;
+    // LOAD is a strobe: it reads as zero and loads nothing here.
+    cra_ = std::uint8_t(r.cra & ~CrLOAD);
+    crb_ = std::uint8_t(r.crb & ~CrLOAD);
+    icrMask_ = std::uint8_t(r.icrMask & 0x1F);
+    icr_ = std::uint8_t(r.icr & 0x1F);
+    if (icr_ & icrMask_) icr_ |= IcrIR;
+    irqPipe_ = 0;
+    tod_ = r.tod & 0xFFFFFF;
+    todLatch_ = r.todLatch & 0xFFFFFF;
+    alarm_ = r.alarm & 0xFFFFFF;
+    todLatched_ = r.todLatched;
+    todStopped_ = r.todStopped;
+    sdr_ = r.sdr;
+    shiftBits_ = 0;
+    sdrPending_ = false;
+    wakeAt_ = 0;
+}
+
 } // namespace copperline

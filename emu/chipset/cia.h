@@ -101,6 +101,18 @@ public:
 
     void serialize(Archive& ar);
 
+    // The registers and the internal state another emulator's saved state gives
+    // (emu/state/uss.cpp): set as they are, at the chip's current time, with no side effect
+    // of a write (no timer load, no interrupt acknowledged). Bit 7 of `icr` is derived.
+    struct Registers {
+        std::uint8_t pra = 0, prb = 0, ddra = 0, ddrb = 0;
+        std::uint16_t timerA = 0xFFFF, timerB = 0xFFFF, latchA = 0xFFFF, latchB = 0xFFFF;
+        std::uint8_t cra = 0, crb = 0, icr = 0, icrMask = 0, sdr = 0;
+        std::uint32_t tod = 0, todLatch = 0, alarm = 0;
+        bool todLatched = false, todStopped = false;
+    };
+    void setRegisters(const Registers& r);
+
 private:
     struct Timer {
         std::uint16_t counter = 0xFFFF;

@@ -8,6 +8,7 @@
 //   OUT/json_rpc_fuzzer/*.txt           protocol lines, good and bad
 //   OUT/sampler_fuzzer/*                a sampler.bin and a frame of precise samples
 //   OUT/coverage_fuzzer/*               coverage.bin with ranges, and one with a sparse map
+//   OUT/uss_fuzzer/minimal.uss          a small WinUAE state (tests/emu/state/uss_builder.h)
 
 #include "profiler/coverage/coverage_file.h"
 #include "profiler/sampling/sampler.h"
@@ -16,6 +17,7 @@
 #include "emu/media/file_bytes.h"
 #include "emu/media/ofs.h"
 #include "tests/emu/state/state_fuzz_machine.h"
+#include "tests/emu/state/uss_builder.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -155,6 +157,9 @@ int main(int argc, char** argv) {
         sparse.outside = 2;
         sparse.total = 17;
         write(out / "coverage_fuzzer/sparse.bin", coverageBinBytes(sparse));
+
+        // uss_fuzzer: a small state of the fuzzer's own ROM (FS-UAE's is copied by CMake).
+        write(out / "uss_fuzzer/minimal.uss", testing::writeUss(testing::minimalUss(testing::testRom())));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-fuzzseeds: %s\n", e.what());
         return 1;

@@ -128,7 +128,7 @@ private slots:
         QVERIFY(bar->actions().contains(w.action("step_out")));
         for (const char* name : {"openProgramAction", "debugProgramAction", "insertDisk0",
                                  "ejectDisk3", "writebackAction", "saveStateAction",
-                                 "loadStateAction", "screenshotAction", "warpAction"})
+                                 "loadStateAction", "loadUssAction", "screenshotAction", "warpAction"})
             QVERIFY2(w.action(name), name);
         QVERIFY(w.action("warpAction")->isCheckable());
         QVERIFY(w.findChild<QToolBar*>("runToolBar"));
@@ -617,6 +617,19 @@ private slots:
         QCOMPARE(answered(replies, "state.load"), 1);
         QVERIFY(!emu.snapshot()->running);
         QCOMPARE(emu.call("state.hash").result["hash"], hash);
+
+        // File > Load WinUAE state: FS-UAE's state of our boot block program (tests/data/uss).
+        toOpen << QStringLiteral(SCENE_USS);
+        w.action("loadUssAction")->trigger();
+        QTRY_VERIFY(answered(replies, "state.load_uss") != 0);
+        QCOMPARE(answered(replies, "state.load_uss"), 1);
+        QVERIFY(!emu.snapshot()->running);
+        QVERIFY(emu.call("state.hash").result["hash"] != hash);
+        // A file of another kind is refused, and changes nothing.
+        const json loaded = emu.call("state.hash").result["hash"];
+        const auto refused = emu.call("state.load_uss", {{"path", state.toStdString()}});
+        QVERIFY(!refused.ok);
+        QCOMPARE(emu.call("state.hash").result["hash"], loaded);
     }
 
     // File > Disk drives: a disk in each drive from the dialog, ejected again.

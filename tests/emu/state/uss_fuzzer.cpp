@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// libFuzzer target for the USS reader and the machine it builds (emu/state/uss.h;
+// docs/testing.md). Every input must be loaded or refused with a StateError; a refused
+// input leaves the machine as it was (its hash), and an accepted one is a machine that runs
+// a few hundred instructions. The machine has the ROM of the small states tests build
+// (uss_builder.h), the seeds' ROM: the seeds are such a state (tests/fuzz/seeds.cpp) and
+// FS-UAE's (tests/data/uss/scene.uss, refused at the ROM check after it is read whole).
+
+#include "emu/machine.h"
+#include "emu/state/uss.h"
+#include "tests/emu/state/uss_builder.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <span>
+
+using namespace copperline;
+
+namespace {
+std::unique_ptr<Machine> machine;
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    machine = std::make_unique<Machine>();
+    RomImage rom;
+    rom.bytes = testing::testRom();
+    rom.originalSize = std::uint32_t(rom.bytes.size());
+    machine->setRom(rom);
+    machine->powerOn();
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    Machine& m = *machine;
+    const std::uint64_t before = m.stateHash();
+    try {
+        uss::loadUss(m, std::span<const std::uint8_t>(data, size));
+    } catch (const StateError&) {
+        if (m.stateHash() != before) {
+            std::fprintf(stderr, "uss_fuzzer: a refused state changed the machine\n");
+            std::abort();
+        }
+        return 0;
+    }
+    for (int i = 0; i < 400 && !m.halted(); ++i) m.stepInstruction();
+    return 0;
+}
