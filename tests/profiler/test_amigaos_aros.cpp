@@ -239,8 +239,13 @@ private slots:
         QVERIFY(find(s.devices, "trackdisk.device"));
         QVERIFY(find(s.resources, "cia"
                                   "a.resource"));
-        // The A501 card's clock, which comes with slow RAM (emu/chipset/rtc.h): AROS finds it.
-        QVERIFY(find(s.resources, "battclock.resource"));
+        // The A501 card's clock, which comes with slow RAM (emu/chipset/rtc.h): AROS finds it,
+        // and allocates its base where FS-UAE 3.1.66's A500 (512K + 512K, the same ROM files,
+        // its debugger's memory dump) has it: everything AROS allocates after it sits where
+        // FS-UAE's does (docs/chipset.md, ham_mode).
+        const AmigaOsLibrary* clock = find(s.resources, "battclock.resource");
+        QVERIFY(clock);
+        QCOMPARE(clock->base, 0xC21F34u);
         checkStackFields(*m, s);
 
         // exec's resident module is the RomTag the ROM scan finds, with its version.
