@@ -186,7 +186,7 @@ LoadResult loadUss(Machine& machine, const State& state) {
     result.notRestored = {
         "the floppy drives' mechanics (motor, head and disk position, DSK0-DSK3): the drives start idle",
         "input: the keyboard, the mouse counters and the game ports (KEYB, CINP, JOY0DAT/JOY1DAT)",
-        "the real-time clock",
+        "the real-time clock: with slow RAM the A501's clock shows --rtc-time (rtc.set sets it)",
         "the Copper's place in its list and the display's fetch state: the Copper starts again from "
         "COP1LC, so the first frame is a reconstruction to discard",
         "the audio channels' progress: each starts again from its location registers",
