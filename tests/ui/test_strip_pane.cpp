@@ -179,7 +179,9 @@ private slots:
         QTRY_VERIFY(treeSpy.count() >= 1);
         QTRY_COMPARE(pane.treeBar(), std::optional<std::uint64_t>(chosen));
         QCOMPARE(callJson(*emu, "regs.get").value("pc", 0u), pass);
-        for (const json& h : callJson(*emu, "strip.bars")["bars"])
+        // (The reply is kept: a loop over a member of the temporary would read freed memory.)
+        const json afterClick = callJson(*emu, "strip.bars");
+        for (const json& h : afterClick["bars"])
             QCOMPARE(h.value("here", false), barNumber(h) == chosen);
         QTRY_VERIFY(indexOfBar(pane, chosen) >= 0 &&
                     pane.bars()[std::size_t(indexOfBar(pane, chosen))].here);
