@@ -274,7 +274,7 @@ void readCia(CiaState& cia, const Chunk& c) {
     cia.tod |= std::uint32_t(r.u8()) << 16;
     r.u8();
     cia.sdr = r.u8();
-    cia.icrFlags = r.u8();
+    cia.icr = r.u8(); // the interrupt flags pending
     cia.cra = r.u8();
     cia.crb = r.u8();
     cia.icrMask = r.u8();

@@ -20,6 +20,7 @@
 // refuses by name what Copperline's A500 cannot stand for exactly; loadUss builds the
 // machine. Both throw UssError, whose message says what and why.
 
+#include "emu/chipset/cia.h"
 #include "emu/state/archive.h"
 
 #include <array>
@@ -64,16 +65,8 @@ struct AudioChannel {
     std::uint32_t location = 0;
 };
 
-struct CiaState {
-    std::uint8_t pra = 0, prb = 0, ddra = 0, ddrb = 0;
-    std::uint16_t timerA = 0, timerB = 0;       // the counters
-    std::uint16_t latchA = 0, latchB = 0;
-    std::uint8_t cra = 0, crb = 0;
-    std::uint8_t icrFlags = 0, icrMask = 0;     // the interrupt flags pending, the enabled ones
-    std::uint32_t tod = 0, todLatch = 0, alarm = 0;
-    bool todLatched = false, todStopped = false;
-    std::uint8_t sdr = 0;
-};
+// A CIA as the state holds it: its registers, counters and TOD, as Cia::setRegisters takes them.
+using CiaState = Cia::Registers;
 
 struct Rom {
     std::uint32_t address = 0, size = 0, type = 0, crc = 0;

@@ -67,29 +67,8 @@ void build(Machine& m, const State& s, LoadResult& result) {
     agnus.writeCustom(0x02A, std::uint16_t(vposr & 0x8000)); // VPOSW: the long-frame bit
 
     // The CIAs.
-    for (unsigned n = 0; n < 2; ++n) {
-        const CiaState& c = s.cia[n];
-        Cia::Registers r;
-        r.pra = c.pra;
-        r.prb = c.prb;
-        r.ddra = c.ddra;
-        r.ddrb = c.ddrb;
-        r.timerA = c.timerA;
-        r.timerB = c.timerB;
-        r.latchA = c.latchA;
-        r.latchB = c.latchB;
-        r.cra = c.cra;
-        r.crb = c.crb;
-        r.icr = c.icrFlags;
-        r.icrMask = c.icrMask;
-        r.sdr = c.sdr;
-        r.tod = c.tod;
-        r.todLatch = c.todLatch;
-        r.alarm = c.alarm;
-        r.todLatched = c.todLatched;
-        r.todStopped = c.todStopped;
-        (n ? m.ciaB() : m.ciaA()).setRegisters(r);
-    }
+    m.ciaA().setRegisters(s.cia[0]);
+    m.ciaB().setRegisters(s.cia[1]);
 
     // The custom registers: DMA, interrupts and ADKCON cleared first, every pointer and
     // control register, then the set bits back, DMACON last.
