@@ -54,7 +54,7 @@ void Machine::applyConfig() {
     for (unsigned p = 0; p < (c.slowRamBytes >> 16); ++p) map_[0xC0 + p] = Region::Slow;
     // The A501 card brings its clock with its RAM; without it $DC0000 mirrors the custom
     // registers, as the rest of $D80000-$DFFFFF does (AmigaOS tells the two apart so).
-    map_[0xDC] = c.slowRamBytes ? Region::Rtc : Region::Custom;
+    map_[0xDC] = hasRtc() ? Region::Rtc : Region::Custom;
     rtc_.setCckPerSecond(std::uint32_t(c.ntsc ? kNtscCckHz : kPalCckHz));
     remapExpansion();
 }
