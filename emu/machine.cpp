@@ -237,6 +237,7 @@ void Machine::powerOn() {
     lastFieldIndex_ = 0;
     frameStats_[0] = fresh.frameStats_[0];
     frameStats_[1] = fresh.frameStats_[1];
+    frameStats_[2] = fresh.frameStats_[2];
     statsDeniedAtStart_ = agnus_.cpuDeniedTotal();
     blitTrace_.clear();
     agnus_.setCommitted(0, std::vector<std::uint8_t>(agnus_.committedOwners().size(), 0), {});
@@ -708,6 +709,9 @@ void Machine::frameCommitted(std::uint64_t frame) {
                   [](const StallPc& x, const StallPc& y) {
                       return x.waitCck != y.waitCck ? x.waitCck > y.waitCck : x.pc < y.pc;
                   });
+        // The last completed frame's becomes the one before; that one's buffers the next
+        // frame's (beginFrameStats clears them).
+        std::swap(frameStats_[1], frameStats_[2]);
         std::swap(frameStats_[0], frameStats_[1]);
         statsBoundaryDenied_ = agnus_.cpuDeniedTotal();
         statsFrameEnded_ = true;
@@ -1001,6 +1005,7 @@ void Machine::settleImported() {
     forgetPicture();
     frameStats_[1] = FrameStats{};
     frameStats_[1].partial = true;
+    frameStats_[2] = FrameStats{};
 }
 
 // ---- state -----------------------------------------------------------------------------
@@ -1204,6 +1209,7 @@ void Machine::loadState(std::span<const std::uint8_t> bytes) {
     afterLoad();
     applyPicture(std::move(picture));
     // That frame's CPU accounting is not in the file: none of it was watched here.
+    frameStats_[2] = FrameStats{}; // nor the one before it
     FrameStats& last = frameStats_[1];
     last = FrameStats{};
     last.frame = agnus_.frame() ? agnus_.frame() - 1 : 0;

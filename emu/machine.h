@@ -286,6 +286,11 @@ public:
     // The accounting of the last completed frame (frame_stats.h). `partial` frames were not
     // watched from their first clock (the first after power-on or a state load).
     const FrameStats& lastFrameStats() const { return frameStats_[1]; }
+    // The accounting of the frame before that one, while it is known: its `lines` are 0 and
+    // its `frame` is not lastFrameStats().frame - 1 when it is not (after power-on or a state
+    // load, until two frames have ended).
+    const FrameStats& previousFrameStats() const { return frameStats_[2]; }
+    const FrameStats& frameStatsInProgress() const { return frameStats_[0]; }
     // The frame in progress, for the chips that fill in its wait and blit details.
     FrameStats& frameStatsInProgress() { return frameStats_[0]; }
     // The DMA words of the blits of the last committed frames, for previews; off until
@@ -448,7 +453,7 @@ private:
     Cpu cpu_;
     Region map_[256];
     // Per-frame accounting (frame_stats.h): [0] the frame in progress, [1] the last one.
-    FrameStats frameStats_[2];
+    FrameStats frameStats_[3]; // in progress, the last completed, the one before it
     BlitTrace blitTrace_;
     std::uint64_t statsDeniedAtStart_ = 0; // Agnus::cpuDeniedTotal() at the frame's first clock
     bool statsFrameEnded_ = false;         // a frame committed during the current step

@@ -35,6 +35,7 @@ constexpr int kPreviewHeight = 72;    // a channel preview's height in the blit 
 constexpr int kStallPcsShown = 32;    // the most stalled instructions listed
 const char* const kStreams[5] = {"A", "B", "C", "D", "result"};
 constexpr QRgb kWaitShare = qRgb(0xFF, 0x60, 0x30); // the gutter's bar in CPU-waits mode
+constexpr QRgb kNotYet = qRgb(0x00, 0x00, 0x00);    // clocks of the frame in progress not run yet
 
 QString hex(std::uint64_t v, int digits) {
     return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
@@ -132,8 +133,8 @@ public:
 
     int zoom() const { return zoom_; }
     QSize cell() const { return QSize(kCellW * zoom_, kCellH * zoom_); }
-    int columns() const { return a_.image_.isNull() ? 0 : a_.image_.width(); }
-    int rows() const { return a_.image_.isNull() ? 0 : a_.image_.height(); }
+    int columns() const { return a_.band_.isNull() ? 0 : a_.band_.width(); }
+    int rows() const { return a_.band_.isNull() ? 0 : a_.band_.height(); }
     QWidget* lineAxis() const { return lines_; }
     QWidget* clockAxis() const { return clocks_; }
 
@@ -152,6 +153,11 @@ public:
         a_.zoomChanged();
     }
 
+    // Moves the view by whole rows (the strip grew or shrank above what it shows).
+    void scrollBy(int rows) {
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + rows * cell().height());
+    }
+
     // Puts a cell at the viewport's top left (as near as the scroll range allows).
     void scrollToCell(unsigned v, unsigned h) {
         horizontalScrollBar()->setValue(int(h) * cell().width());
@@ -159,7 +165,7 @@ public:
     }
 
     bool cellAt(QPointF p, int& v, int& h) const {
-        if (a_.image_.isNull() || p.x() < 0 || p.y() < 0) return false;
+        if (a_.band_.isNull() || p.x() < 0 || p.y() < 0) return false;
         h = int((p.x() + horizontalScrollBar()->value()) / cell().width());
         v = int((p.y() + verticalScrollBar()->value()) / cell().height());
         return h < columns() && v < rows();
@@ -192,9 +198,19 @@ public:
         const int extent = across ? viewport()->width() : viewport()->height();
         const int step = labelStep(o);
         const int first = scroll / size, last = std::min(n - 1, (scroll + extent - 1) / size);
-        for (int i = (first + step - 1) / step * step; i <= last; i += step)
-            out.push_back({i * size + size / 2 - scroll, unsigned(i), axisHex(unsigned(i))});
+        for (int i = first; i <= last; ++i) {
+            // Across: the clock; down: the line within its frame (each frame from $00).
+            const unsigned value = across ? unsigned(i) : lineOf(i);
+            if (value % unsigned(step) == 0)
+                out.push_back({i * size + size / 2 - scroll, value, axisHex(value)});
+        }
         return out;
+    }
+
+    // The line within its frame that a strip row shows.
+    unsigned lineOf(int row) const {
+        const FrameAnalyzer::Part* part = a_.partAt(row);
+        return part ? unsigned(row - part->firstRow) : unsigned(row);
     }
 
     // After a new picture: the scroll range, the height, the axes and the hovered cell.
@@ -208,7 +224,7 @@ public:
         QPainter p(&w);
         const QPalette& pal = w.palette();
         p.fillRect(w.rect(), pal.window());
-        if (a_.image_.isNull()) return;
+        if (a_.band_.isNull()) return;
         const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
         const int cw = cell().width(), ch = cell().height();
         const QColor mark = pal.color(QPalette::Highlight);
@@ -242,9 +258,11 @@ public:
         const int minor = std::max(1, step / 2);
         const int n = across ? columns() : rows();
         const int first = scroll / size, last = std::min(n - 1, (scroll + extent) / size);
-        for (int i = first / minor * minor; i <= last; i += minor) {
+        for (int i = first; i <= last; ++i) {
+            const unsigned value = across ? unsigned(i) : lineOf(i);
+            if (value % unsigned(minor) != 0) continue;
             const int at = i * size + size / 2 - scroll;
-            const int len = i % step == 0 ? kTick : kTick / 2;
+            const int len = value % unsigned(step) == 0 ? kTick : kTick / 2;
             if (across)
                 p.drawLine(at, w.height() - len, at, w.height() - 1);
             else
@@ -269,13 +287,19 @@ public:
             p.drawLine(0, w.height() - 1, w.width(), w.height() - 1);
         else
             p.drawLine(w.width() - 1, 0, w.width() - 1, w.height());
+        // Where each frame begins, on the line axis as across the grid.
+        if (!across) {
+            p.setPen(QPen(mark, 2));
+            for (const FrameAnalyzer::Part& part : a_.parts_)
+                if (part.firstRow > 0) p.drawLine(0, part.firstRow * ch - sy, w.width(), part.firstRow * ch - sy);
+        }
     }
 
 protected:
     void paintEvent(QPaintEvent*) override {
         QPainter p(viewport());
         p.fillRect(viewport()->rect(), palette().window());
-        if (a_.image_.isNull()) {
+        if (a_.band_.isNull()) {
             p.drawText(viewport()->rect(), Qt::AlignCenter, FrameAnalyzer::tr("No frame yet"));
             return;
         }
@@ -288,7 +312,34 @@ protected:
         p.setRenderHint(QPainter::SmoothPixmapTransform, false);
         if (c1 > c0 && r1 > r0)
             p.drawImage(QRect(c0 * cw - sx, r0 * ch - sy, (c1 - c0) * cw, (r1 - r0) * ch),
-                        a_.image_, QRect(c0, r0, c1 - c0, r1 - r0));
+                        a_.band_, QRect(c0, r0, c1 - c0, r1 - r0));
+        // The selected blit, whole: every blitter clock from its start to its end, across
+        // a frame boundary when it spans one, with its first and last clocks framed.
+        if (a_.spanShown_) {
+            const FrameAnalyzer::Span& sp = a_.span_;
+            const QColor lit(255, 255, 255, 140);
+            for (int r = std::max(r0, sp.row0); r < r1 && r <= sp.row1; ++r) {
+                const int h0 = r == sp.row0 ? sp.h0 : 0;
+                const int h1 = r == sp.row1 ? sp.h1 : columns() - 1;
+                const std::uint8_t* row = a_.bandOwners_.data() + std::size_t(r) * OwnerGrid::kStride;
+                for (int h = std::max(h0, c0); h <= h1 && h < c1; ++h)
+                    if (BusOwner(row[h]) == BusOwner::Blitter)
+                        p.fillRect(QRect(h * cw - sx, r * ch - sy, cw, ch), lit);
+            }
+            p.setPen(QPen(Qt::white, 1.5));
+            p.drawRect(QRectF(sp.h0 * cw - sx - 1, sp.row0 * ch - sy - 1, cw + 2, ch + 2));
+            p.drawRect(QRectF(sp.h1 * cw - sx - 1, sp.row1 * ch - sy - 1, cw + 2, ch + 2));
+        }
+        // Frame boundaries, and the beam in the frame in progress.
+        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        for (const FrameAnalyzer::Part& part : a_.parts_)
+            if (part.firstRow > 0)
+                p.drawLine(-sx, part.firstRow * ch - sy, columns() * cw - sx, part.firstRow * ch - sy);
+        if (const OwnerGrid* g = a_.progress_.get(); g && !a_.parts_.empty()) {
+            const int r = a_.parts_.back().firstRow + int(g->beamVpos);
+            p.setPen(QPen(Qt::white, 1));
+            p.drawRect(QRectF(int(g->beamHpos) * cw - sx, r * ch - sy, cw, ch));
+        }
         if (a_.hoverV_ >= 0) {
             p.setPen(QPen(QColor(255, 255, 255, 120), 0));
             p.drawRect(QRectF(-sx, a_.hoverV_ * ch - sy, columns() * cw, ch));
@@ -319,7 +370,7 @@ protected:
     void mousePressEvent(QMouseEvent* e) override {
         int v = -1, h = -1;
         if (e->button() == Qt::LeftButton && cellAt(e->position(), v, h))
-            a_.select(unsigned(v), unsigned(h));
+            a_.selectRow(v, unsigned(h));
     }
     void wheelEvent(QWheelEvent* e) override {
         if (!(e->modifiers() & Qt::ControlModifier)) {
@@ -622,10 +673,73 @@ QRgb FrameAnalyzer::notDeniedColour() {
 }
 
 void FrameAnalyzer::setGrid(std::shared_ptr<const OwnerGrid> grid) {
-    if (grid == grid_) return;
+    setFrames(nullptr, std::move(grid), nullptr);
+}
+
+void FrameAnalyzer::setFrames(std::shared_ptr<const OwnerGrid> previous,
+                              std::shared_ptr<const OwnerGrid> grid,
+                              std::shared_ptr<const OwnerGrid> progress) {
+    // Neighbours only beside a committed frame, and only the ones next to it.
+    if (!grid || (previous && previous->frame + 1 != grid->frame)) previous = nullptr;
+    if (!grid || (progress && progress->frame != grid->frame + 1)) progress = nullptr;
+    if (grid == grid_ && previous == previous_ && progress == progress_) return;
+    const bool newFrame = grid != grid_;
+    const int oldCommittedRow = committedRow_;
     grid_ = std::move(grid);
+    previous_ = std::move(previous);
+    progress_ = std::move(progress);
+    parts_.clear();
+    int row = 0;
+    for (const OwnerGrid* g : {previous_.get(), grid_.get(), progress_.get()}) {
+        if (!g || g->lines == 0) continue;
+        if (g == grid_.get()) committedRow_ = row;
+        parts_.push_back({g, row});
+        row += int(g->lines);
+    }
+    if (!grid_ || grid_->lines == 0) committedRow_ = 0;
+    // The rows that were shown stay where they were when the frame before appears or goes.
+    const int moved = committedRow_ - oldCommittedRow;
+    // The hovered and selected clocks keep their frame's place (a new frame: its own).
+    if (newFrame) {
+        if (selectedV_ >= 0) selectedV_ = std::max(0, selectedV_ + moved);
+    } else if (selectedV_ >= 0) {
+        selectedV_ += moved;
+    }
     rebuildImage();
-    requestDetails();
+    if (moved) view_->scrollBy(moved);
+    if (newFrame) requestDetails();
+    requestNeighbours();
+    updateSpan();
+}
+
+const FrameAnalyzer::Part* FrameAnalyzer::partAt(int row) const {
+    for (auto it = parts_.rbegin(); it != parts_.rend(); ++it)
+        if (row >= it->firstRow) return row < it->firstRow + int(it->grid->lines) ? &*it : nullptr;
+    return nullptr;
+}
+
+int FrameAnalyzer::rowOf(std::uint64_t frame, unsigned vpos, bool& found) const {
+    found = false;
+    for (const Part& part : parts_)
+        if (part.grid->frame == frame) {
+            found = true;
+            return part.firstRow + int(std::min(vpos, part.grid->lines - 1));
+        }
+    return 0;
+}
+
+bool FrameAnalyzer::frameLineAt(int row, std::uint64_t& frame, unsigned& vpos) const {
+    const Part* part = partAt(row);
+    if (!part) return false;
+    frame = part->grid->frame;
+    vpos = unsigned(row - part->firstRow);
+    return true;
+}
+
+bool FrameAnalyzer::blitSpan(Span& span) const {
+    if (!spanShown_) return false;
+    span = span_;
+    return true;
 }
 
 void FrameAnalyzer::setMode(Mode mode) {
@@ -634,58 +748,202 @@ void FrameAnalyzer::setMode(Mode mode) {
     modeBox_->setCurrentIndex(mode == Mode::CpuWaits ? 1 : 0);
     if (mode == Mode::CpuWaits) tabs_->setCurrentIndex(1);
     rebuildImage();
+    requestNeighbours();
 }
 
-void FrameAnalyzer::rebuildImage() {
+namespace {
+
+// frame.waits's reply as the strip paints it.
+void readWaits(const nlohmann::json& r, std::vector<std::uint8_t>& deniers, std::vector<unsigned>& lines,
+               unsigned& lineCck) {
+    lineCck = r.value("line_cck", 0u);
+    const QByteArray raw =
+        QByteArray::fromBase64(QByteArray::fromStdString(r.value("grid", std::string())));
+    deniers.assign(raw.begin(), raw.end());
+    lines.clear();
+    for (const auto& n : r.value("line_wait_cck", nlohmann::json::array()))
+        lines.push_back(n.get<unsigned>());
+}
+
+} // namespace
+
+void FrameAnalyzer::requestNeighbours() {
+    if (!send_) return;
+    // The neighbours' waits are painted in the waits mode only; the blits of the frame in
+    // progress say where a blit that runs across the boundary ends.
+    if (mode_ == Mode::CpuWaits && previous_ && previousWaitsFrame_ != previous_->frame) {
+        const auto keep = previous_;
+        send_("frame.waits", {{"top", 0}, {"grid", true}, {"frame", keep->frame}},
+              [this, keep](bool ok, const nlohmann::json& r) {
+                  if (!ok || previous_ != keep || r.value("frame", ~0ull) != keep->frame) return;
+                  readWaits(r, previousWaits_.deniers, previousWaits_.lines, previousWaits_.lineCck);
+                  previousWaitsFrame_ = keep->frame;
+                  rebuildImage();
+                  emit detailsChanged();
+              });
+    }
+    if (!progress_) return;
+    const auto keep = progress_;
+    if (mode_ == Mode::CpuWaits && progressWaitsFor_ != keep) {
+        send_("frame.waits", {{"top", 0}, {"grid", true}, {"frame", keep->frame}},
+              [this, keep](bool ok, const nlohmann::json& r) {
+                  if (!ok || progress_ != keep || r.value("frame", ~0ull) != keep->frame) return;
+                  readWaits(r, progressWaits_.deniers, progressWaits_.lines, progressWaits_.lineCck);
+                  progressWaitsFor_ = keep;
+                  rebuildImage();
+                  emit detailsChanged();
+              });
+    }
+    send_("frame.blits", {{"frame", keep->frame}}, [this, keep](bool ok, const nlohmann::json& r) {
+        if (!ok || progress_ != keep) return;
+        progressBlits_ = r.value("blits", nlohmann::json::array());
+        updateSpan();
+        emit detailsChanged();
+    });
+}
+
+void FrameAnalyzer::updateSpan() {
+    const bool was = spanShown_;
+    spanShown_ = false;
+    nlohmann::json blit;
+    if (blitChosen_)
+        for (const auto& b : blitList_)
+            if (b.value("id", ~0u) == previewId_) blit = b;
+    if (!blit.is_null() && !parts_.empty()) {
+        // Its start as listed; its end as listed, or as the frame in progress has it.
+        const nlohmann::json start = blit.value("start", nlohmann::json::object());
+        nlohmann::json end = blit.value("end", nlohmann::json());
+        if (!end.is_object())
+            for (const auto& b : progressBlits_)
+                if (b.value("id", ~0u) == previewId_ && b.value("end", nlohmann::json()).is_object())
+                    end = b["end"];
+        const Part& first = parts_.front();
+        const Part& last = parts_.back();
+        const int lastRow = last.firstRow + int(last.grid->lines) - 1;
+        const int lastClock = int(last.grid->lineCck) - 1;
+        Span sp;
+        bool found = false;
+        sp.row0 = rowOf(start.value("frame", 0ull), start.value("vpos", 0u), found);
+        sp.h0 = start.value("hpos", 0);
+        bool drawn = found;
+        if (!found && start.value("frame", 0ull) < first.grid->frame) {
+            sp.row0 = first.firstRow; // it began before the strip
+            sp.h0 = 0;
+            drawn = true;
+        }
+        if (end.is_object()) {
+            sp.row1 = rowOf(end.value("frame", 0ull), end.value("vpos", 0u), found);
+            sp.h1 = end.value("hpos", 0);
+            if (!found) {
+                sp.row1 = lastRow; // it ends after the strip
+                sp.h1 = lastClock;
+            }
+        } else if (progress_) {
+            sp.row1 = last.firstRow + int(progress_->beamVpos); // still running: to the beam
+            sp.h1 = int(progress_->beamHpos);
+            sp.toBeam = true;
+        } else {
+            sp.row1 = lastRow;
+            sp.h1 = lastClock;
+        }
+        if (drawn && (sp.row1 > sp.row0 || (sp.row1 == sp.row0 && sp.h1 >= sp.h0))) {
+            span_ = sp;
+            spanShown_ = true;
+        }
+    }
+    if (was || spanShown_) view_->viewport()->update();
+}
+
+void FrameAnalyzer::paintFrame(const OwnerGrid& g, const Waits* waits, QImage& img, QImage& strip,
+                               int firstRow) const {
+    const int w = int(g.lineCck), h = int(g.lines);
+    QRgb colours[kBusOwnerCount];
+    for (unsigned o = 0; o < kBusOwnerCount; ++o)
+        colours[o] = ownerColour(BusOwner(o));
     // Waits paint only over the frame they belong to.
-    const bool waits = mode_ == Mode::CpuWaits && grid_ &&
-                       std::int64_t(grid_->frame) == detailFrame_ &&
-                       waitLineCck_ == grid_->lineCck &&
-                       deniers_.size() >= std::size_t(grid_->lines) * waitLineCck_;
-    if (!grid_ || grid_->lines == 0) {
-        image_ = strip_ = QImage();
-    } else {
-        const int w = int(grid_->lineCck), h = int(grid_->lines);
-        image_ = QImage(w, h, QImage::Format_RGB32);
-        strip_ = QImage(kStripWidth, h, QImage::Format_RGB32);
-        QRgb colours[kBusOwnerCount];
-        for (unsigned o = 0; o < kBusOwnerCount; ++o)
-            colours[o] = ownerColour(BusOwner(o));
-        for (int y = 0; y < h && waits; ++y) {
+    if (waits && (waits->lineCck != g.lineCck || waits->deniers.size() < std::size_t(h) * unsigned(w)))
+        waits = nullptr;
+    // Until a frame's waits arrive, its owners.
+    const bool waitsMode = mode_ == Mode::CpuWaits && waits;
+    for (int y = 0; y < h; ++y) {
+        auto* row = reinterpret_cast<QRgb*>(img.scanLine(firstRow + y));
+        auto* s = reinterpret_cast<QRgb*>(strip.scanLine(firstRow + y));
+        // In the frame in progress, the clocks from the beam on have not run.
+        const int ran = !g.inProgress || unsigned(y) < g.beamVpos ? w
+                        : unsigned(y) == g.beamVpos                 ? int(g.beamHpos)
+                                                                    : 0;
+        if (waitsMode) {
             // Each denied clock in its denier's colour; the gutter is the line's share.
-            auto* row = reinterpret_cast<QRgb*>(image_.scanLine(y));
-            const std::uint8_t* d = deniers_.data() + std::size_t(y) * unsigned(w);
+            const std::uint8_t* d = waits ? waits->deniers.data() + std::size_t(y) * unsigned(w) : nullptr;
             for (int x = 0; x < w; ++x)
-                row[x] = d[x] ? colours[std::min<unsigned>(d[x] - 1u, kBusOwnerCount - 1)]
-                              : notDeniedColour();
-            auto* s = reinterpret_cast<QRgb*>(strip_.scanLine(y));
+                row[x] = x >= ran ? kNotYet
+                         : d && d[x] ? colours[std::min<unsigned>(d[x] - 1u, kBusOwnerCount - 1)]
+                                     : notDeniedColour();
             const unsigned denied =
-                std::size_t(y) < lineWaits_.size() ? lineWaits_[std::size_t(y)] : 0;
+                waits && std::size_t(y) < waits->lines.size() ? waits->lines[std::size_t(y)] : 0;
             const int n = int((denied * unsigned(kStripWidth) + unsigned(w) - 1) / unsigned(w));
             for (int x = 0; x < kStripWidth; ++x)
                 s[x] = x < n ? kWaitShare : notDeniedColour();
+            continue;
         }
-        for (int y = 0; y < h && !waits; ++y) {
-            auto* row = reinterpret_cast<QRgb*>(image_.scanLine(y));
-            unsigned counts[kBusOwnerCount] = {};
-            for (int x = 0; x < w; ++x) {
-                const unsigned o = std::min<unsigned>(
-                    grid_->owners[std::size_t(y) * OwnerGrid::kStride + unsigned(x)],
-                    kBusOwnerCount - 1);
-                row[x] = colours[o];
-                ++counts[o];
+        unsigned counts[kBusOwnerCount] = {};
+        for (int x = 0; x < w; ++x) {
+            if (x >= ran) {
+                row[x] = kNotYet;
+                continue;
             }
-            // The line's share per owner, busiest first from the left, idle last.
-            auto* s = reinterpret_cast<QRgb*>(strip_.scanLine(y));
-            int x = 0;
-            for (unsigned o = kBusOwnerCount; o-- > 0 && x < kStripWidth;) {
-                const int n =
-                    int((counts[o] * unsigned(kStripWidth) + unsigned(w) / 2) / unsigned(w));
-                for (int k = 0; k < n && x < kStripWidth; ++k)
-                    s[x++] = colours[o];
-            }
-            while (x < kStripWidth)
-                s[x++] = colours[0];
+            const unsigned o = std::min<unsigned>(
+                g.owners[std::size_t(y) * OwnerGrid::kStride + unsigned(x)], kBusOwnerCount - 1);
+            row[x] = colours[o];
+            ++counts[o];
+        }
+        // The line's share per owner, busiest first from the left, idle last.
+        int x = 0;
+        for (unsigned o = kBusOwnerCount; o-- > 0 && x < kStripWidth;) {
+            const int n = int((counts[o] * unsigned(kStripWidth) + unsigned(w) / 2) / unsigned(w));
+            for (int k = 0; k < n && x < kStripWidth; ++k)
+                s[x++] = colours[o];
+        }
+        while (x < kStripWidth)
+            s[x++] = ran < w ? kNotYet : colours[0];
+    }
+}
+
+void FrameAnalyzer::rebuildImage() {
+    Waits committed;
+    const bool haveWaits = grid_ && std::int64_t(grid_->frame) == detailFrame_;
+    if (haveWaits) {
+        committed.deniers = deniers_;
+        committed.lines = lineWaits_;
+        committed.lineCck = waitLineCck_;
+    }
+    if (!grid_ || grid_->lines == 0) {
+        image_ = band_ = strip_ = QImage();
+        bandOwners_.clear();
+    } else {
+        const int w = int(grid_->lineCck);
+        // The committed frame alone (image()), and the strip of frames the view shows.
+        image_ = QImage(w, int(grid_->lines), QImage::Format_RGB32);
+        QImage scratch(kStripWidth, int(grid_->lines), QImage::Format_RGB32);
+        paintFrame(*grid_, haveWaits ? &committed : nullptr, image_, scratch, 0);
+        int rows = 0;
+        for (const Part& part : parts_)
+            rows = std::max(rows, part.firstRow + int(part.grid->lines));
+        band_ = QImage(w, rows, QImage::Format_RGB32);
+        band_.fill(kNotYet);
+        strip_ = QImage(kStripWidth, rows, QImage::Format_RGB32);
+        strip_.fill(kNotYet);
+        bandOwners_.assign(std::size_t(rows) * OwnerGrid::kStride, 0);
+        for (const Part& part : parts_) {
+            const Waits* waits = part.grid == grid_.get()    ? (haveWaits ? &committed : nullptr)
+                                 : part.grid == previous_.get() ? (previousWaitsFrame_ == part.grid->frame ? &previousWaits_ : nullptr)
+                                 : progressWaitsFor_.get() == part.grid ? &progressWaits_
+                                                                  : nullptr;
+            paintFrame(*part.grid, waits, band_, strip_, part.firstRow);
+            const std::size_t n = std::min(part.grid->owners.size(),
+                                           std::size_t(part.grid->lines) * OwnerGrid::kStride);
+            std::copy_n(part.grid->owners.begin(), n,
+                        bandOwners_.begin() + std::ptrdiff_t(part.firstRow) * OwnerGrid::kStride);
         }
     }
     view_->gridChanged();
@@ -720,13 +978,7 @@ void FrameAnalyzer::requestDetails() {
 
 void FrameAnalyzer::showWaits(const nlohmann::json& r) {
     detailFrame_ = r.value("frame", std::int64_t(-1));
-    waitLineCck_ = r.value("line_cck", 0u);
-    const QByteArray raw =
-        QByteArray::fromBase64(QByteArray::fromStdString(r.value("grid", std::string())));
-    deniers_.assign(raw.begin(), raw.end());
-    lineWaits_.clear();
-    for (const auto& n : r.value("line_wait_cck", nlohmann::json::array()))
-        lineWaits_.push_back(n.get<unsigned>());
+    readWaits(r, deniers_, lineWaits_, waitLineCck_);
 
     const std::uint64_t denied = r.value("wait_cck", std::uint64_t(0));
     const std::uint64_t length =
@@ -816,6 +1068,8 @@ void FrameAnalyzer::showBlits(const nlohmann::json& r) {
     if (selected) {
         blits_->setCurrentItem(selected);
         requestPreviews(keep);
+    } else {
+        updateSpan();
     }
 }
 
@@ -832,6 +1086,8 @@ bool FrameAnalyzer::selectBlit(std::uint32_t id) {
 void FrameAnalyzer::requestPreviews(std::uint32_t id) {
     if (!send_) return;
     previewId_ = id;
+    blitChosen_ = true;
+    updateSpan();
     const int serial = ++previewSerial_;
     previews_ = {};
     for (QLabel* l : previewLabels_)
@@ -906,20 +1162,42 @@ QString FrameAnalyzer::waitCounters() const {
 
 QString FrameAnalyzer::describe(unsigned vpos, unsigned hpos) const {
     if (!grid_ || vpos >= grid_->lines || hpos >= grid_->lineCck) return {};
-    const BusOwner owner = grid_->owner(vpos, hpos);
-    QString text = tr("frame %1  line %2 (%3)  clock %4 (%5)  owner %6")
-                       .arg(grid_->frame)
+    return describeRow(committedRow_ + int(vpos), hpos);
+}
+
+QString FrameAnalyzer::describeRow(int row, unsigned hpos) const {
+    const Part* part = partAt(row);
+    if (!part || hpos >= part->grid->lineCck) return {};
+    const OwnerGrid& g = *part->grid;
+    const unsigned vpos = unsigned(row - part->firstRow);
+    const QString which = &g == previous_.get()   ? tr(" (the frame before)")
+                          : &g == progress_.get() ? tr(" (in progress)")
+                                                  : QString();
+    if (g.inProgress && (vpos > g.beamVpos || (vpos == g.beamVpos && hpos >= g.beamHpos)))
+        return tr("frame %1%2  line %3 (%4)  clock %5 (%6)  not run yet: the beam is at line %7, clock %8")
+            .arg(g.frame)
+            .arg(which)
+            .arg(vpos)
+            .arg(hex(vpos, 3))
+            .arg(hpos)
+            .arg(hex(hpos, 2))
+            .arg(hex(g.beamVpos, 3))
+            .arg(hex(g.beamHpos, 2));
+    const BusOwner owner = g.owner(vpos, hpos);
+    QString text = tr("frame %1%2  line %3 (%4)  clock %5 (%6)  owner %7")
+                       .arg(g.frame)
+                       .arg(which)
                        .arg(vpos)
                        .arg(hex(vpos, 3))
                        .arg(hpos)
                        .arg(hex(hpos, 2))
                        .arg(QString::fromLatin1(busOwnerName(owner)));
-    if (grid_->records.empty()) {
+    if (g.records.empty()) {
         text +=
             tr("\n(no full record: recording arms with this pane and covers the next whole frame)");
         return text;
     }
-    const SlotRecord& r = grid_->records[std::size_t(vpos) * OwnerGrid::kStride + hpos];
+    const SlotRecord& r = g.records[std::size_t(vpos) * OwnerGrid::kStride + hpos];
     text += tr("\nsubtype %1  size %2  ipl %3  %4")
                 .arg(r.subtype)
                 .arg(r.size)
@@ -943,11 +1221,17 @@ QString FrameAnalyzer::readout() const {
 }
 
 void FrameAnalyzer::select(unsigned vpos, unsigned hpos) {
-    selectedV_ = int(vpos);
+    selectRow(committedRow_ + int(vpos), hpos);
+}
+
+void FrameAnalyzer::selectRow(int row, unsigned hpos) {
+    selectedV_ = row;
     selectedH_ = int(hpos);
-    readout_->setText(describe(vpos, hpos));
+    readout_->setText(describeRow(row, hpos));
     view_->viewport()->update();
-    emit slotSelected(vpos, hpos);
+    std::uint64_t frame = 0;
+    unsigned vpos = 0;
+    if (frameLineAt(row, frame, vpos)) emit slotSelected(vpos, hpos);
 }
 
 void FrameAnalyzer::hover(int vpos, int hpos) {
@@ -966,9 +1250,8 @@ QString FrameAnalyzer::hint() const {
 
 void FrameAnalyzer::refreshReadout() {
     QString text;
-    if (hoverV_ >= 0) text = describe(unsigned(hoverV_), unsigned(hoverH_));
-    if (text.isEmpty() && selectedV_ >= 0)
-        text = describe(unsigned(selectedV_), unsigned(selectedH_));
+    if (hoverV_ >= 0) text = describeRow(hoverV_, unsigned(hoverH_));
+    if (text.isEmpty() && selectedV_ >= 0) text = describeRow(selectedV_, unsigned(selectedH_));
     if (text.isEmpty()) text = hint();
     if (text != readout_->text()) readout_->setText(text);
 }
@@ -995,7 +1278,7 @@ void FrameAnalyzer::zoomChanged() {
 }
 
 void FrameAnalyzer::scrollTo(unsigned vpos, unsigned hpos) {
-    view_->scrollToCell(vpos, hpos);
+    view_->scrollToCell(unsigned(committedRow_) + vpos, hpos);
 }
 
 QWidget* FrameAnalyzer::lineAxis() const {
@@ -1015,7 +1298,7 @@ QWidget* FrameAnalyzer::gridView() const {
 }
 
 QPointF FrameAnalyzer::cellCentre(unsigned vpos, unsigned hpos) const {
-    return view_->centre(vpos, hpos);
+    return view_->centre(unsigned(committedRow_) + vpos, hpos);
 }
 
 } // namespace copperline

@@ -17,6 +17,15 @@
 // denier and by access kind, and the most stalled instructions; activating one asks the
 // window to show it in the disassembly). Everything comes from frame.waits, frame.blits
 // and blit.render, the commands the control socket has.
+//
+// Frames around the frame: with setFrames the grid is one strip of lines across the frame
+// before, the committed frame and, while the machine stands, the frame in progress to the
+// beam (clocks not yet run are black). The grid scrolls across the frame boundaries (a
+// line marks each, and the line axis numbers each frame's lines from $00); the waits mode
+// paints the neighbours' denied clocks too, and a blit selected in the list is drawn whole
+// from its start to its end, across the vertical blank if it spans it (a blit keeps its id
+// in both frames, so its two halves are joined by id). The pane's own coordinates (vpos,
+// hpos) are the committed frame's; `row` coordinates are the strip's.
 
 #include "app/control/snapshot.h"
 
@@ -53,6 +62,25 @@ public:
     // waits and blits.
     void setGrid(std::shared_ptr<const OwnerGrid> grid);
     const OwnerGrid* grid() const { return grid_.get(); }
+    // The committed frame with the one before it and the one in progress (either may be
+    // null), as the snapshot has them.
+    void setFrames(std::shared_ptr<const OwnerGrid> previous, std::shared_ptr<const OwnerGrid> grid,
+                   std::shared_ptr<const OwnerGrid> progress);
+    const OwnerGrid* previousGrid() const { return previous_.get(); }
+    const OwnerGrid* progressGrid() const { return progress_.get(); }
+    // The whole strip, one pixel per colour clock, the frames stacked in time order; and
+    // the strip row of the committed frame's line 0.
+    const QImage& stripImage() const { return band_; }
+    int committedRow() const { return committedRow_; }
+    // The frame and line a strip row shows (false past the strip).
+    bool frameLineAt(int row, std::uint64_t& frame, unsigned& vpos) const;
+    // The selected blit as drawn: from (row0, h0) to (row1, h1), strip rows, both inclusive
+    // (the end is the beam's clock while it still runs); false when none is drawn.
+    struct Span {
+        int row0 = 0, h0 = 0, row1 = 0, h1 = 0;
+        bool toBeam = false;
+    };
+    bool blitSpan(Span& span) const;
     // One pixel per colour clock, as the grid shows it before scaling: coloured by owner,
     // or in CPU-waits mode by the denier of each denied clock.
     const QImage& image() const { return image_; }
@@ -85,6 +113,8 @@ public:
 
     // The readout of a slot: its position and owner, and the record's fields when recorded.
     QString describe(unsigned vpos, unsigned hpos) const;
+    // The same for a strip row.
+    QString describeRow(int row, unsigned hpos) const;
     QString readout() const;
     // Pins the readout to a slot, as a click does.
     void select(unsigned vpos, unsigned hpos);
@@ -126,11 +156,40 @@ private:
     void showWaits(const nlohmann::json& waits);
     void showBlits(const nlohmann::json& blits);
     void requestPreviews(std::uint32_t id);
+    void requestNeighbours();
+    void selectRow(int row, unsigned hpos);
+    void updateSpan();
+    struct Part {
+        const OwnerGrid* grid = nullptr;
+        int firstRow = 0;
+    };
+    // The part of the strip a row lies in (null past it).
+    const Part* partAt(int row) const;
+    int rowOf(std::uint64_t frame, unsigned vpos, bool& found) const;
+    // One frame's CPU waits: each clock's denier (0, or 1 + owner) and each line's count.
+    struct Waits {
+        std::vector<std::uint8_t> deniers;
+        std::vector<unsigned> lines;
+        unsigned lineCck = 0;
+    };
+    void paintFrame(const OwnerGrid& g, const Waits* waits, QImage& img, QImage& strip,
+                    int firstRow) const;
 
     Send send_;
     Mode mode_ = Mode::Owners;
-    std::shared_ptr<const OwnerGrid> grid_;
-    QImage image_, strip_;
+    std::shared_ptr<const OwnerGrid> grid_, previous_, progress_;
+    QImage image_, band_, strip_; // the committed frame; the strip of frames and its gutter
+    std::vector<Part> parts_;
+    int committedRow_ = 0;
+    std::vector<std::uint8_t> bandOwners_; // the strip's owners, OwnerGrid::kStride a row
+    Waits previousWaits_, progressWaits_;
+    std::uint64_t previousWaitsFrame_ = ~0ull;
+    std::shared_ptr<const OwnerGrid> progressWaitsFor_;
+    nlohmann::json progressBlits_ = nlohmann::json::array();
+    int neighbourSerial_ = 0;
+    Span span_;
+    bool spanShown_ = false;
+    bool blitChosen_ = false; // previewId_ names the blit chosen in the list
     int selectedV_ = -1, selectedH_ = -1, hoverV_ = -1, hoverH_ = -1;
     class OwnerGridView* view_ = nullptr;
     class OwnerLegend* legend_ = nullptr;

@@ -828,7 +828,8 @@ void MainWindow::refresh() {
     shownSerial_ = s->serial;
     display_->setPicture(s->picture);
     display_->setOverlay(s->overlay);
-    if (analyzer_->isVisible() || !analyzer_->grid()) analyzer_->setGrid(s->grid);
+    if (analyzer_->isVisible() || !analyzer_->grid())
+        analyzer_->setFrames(s->previousGrid, s->grid, s->progressGrid);
     cpu_->setSnapshot(*s);
     // The debugger's panes ask their questions at a stop (a paused snapshot at a new place).
     source_->setSnapshot(*s);

@@ -527,6 +527,24 @@ void Emulator::Impl::refreshFrameViews() {
     g->owners = a.committedOwners();
     g->counts = a.committedOwnerCounts();
     if (publishRecords && a.recordingSlots()) g->records = a.committedRecords();
+    // The frame before: the grid shown until now when it was that frame of this timeline,
+    // else Agnus's owners of it (without records), when it knows them.
+    if (grid && gridContinues && grid->frame + 1 == g->frame) {
+        previousGrid = grid;
+    } else if (grid && grid->frame == g->frame && gridContinues) {
+        // the same frame again (a command that ran no frame): the one before stays
+    } else if (a.previousLines() > 0 && g->frame > 0) {
+        auto p = std::make_shared<OwnerGrid>();
+        p->frame = g->frame - 1;
+        p->lines = a.previousLines();
+        p->lineCck = g->lineCck;
+        p->owners = a.previousOwners();
+        p->counts = a.previousOwnerCounts();
+        previousGrid = std::move(p);
+    } else {
+        previousGrid = nullptr;
+    }
+    gridContinues = true;
     grid = std::move(g);
     if (const GuestApi& api = machine->guestApi(); api.overlayGeneration() != overlayGeneration) {
         overlayGeneration = api.overlayGeneration();
@@ -807,6 +825,28 @@ void Emulator::Impl::publish() {
     s->picture = picture;
     s->pictureFrame = pictureFrame;
     s->grid = grid;
+    s->previousGrid = previousGrid;
+    // While the machine stands: the frame in progress to the beam (made again only when the
+    // beam has moved).
+    if (running) {
+        progressGrid = nullptr;
+    } else if (!progressGrid || progressGrid->frame != machine->frame() || progressCck != a.cck()) {
+        auto g = std::make_shared<OwnerGrid>();
+        g->frame = machine->frame();
+        g->lines = a.frameLines();
+        g->lineCck = machine->config().ntsc ? 228 : 227;
+        g->owners = a.ownersInProgress();
+        g->inProgress = true;
+        g->beamVpos = a.vpos();
+        g->beamHpos = a.hpos();
+        // The clocks that have happened, each counted once.
+        for (unsigned v = 0; v <= g->beamVpos && v < g->lines; ++v)
+            for (unsigned h = 0; h < (v == g->beamVpos ? g->beamHpos : g->lineCck); ++h)
+                ++g->counts[std::min<unsigned>(unsigned(g->owner(v, h)), kBusOwnerCount - 1)];
+        progressGrid = std::move(g);
+        progressCck = a.cck();
+    }
+    s->progressGrid = progressGrid;
     s->overlay = overlay;
     {
         std::shared_ptr<const Snapshot> old;
@@ -882,6 +922,7 @@ void Emulator::Impl::SourceHost::writeRegister(int reg, std::uint32_t value) {
 }
 
 void Emulator::Impl::timelineMoved() {
+    gridContinues = false; // the grids shown are of the timeline left
     if (capture) capture->reposition();
     codeNamer.reset(); // another machine, or the same one earlier: its modules read afresh
 }

@@ -238,6 +238,9 @@ struct Emulator::Impl : CpuAccessObserver {
     std::shared_ptr<const Image> picture;
     std::uint64_t pictureFrame = 0;
     std::shared_ptr<const OwnerGrid> grid;
+    std::shared_ptr<const OwnerGrid> previousGrid, progressGrid;
+    bool gridContinues = false; // grid's frame is the one before the next committed frame
+    std::uint64_t progressCck = 0; // the beam progressGrid was made at
 
     std::string serialBuffer;
 

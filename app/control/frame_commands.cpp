@@ -28,18 +28,42 @@ constexpr std::uint64_t kMaxStallPcs = 4096;
 // The wait grid with each denied clock's denier: a byte per colour clock, row-major with
 // line_cck per row, 0 where the CPU was not denied and 1 + the BusOwner that held the
 // clock where it was (the owner grid of the same frame, so the two always agree).
-std::vector<std::uint8_t> denierGrid(const FrameStats& f, const Agnus& agnus) {
-    std::vector<std::uint8_t> out(std::size_t(f.lines) * f.lineCck, 0);
-    const auto& owners = agnus.committedOwners();
-    const bool sameFrame = agnus.frame() == f.frame + 1;
+std::vector<std::uint8_t> denierGrid(const FrameStats& f, const std::vector<std::uint8_t>& owners,
+                                     unsigned lines) {
+    std::vector<std::uint8_t> out(std::size_t(lines) * f.lineCck, 0);
     std::size_t n = 0;
-    for (std::uint32_t v = 0; v < f.lines; ++v)
+    for (std::uint32_t v = 0; v < lines; ++v)
         for (std::uint32_t h = 0; h < f.lineCck; ++h, ++n) {
             const std::size_t at = std::size_t(v) * Agnus::kMaxLineCck + h;
             if (at < f.cpuWaitGrid.size() && f.cpuWaitGrid[at])
-                out[n] = std::uint8_t(1 + (sameFrame && at < owners.size() ? owners[at] : 0));
+                out[n] = std::uint8_t(1 + (at < owners.size() ? owners[at] : 0));
         }
     return out;
+}
+
+// One of the frames the machine holds the waits and blits of: the last committed (the
+// default), the one before it while it is known, or the one in progress (to the beam).
+struct HeldFrame {
+    const FrameStats* stats = nullptr;
+    const std::vector<std::uint8_t>* owners = nullptr; // the same frame's owner grid
+    unsigned lines = 0;
+    bool inProgress = false;
+};
+
+HeldFrame heldFrame(Emulator::Impl& e, const json& params) {
+    const Machine& m = *e.machine;
+    const Agnus& a = e.machine->agnus();
+    const FrameStats& last = m.lastFrameStats();
+    const FrameStats& before = m.previousFrameStats();
+    const bool beforeKnown = before.lines > 0 && before.frame + 1 == last.frame && a.previousLines() > 0;
+    const auto asked = p::optionalNumber(params, "frame", ~0ull >> 1);
+    if (!asked || *asked == last.frame) return {&last, &a.committedOwners(), last.lines, false};
+    if (*asked == m.frame()) return {&m.frameStatsInProgress(), &a.ownersInProgress(), a.frameLines(), true};
+    if (beforeKnown && *asked == before.frame) return {&before, &a.previousOwners(), before.lines, false};
+    std::string held = std::to_string(last.frame) + " (the last committed) and " + std::to_string(m.frame()) +
+                       " (in progress)";
+    if (beforeKnown) held = std::to_string(before.frame) + ", " + held;
+    fail(errc::InvalidParams, "frame: " + std::to_string(*asked) + " is not held; the frames held are " + held);
 }
 
 } // namespace
@@ -103,23 +127,25 @@ void registerFrameCommands(Emulator::Impl& e) {
             "The CPU's chip-bus waits in the last committed frame: by denier, by access kind, the "
             "{top} most stalled instructions (default 16), each line's denied clocks and, with "
             "{grid: true}, every denied clock.",
-            {"top", "grid"}, [&e](const json& p) {
+            {"top", "grid", "frame"}, [&e](const json& p) {
                 const auto top =
                     p::optionalNumber(p, "top", kMaxStallPcs).value_or(kDefaultStallPcs);
                 const bool grid = p::boolean(p, "grid", false);
-                const FrameStats& f = e.machine->lastFrameStats();
+                const HeldFrame held = heldFrame(e, p);
+                const FrameStats& f = *held.stats;
                 // The record's header and CPU fields as profile.jsonl has them, with each
                 // line's denied clocks and their total.
                 json out = cpuWaitFields(f, std::size_t(top));
                 out["frame"] = f.frame;
-                out["partial"] = f.partial;
+                out["partial"] = f.partial || held.inProgress;
+                out["in_progress"] = held.inProgress;
                 out["first_cck"] = f.firstCck;
-                out["length_cck"] = f.lengthCck;
-                out["lines"] = f.lines;
+                out["length_cck"] = held.inProgress ? e.machine->agnus().cck() - f.firstCck : f.lengthCck;
+                out["lines"] = held.lines;
                 out["line_cck"] = f.lineCck;
                 json lines = json::array();
                 std::uint64_t denied = 0;
-                for (std::uint32_t v = 0; v < f.lines; ++v) {
+                for (std::uint32_t v = 0; v < held.lines; ++v) {
                     const std::size_t at = std::size_t(v) * Agnus::kMaxLineCck;
                     std::uint32_t n = 0;
                     for (std::uint32_t h = 0; h < f.lineCck && at + h < f.cpuWaitGrid.size(); ++h)
@@ -130,19 +156,20 @@ void registerFrameCommands(Emulator::Impl& e) {
                 out["line_wait_cck"] = std::move(lines);
                 out["wait_cck"] = denied;
                 if (grid) {
-                    const auto bytes = denierGrid(f, e.machine->agnus());
+                    const auto bytes = denierGrid(f, *held.owners, held.lines);
                     out["grid"] = toBase64(bytes);
                 }
                 return out;
             });
     bus.add("frame.blits",
-            "The blits of the last committed frame, in start order; arms the blit trace that "
-            "blit.render draws from.",
-            [&e](const json&) {
+            "The blits of the last committed frame (or {frame}: the one before it, or the one in "
+            "progress), in start order; arms the blit trace that blit.render draws from.",
+            {"frame"}, [&e](const json& p) {
+                const HeldFrame held = heldFrame(e, p);
                 BlitTrace& trace = e.machine->blitTrace();
                 const bool wasTracing = trace.enabled();
                 trace.setEnabled(true);
-                const FrameStats& f = e.machine->lastFrameStats();
+                const FrameStats& f = *held.stats;
                 json blits = json::array();
                 for (const BlitRecord& b : f.blits) {
                     json j = blitJson(b);
@@ -152,7 +179,10 @@ void registerFrameCommands(Emulator::Impl& e) {
                     if (w) j["truncated"] = w->truncated;
                     blits.push_back(std::move(j));
                 }
-                return json{{"frame", f.frame}, {"partial", f.partial}, {"blits", blits}};
+                return json{{"frame", f.frame},
+                            {"partial", f.partial || held.inProgress},
+                            {"in_progress", held.inProgress},
+                            {"blits", blits}};
             });
     bus.add("blit.render",
             "Writes a picture of one channel of blit {id} (channel A, B, C, D or result) from its "

@@ -27,6 +27,10 @@ struct OwnerGrid {
     std::vector<std::uint8_t> owners;        // BusOwner per clock, row-major, kStride per row
     std::array<std::uint32_t, kBusOwnerCount> counts{};
     std::vector<SlotRecord> records; // empty unless recording was armed for the whole frame
+    // The frame in progress, to the beam: clocks at and after (beamVpos, beamHpos) have not
+    // happened yet (their owner bytes are 0).
+    bool inProgress = false;
+    unsigned beamVpos = 0, beamHpos = 0;
     BusOwner owner(unsigned vpos, unsigned hpos) const {
         return BusOwner(owners[std::size_t(vpos) * kStride + hpos]);
     }
@@ -56,6 +60,10 @@ struct Snapshot {
     std::shared_ptr<const Image> picture;  // composeDisplay of the last committed frame
     std::uint64_t pictureFrame = 0;        // that frame's number
     std::shared_ptr<const OwnerGrid> grid; // owners of the last committed frame
+    // The frame before it (null when not known: after power-on, a load or a move of the
+    // timeline, until two frames have ended), and, while the machine stands, the frame in
+    // progress to the beam (null while it runs).
+    std::shared_ptr<const OwnerGrid> previousGrid, progressGrid;
     // The guest's debug overlay as the last committed frame shows it (never null).
     std::shared_ptr<const OverlayShapes> overlay;
 };

@@ -55,6 +55,7 @@ Agnus::Agnus(ChipRam& chip, Denise& denise, Paula& paula, Blitter& blitter, Copp
     : chip_(chip), denise_(denise), paula_(paula), blitter_(blitter), copper_(copper) {
     owners_.assign(std::size_t(kMaxLines) * kMaxLineCck, 0);
     committedOwners_ = owners_;
+    previousOwners_ = owners_;
     reset();
 }
 
@@ -1000,14 +1001,21 @@ void Agnus::setCommitted(unsigned lines, std::vector<std::uint8_t> owners,
     committedLines_ = lines;
     committedOwners_ = std::move(owners);
     committedCounts_ = counts;
+    previousLines_ = 0; // another timeline's: the frame before it is not known
     committedSlots_ = false;
     committedRecords_.clear();
     committedExpanded_ = true;
 }
 
 void Agnus::commitFrame() {
+    // The committed frame becomes the one before; the buffer that held that one is the
+    // next frame's.
+    previousLines_ = committedLines_;
+    previousCounts_ = committedCounts_;
+    std::swap(previousOwners_, committedOwners_);
     committedLines_ = frameLines();
     std::swap(committedOwners_, owners_);
+    if (owners_.size() != committedOwners_.size()) owners_.resize(committedOwners_.size());
     std::fill(owners_.begin(), owners_.end(), 0);
     committedCounts_ = counts_;
     counts_.fill(0);

@@ -161,6 +161,13 @@ public:
     // stride of kMaxLineCck; rows beyond frameLines() are zero.
     const std::vector<std::uint8_t>& committedOwners() const { return committedOwners_; }
     unsigned committedLines() const { return committedLines_; }
+    // The same for the frame before it, while it is known: its lines are 0 when it is not
+    // (after power-on, a reset of the frame or a loaded state, until two frames have ended).
+    const std::vector<std::uint8_t>& previousOwners() const { return previousOwners_; }
+    unsigned previousLines() const { return previousLines_; }
+    const std::array<std::uint32_t, kBusOwnerCount>& previousOwnerCounts() const { return previousCounts_; }
+    // The owners of the frame in progress so far: clocks the beam has not reached are 0.
+    const std::vector<std::uint8_t>& ownersInProgress() const { return owners_; }
     // The owner grid is kept unless turned off (the benchmark measures what it costs).
     void setRecordOwners(bool on) { recordOwners_ = on; }
     bool recordingOwners() const { return recordOwners_; }
@@ -401,8 +408,8 @@ private:
     std::uint64_t busyUntil_ = 0;
 
     // Recording.
-    std::vector<std::uint8_t> owners_, committedOwners_;
-    unsigned committedLines_ = 0;
+    std::vector<std::uint8_t> owners_, committedOwners_, previousOwners_;
+    unsigned committedLines_ = 0, previousLines_ = 0;
     bool recordOwners_ = true;
     bool recordSlots_ = false;
     // A frame's slot records, compact: a byte per clock (row-major, stride kMaxLineCck)
@@ -439,7 +446,7 @@ private:
     mutable bool committedExpanded_ = true;
     void expandCommittedRecords() const;
     void armRecords(); // the compact buffers for a frame, all clocks idle
-    std::array<std::uint32_t, kBusOwnerCount> counts_{}, committedCounts_{};
+    std::array<std::uint32_t, kBusOwnerCount> counts_{}, committedCounts_{}, previousCounts_{};
     std::uint64_t cpuWaitCck_ = 0;
     std::uint64_t cpuDeniedTotal_ = 0;
     // Per-frame accounting: the CPU access waiting (its kind, its instruction, the entry of

@@ -26,6 +26,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QAbstractScrollArea>
 #include <QScrollBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -179,6 +180,133 @@ private slots:
         // Back to owners: the picture is the owner grid again.
         a->setMode(FrameAnalyzer::Mode::Owners);
         QCOMPARE(a->image().pixel(1, 100), FrameAnalyzer::ownerColour(BusOwner::Refresh));
+    }
+
+    // The frame before, the committed frame and the frame in progress on one strip: the grid
+    // scrolls across the boundaries, each frame's lines numbered from $00, clocks past the
+    // beam black; a blit that runs across the vertical blank is drawn whole, its halves
+    // joined by id; the waits mode paints the neighbours' denied clocks.
+    void framesAroundTheFrame() {
+        Emulator emu(frameLoad(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        FrameAnalyzer* a = w.analyzer();
+        QTRY_VERIFY(emu.call("frame.blits").ok);
+        QVERIFY(emu.call("step_frame", {{"n", 6}}).ok);
+        QVERIFY(emu.call("run_until", {{"vpos", 200}, {"hpos", 0}}).ok);
+        w.refresh();
+        QTRY_COMPARE(a->detailFrame(), std::int64_t(5));
+        QTRY_COMPARE(a->blitList()->topLevelItemCount(), 3);
+        QVERIFY(a->previousGrid() && a->progressGrid());
+        QCOMPARE(a->previousGrid()->frame, 4ull);
+        QCOMPARE(a->grid()->frame, 5ull);
+        QCOMPARE(a->progressGrid()->frame, 6ull);
+        const int prevLines = int(a->previousGrid()->lines), lines = int(a->grid()->lines);
+        const int progressRow = prevLines + lines;
+        QCOMPARE(a->committedRow(), prevLines);
+        const QImage& strip = a->stripImage();
+        QCOMPARE(strip.height(), progressRow + int(a->progressGrid()->lines));
+        // The committed frame's rows are the committed frame's picture.
+        for (int y = 0; y < lines; y += 17)
+            for (int x = 0; x < strip.width(); x += 5)
+                QCOMPARE(strip.pixel(x, prevLines + y), a->image().pixel(x, y));
+        // The frames around it show their own owners; past the beam nothing has run.
+        const auto ownerAt = [](const OwnerGrid& g, int v, int h) { return FrameAnalyzer::ownerColour(g.owner(unsigned(v), unsigned(h))); };
+        for (int y = 0; y < prevLines; y += 13)
+            for (int x = 0; x < strip.width(); x += 7)
+                QCOMPARE(strip.pixel(x, y), ownerAt(*a->previousGrid(), y, x));
+        QCOMPARE(strip.pixel(1, progressRow + 100), FrameAnalyzer::ownerColour(BusOwner::Refresh));
+        QCOMPARE(strip.pixel(1, progressRow + 250), qRgb(0, 0, 0));
+        QVERIFY(a->describeRow(progressRow + 250, 1).contains("not run yet"));
+        QVERIFY2(a->describeRow(prevLines - 1, 1).contains(
+                     QStringLiteral("frame 4 (the frame before)  line %1").arg(prevLines - 1)),
+                 qPrintable(a->describeRow(prevLines - 1, 1)));
+        std::uint64_t frame = 0;
+        unsigned vpos = 0;
+        QVERIFY(a->frameLineAt(progressRow + 3, frame, vpos));
+        QCOMPARE(frame, 6ull);
+        QCOMPARE(vpos, 3u);
+
+        // Scrolled across the boundary, the line axis counts to the frame's end, then from $00.
+        a->scrollTo(0, 0);
+        auto* bar = static_cast<QAbstractScrollArea*>(a->gridView()->parentWidget())->verticalScrollBar();
+        bar->setValue(bar->value() - 20 * a->cellSize().height());
+        QTRY_VERIFY(!a->axisLabels(Qt::Vertical).empty());
+        bool before = false, after = false;
+        for (const auto& l : a->axisLabels(Qt::Vertical)) {
+            before |= int(l.value) > prevLines - 21 && int(l.value) < prevLines;
+            after |= l.value == 0 && l.text == QStringLiteral("$00");
+        }
+        QVERIFY(before && after);
+
+        // The clear frame 4 started at line 280 ends early in frame 5: selected, it is drawn
+        // from its start in frame 4 to its end in frame 5.
+        const QTreeWidgetItem* clear = a->blitList()->topLevelItem(0);
+        QCOMPARE(clear->text(2), QStringLiteral("D"));
+        QVERIFY(a->selectBlit(clear->data(0, Qt::UserRole).toUInt()));
+        FrameAnalyzer::Span span;
+        QTRY_VERIFY(a->blitSpan(span));
+        QCOMPARE(span.row0, 280);
+        QVERIFY(span.row1 >= prevLines && span.row1 < prevLines + 60);
+        QVERIFY(!span.toBeam);
+        // Drawn lit on both sides of the boundary: the last line of frame 4 and the first of 5.
+        int h4 = -1, h5 = -1;
+        for (int h = 0; h < 227; ++h) {
+            if (h4 < 0 && a->previousGrid()->owner(unsigned(prevLines - 1), unsigned(h)) == BusOwner::Blitter) h4 = h;
+            if (h5 < 0 && a->grid()->owner(0, unsigned(h)) == BusOwner::Blitter) h5 = h;
+        }
+        QVERIFY(h4 >= 0 && h5 >= 0);
+        // A cell's colour as the view paints it, at 8x with the boundary in view (its mark
+        // covers a pixel each side of it, the cell's centre lies four away).
+        a->setZoom(8);
+        const auto shown = [&](int row, int h) {
+            a->scrollTo(0, unsigned(std::max(0, h - 4)));
+            bar->setValue(bar->value() - 10 * a->cellSize().height());
+            const QPointF c = a->cellCentre(0, unsigned(h)) + QPointF(0, (row - prevLines) * a->cellSize().height());
+            return a->gridView()->grab().toImage().pixel(c.toPoint());
+        };
+        const auto brightness = [](QRgb c) { return qRed(c) + qGreen(c) + qBlue(c); };
+        const int blitter = brightness(FrameAnalyzer::ownerColour(BusOwner::Blitter));
+        QVERIFY(brightness(shown(prevLines - 1, h4)) > blitter + 60);
+        QVERIFY(brightness(shown(prevLines, h5)) > blitter + 60);
+        // The cookie cut lies inside frame 5: frame 4's blitter clocks are not its own.
+        QVERIFY(a->selectBlit(a->blitList()->topLevelItem(1)->data(0, Qt::UserRole).toUInt()));
+        QTRY_VERIFY(a->blitSpan(span) && span.row0 > prevLines);
+        QCOMPARE(shown(prevLines - 1, h4), FrameAnalyzer::ownerColour(BusOwner::Blitter));
+        // The clear frame 5 left running: its end is where frame 6 (in progress) says.
+        QVERIFY(a->selectBlit(a->blitList()->topLevelItem(2)->data(0, Qt::UserRole).toUInt()));
+        QTRY_VERIFY(a->blitSpan(span) && span.row1 >= progressRow);
+        QCOMPARE(span.row0, prevLines + 280);
+        QVERIFY(span.row1 < progressRow + 60);
+        QVERIFY(!span.toBeam);
+
+        // The waits mode: frame 4's and frame 6's denied clocks too, as frame.waits gives them.
+        a->setMode(FrameAnalyzer::Mode::CpuWaits);
+        for (const std::uint64_t f : {4ull, 6ull}) {
+            const json waits = emu.call("frame.waits", {{"grid", true}, {"frame", f}}).result;
+            const QByteArray grid =
+                QByteArray::fromBase64(QByteArray::fromStdString(waits.value("grid", std::string())));
+            const int cols = waits.value("line_cck", 0), rows = waits.value("lines", 0);
+            const int first = f == 4 ? 0 : progressRow;
+            const auto painted = [&] {
+                for (int y = 0; y < rows; ++y)
+                    for (int x = 0; x < cols; ++x) {
+                        const auto d = std::uint8_t(grid[y * cols + x]);
+                        const OwnerGrid& g = *a->progressGrid();
+                        const bool ran = f == 4 || unsigned(y) < g.beamVpos ||
+                                         (unsigned(y) == g.beamVpos && unsigned(x) < g.beamHpos);
+                        const QRgb want = !ran ? qRgb(0, 0, 0)
+                                          : d ? FrameAnalyzer::ownerColour(BusOwner(d - 1))
+                                              : FrameAnalyzer::notDeniedColour();
+                        if (a->stripImage().pixel(x, first + y) != want) return false;
+                    }
+                return true;
+            };
+            QTRY_VERIFY2(painted(), qPrintable(QStringLiteral("frame %1").arg(f)));
+            QVERIFY(waits.value("wait_cck", 0ull) > 1000);
+        }
     }
 
     void axesNumberTheLinesAndClocksInView() {

@@ -7,11 +7,15 @@
 //
 // --rss runs one 100,000-frame capture without slots into /dev/shm and prints the resident
 // memory at 1,000 and at 100,000 frames.
+//
+// --soak [--frames N] [--dir FOLDER] runs a capture with samples in a real copperline under
+// a busy control socket (capture_soak.cpp).
 
 #include "emu/machine.h"
 #include "emu/media/byte_reader.h"
 #include "emu/media/rom.h"
 #include "profiler/capture/frame_capture.h"
+#include "tests/bench/capture/capture_soak.h"
 
 #include <chrono>
 #include <cstdio>
@@ -86,6 +90,8 @@ Result run(unsigned frames, const char* mode, const fs::path& where) {
 int main(int argc, char** argv) {
     unsigned frames = 500;
     bool rss = false;
+    for (int i = 1; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--soak")) return copperline::bench::runSoak(argc, argv);
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--rss")) rss = true;
         else frames = unsigned(std::atoi(argv[i]));
