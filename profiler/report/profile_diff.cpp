@@ -143,6 +143,7 @@ FrameTime frameTimeOf(const json& r) {
     f.length = std::uint64_t(number(r, "length_cck"));
     if (r.value("idle_source", std::string()) == "uaelib") {
         f.cck = number(r, "busy_cck");
+        f.idle = number(r, "idle_cck");
         f.source = "uaelib";
     } else {
         f.cck = double(f.length) - number(r.value("cpu", json::object()), "stopped_cck");
@@ -174,6 +175,19 @@ ProfileSide sideFromCapture(const CaptureFiles& capture, const SampleReport& rep
         } catch (const ProfileDiffError& e) {
             throw ProfileDiffError(capture.dir + "/profile.jsonl: " + e.what());
         }
+    }
+    // A program that marks its idle time: its frame loop, from the first frame with idle
+    // time to the last.
+    std::size_t first = s.frames.size(), last = 0;
+    for (std::size_t i = 0; i < s.frames.size(); ++i)
+        if (s.frames[i].source == "uaelib" && s.frames[i].idle > 0) {
+            first = std::min(first, i);
+            last = i;
+        }
+    if (first < s.frames.size()) {
+        s.outsideFrames = s.frames.size() - (last - first + 1);
+        s.frames = std::vector<FrameTime>(s.frames.begin() + std::ptrdiff_t(first),
+                                          s.frames.begin() + std::ptrdiff_t(last + 1));
     }
     return s;
 }
@@ -298,6 +312,8 @@ Threshold parseThreshold(const std::string& text) {
     std::string lhs = trim(text.substr(0, op));
     std::string rhs = trim(text.substr(op + 1));
     if (!rhs.empty() && rhs[0] == '=') return fail("'" + std::string(1, t.op) + "=' is not an operator: use > or <");
+    if (!lhs.empty() && (lhs.back() == '<' || lhs.back() == '>'))
+        return fail("'" + std::string(1, lhs.back()) + t.op + "' is not an operator: use one > or <");
     if (lhs.empty()) return fail("no metric before '" + std::string(1, t.op) + "'");
     if (rhs.empty()) return fail("no limit after '" + std::string(1, t.op) + "' (e.g. +2% or +500)");
     // The limit: [+|-]NUMBER[%].
@@ -445,14 +461,21 @@ std::string textTable(const Table& t) {
     return out;
 }
 
+// A table cell: a | would end it.
 std::string markdownCell(const std::string& s) {
     std::string out;
     for (const char c : s) {
-        if (c == '|') out += "\\|";
-        else if (c == '`') out += "'";
-        else out += c;
+        if (c == '|') out += '\\';
+        out += c;
     }
     return out;
+}
+
+// Code in a cell (a function's name, an expression): a backtick would end it.
+std::string codeSpan(const std::string& s) {
+    std::string out = "`";
+    for (const char c : s) out += c == '`' ? '\'' : c;
+    return out + "`";
 }
 
 std::string markdownTable(const Table& t) {
@@ -476,7 +499,7 @@ Table functionTable(const ProfileDiff& d, std::size_t top, bool code) {
     t.rightAligned = {false, true, true, true, true, true, true, true, true, true, true, false};
     for (std::size_t i = 0; i < d.functions.size() && (!top || i < top); ++i) {
         const FunctionDiff& f = d.functions[i];
-        std::string name = code ? std::string("`").append(f.name).append("`") : f.name;
+        std::string name = code ? codeSpan(f.name) : f.name;
         // The file's name alone: the JSON has the path.
         if (!f.file.empty()) name.append(" (").append(f.file.substr(f.file.find_last_of('/') + 1)).append(")");
         t.rows.push_back({name, fmtNumber(f.self.a), fmtNumber(f.self.b), fmtSigned(f.self.delta()),
@@ -540,6 +563,7 @@ json sideJson(const ProfileSide& s) {
     if (s.hasFrames) {
         j["frames"] = s.frames.size();
         j["partial_frames"] = s.partialFrames;
+        j["outside_frames"] = s.outsideFrames;
     }
     return j;
 }
@@ -585,7 +609,7 @@ std::string diffMarkdown(const ProfileDiff& d, const std::vector<ThresholdResult
         t.header = {"threshold", "A", "B", "change", "%", "result"};
         t.rightAligned = {false, true, true, true, true, false};
         for (const ThresholdResult& r : results)
-            t.rows.push_back({std::string("`").append(r.threshold.text).append("`"), fmtNumber(r.value.a), fmtNumber(r.value.b),
+            t.rows.push_back({codeSpan(r.threshold.text), fmtNumber(r.value.a), fmtNumber(r.value.b),
                               fmtSigned(r.value.delta()), fmtPercent(r.value.percent()),
                               r.tripped ? "**FAIL**" : "ok"});
         out += markdownTable(t);

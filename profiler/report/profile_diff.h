@@ -43,6 +43,7 @@ struct FunctionWeight {
 struct FrameTime {
     std::uint64_t frame = 0, seq = 0, length = 0;
     double cck = 0;        // the frame time (frameTimeOf)
+    double idle = 0;       // idle_cck: the time the guest marked idle
     std::string source;    // "uaelib" (busy_cck) or "cpu" (length_cck - cpu.stopped_cck)
     std::map<std::string, double> owners; // owner_cck
 };
@@ -55,9 +56,11 @@ struct ProfileSide {
     std::uint64_t whole = 0;      // every node's self weight: the profile's whole
     std::vector<FunctionWeight> functions;
     bool hasFrames = false;       // a capture: frames and owners below
-    std::vector<FrameTime> frames;     // whole frames only
+    std::vector<FrameTime> frames;     // the frames compared (sideFromCapture)
     std::uint64_t partialFrames = 0;   // frame records left out: the machine or the capture
                                        // did not watch them from their first clock
+    std::uint64_t outsideFrames = 0;   // left out: before the first frame the program marked
+                                       // idle time in, or after the last
 };
 
 // The weights of a call tree by function. Nodes whose name is in brackets (the system's
@@ -72,7 +75,10 @@ std::vector<FunctionWeight> functionWeights(const ProfileTree& tree);
 // a missing field.
 FrameTime frameTimeOf(const nlohmann::json& record);
 
-// A capture's side: the report's merged tree by function, and its whole frame records.
+// A capture's side: the report's merged tree by function, and its frame records: the
+// whole ones (watched from their first clock), and of a program that marks its idle time,
+// those from the first it marked idle time in to the last (its frame loop: not its start-up,
+// nor what ran after it returned; a frame of its loop with no idle time, an overrun, stays).
 ProfileSide sideFromCapture(const CaptureFiles& capture, const SampleReport& report, const std::string& program);
 // A .cpuprofile's side (readCpuProfile's tree); its "$copperline" annotation says the unit.
 ProfileSide sideFromCpuProfile(const nlohmann::json& profile, const std::string& path);
