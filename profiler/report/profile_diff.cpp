@@ -665,6 +665,9 @@ json diffJson(const ProfileDiff& d, const std::vector<ThresholdResult>& results)
     for (const ThresholdResult& r : results) {
         json one = changeJson(r.value);
         one["expression"] = r.threshold.text;
+        one["op"] = std::string(1, r.threshold.op);
+        one["limit"] = r.threshold.limit;
+        one["percent"] = r.threshold.percent;
         one["tripped"] = r.tripped;
         any = any || r.tripped;
         th.push_back(std::move(one));
