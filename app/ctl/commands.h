@@ -16,6 +16,7 @@ int sizeReport(int argc, char** argv);
 int exe2adf(int argc, char** argv);
 int profileReport(int argc, char** argv);
 int profileOffline(int argc, char** argv);
+int profileDiff(int argc, char** argv);
 int unwindTable(int argc, char** argv);
 
 // A usage error: main prints the message and the usage, and exits with 2.

@@ -71,6 +71,10 @@ void usage(FILE* out) {
         "                 [--from sampler|samples] [--contain RANGES] [--agree]\n"
         "                            the system sampler's samples (or the precise ones, exact) by\n"
         "                            task, context, module, function; --agree checks the two agree\n"
+        "  profile-diff A B [--program-a PROG] [--program-b PROG] [--format text|json|markdown]\n"
+        "                 [--budget CCK] [--top N] [--fail-if EXPR]... [--out FILE] [--force]\n"
+        "                            two captures (or .cpuprofile files) compared by function,\n"
+        "                            bus owner and frame time; exit 1 when a threshold trips\n"
         "  unwind-table PROG [--elf FILE] --out FILE [--force]\n"
         "                            the call-stack unwind table for sampling, and FILE.b64\n"
         "  --version                 print the version\n"
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
         if (cmd == "exe2adf") return exe2adf(argc - 2, argv + 2);
         if (cmd == "profile-report") return profileReport(argc - 2, argv + 2);
         if (cmd == "profile") return profileOffline(argc - 2, argv + 2);
+        if (cmd == "profile-diff") return profileDiff(argc - 2, argv + 2);
         if (cmd == "unwind-table") return unwindTable(argc - 2, argv + 2);
         if (cmd == "--version") {
             std::printf("copperline-ctl %s\n", copperline::kVersion);
