@@ -238,20 +238,20 @@ private slots:
         config.ntsc = true;
         const auto boot = [&config] {
             auto m = std::make_unique<Machine>(config);
-            m->bootBareMetal(readFileBytes(CAPTURE_LOAD_BIN));
-            for (int i = 0; i < 5; ++i)
+            m->bootBareMetal(readFileBytes(NTSC_WRITES_BIN));
+            for (int i = 0; i < 3; ++i)
                 m->runFrame();
             return m;
         };
         auto m = boot();
-        CaptureOptions o = options(dir, 12);
+        CaptureOptions o = options(dir, 4);
         o.recordSlots = true;
         o.memory = true;
         FrameCapture capture(*m, o, context());
         while (capture.status().active())
             m->stepInstruction();
         const CaptureFiles files = readCapture(dir);
-        QCOMPARE(files.frames.size(), std::size_t(12));
+        QCOMPARE(files.frames.size(), std::size_t(4));
         for (std::size_t i = 0; i < files.frames.size(); ++i) {
             const json& f = files.frames[i];
             const unsigned lines = f.at("lines").get<unsigned>();
@@ -271,18 +271,14 @@ private slots:
         const std::uint64_t startCck = files.summary.at("started").at("capture_cck").get<std::uint64_t>();
         while (ref->agnus().cck() < startCck)
             ref->stepInstruction();
+        // Every 37 lines or so, through lines of both lengths.
         unsigned compared = 0;
-        std::uint64_t lastBlitFrame = 0;
-        while (compared < 8 && ref->agnus().cck() < replay.lastCck()) {
-            ref->stepInstruction();
-            // Some way into a blit, once a frame, at lines down the frame.
-            if (!ref->blitter().busy() || ref->frame() == lastBlitFrame) continue;
-            for (int i = 0; i < 60 + 20 * int(compared); ++i)
+        for (std::uint64_t target = startCck + 5000; target < replay.lastCck(); target += 37 * 227 + 101) {
+            while (ref->agnus().cck() < target)
                 ref->stepInstruction();
-            lastBlitFrame = ref->frame();
             const std::uint64_t c = ref->agnus().cck();
             replay.replayTo(c - 1);
-            const auto chip = ref->chipRam();
+            const auto& chip = ref->chipRam();
             std::size_t differ = 0;
             for (std::size_t a = 0; a < chip.size(); ++a)
                 differ += replay.chip()[a] != chip.data()[a];
@@ -292,7 +288,7 @@ private slots:
                                                  .arg(differ)));
             ++compared;
         }
-        QCOMPARE(compared, 8u);
+        QVERIFY(compared >= 20);
     }
 
     void triggerFiresOnTheFirstHeavyFrame() {
