@@ -270,7 +270,8 @@ void registerStripCommands(Emulator::Impl& e) {
                 requirePaused(e, "strip.tree");
                 const StripFrame f = frameParam(e, params);
                 const std::uint64_t back = e.machine->now();
-                if (!e.record->seek(Record::Key::Cycle, f.begin.cycle) || e.machine->now() != f.begin.cycle) {
+                // (The display is put back with the machine: no picture needed there.)
+                if (!e.record->seek(Record::Key::Cycle, f.begin.cycle, false) || e.machine->now() != f.begin.cycle) {
                     e.record->seek(Record::Key::Cycle, back);
                     fail(errc::HistoryExhausted, "bar " + std::to_string(f.serial) + ": the record cannot replay it");
                 }

@@ -276,7 +276,24 @@ void Record::decompress(const Snapshot& s, std::vector<std::uint8_t>& out) {
 
 void Record::restore(std::size_t index) {
     const Snapshot& s = snapshots_[index];
-    decompress(s, scratch_);
+    // The working copy holds the pages of the snapshot restored last: only the pages that
+    // differ from those are inflated (most are shared between neighbouring snapshots). A
+    // page is known by its storage, which a weak reference keeps from being reused.
+    if (scratch_.size() != s.rawBytes || scratchPages_.size() != s.pages.size()) {
+        scratchPages_.assign(s.pages.size(), {});
+        scratch_.resize(s.rawBytes);
+    }
+    for (std::size_t p = 0; p < s.pages.size(); ++p) {
+        const auto& page = s.pages[p];
+        std::weak_ptr<const Page>& held = scratchPages_[p];
+        if (!held.owner_before(page) && !page.owner_before(held) && !held.expired()) continue;
+        const std::size_t off = p * kPageBytes;
+        if (page->raw)
+            std::copy(page->z.begin(), page->z.end(), scratch_.begin() + std::ptrdiff_t(off));
+        else
+            z_->decompress(page->z, scratch_.data() + off, std::min(kPageBytes, scratch_.size() - off));
+        held = page;
+    }
     m_.loadSnapshot(scratch_);
     // A snapshot holds no picture. From any but the oldest, a seek replays across a frame's
     // end (it restores one snapshot early), which draws it again; in the oldest's frame the
@@ -360,9 +377,24 @@ std::optional<std::size_t> Record::latestBefore(Key key, std::uint64_t value) co
     return std::size_t(it - snapshots_.begin()) - 1;
 }
 
-void Record::replayUntil(const std::function<bool()>& until) {
-    while (!until() && m_.now() < newest_.cycle) {
+void Record::stepOn(Key key, std::uint64_t value) {
+    if (!m_.cpu().stopped()) {
         m_.stepInstruction();
+        return;
+    }
+    // A stretch of STOP in one go, as the run loop takes it (Machine::stepStopped): the
+    // same steps, up to the first boundary at or after the next logged input, the newest
+    // point or a clock sought, or the frame's end, or through the step that wakes the CPU.
+    // Only that last step can retire an instruction or end a frame, so every key reaches
+    // its value on the boundary the steps one by one would reach it on.
+    std::uint64_t until = std::min(nextDue(), newest_.cycle);
+    if (key == Key::Cycle) until = std::min(until, value);
+    m_.stepStopped(until);
+}
+
+void Record::replayUntil(Key key, std::uint64_t value) {
+    while (keyOf(here(), key) < value && m_.now() < newest_.cycle) {
+        stepOn(key, value);
         applyAt(m_.now());
     }
 }
@@ -375,19 +407,20 @@ void Record::replayTo(Key key, std::uint64_t value, ReplayVisitor& visitor) {
         visitor.boundary(m_);
         if (keyOf(here(), key) >= value || m_.now() >= newest_.cycle) return;
         visitor.beforeStep(m_);
-        m_.stepInstruction();
+        stepOn(key, value);
         applyAt(m_.now());
     }
 }
 
-bool Record::seek(Key key, std::uint64_t value) {
+bool Record::seek(Key key, std::uint64_t value, bool picture) {
     note();
     if (snapshots_.empty()) return false;
     if (value > keyOf(newest_, key)) {
         key = Key::Cycle;
         value = newest_.cycle;
     }
-    const auto reached = [&] { return keyOf(here(), key) >= value; };
+    // Standing there already, and the picture does not matter.
+    if (!picture && key == Key::Cycle && m_.now() == value) return true;
     const auto j = latestBefore(key, value);
     MutedReplay quiet(m_, replaying_);
     if (!j) {
@@ -400,14 +433,14 @@ bool Record::seek(Key key, std::uint64_t value) {
     const RecordPoint now = here();
     if (keyOf(now, key) < value && now.cycle >= snapshots_[*j].at.cycle) {
         // Ahead of here on the same stretch: run on from here.
-        replayUntil(reached);
+        replayUntil(key, value);
         return true;
     }
     // One snapshot earlier than needed, so that the frame before the target is drawn
     // again and the display shows what it showed there.
-    restore(*j > 0 ? *j - 1 : *j);
+    restore(*j > 0 && picture ? *j - 1 : *j);
     applyAt(m_.now());
-    replayUntil(reached);
+    replayUntil(key, value);
     return true;
 }
 

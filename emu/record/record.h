@@ -112,7 +112,9 @@ public:
     enum class Key { Cycle, Instructions, Frame };
     // Stands the machine on the first boundary whose `key` is at least `value`, at most
     // the newest point. False (machine unchanged) when that lies before the record.
-    bool seek(Key key, std::uint64_t value);
+    // Without `picture` the display may show another frame than the one it showed there
+    // (a seek that only looks at the machine and then seeks back is quicker so).
+    bool seek(Key key, std::uint64_t value, bool picture = true);
     // The master clock of the `n`th latest candidate boundary (ReplayVisitor::boundary)
     // strictly before `before`, looking back snapshot by snapshot. nullopt when the record
     // holds fewer. Leaves the machine somewhere in the past: seek afterwards.
@@ -131,7 +133,10 @@ public:
     // logged inputs applied), up to the first boundary whose `key` reaches `value` (at most
     // the newest point), telling `visitor` of every boundary on the way and of each step
     // before it runs: for an observer of its own that watches a stretch the record holds
-    // (the profile strip's call tree). The machine is left where it stopped: seek back.
+    // (the profile strip's call tree). A stretch of STOP is one step, as the run loop takes
+    // it (Machine::stepStopped): from a stopped boundary to the first where the CPU has
+    // woken (its interrupt entry included), a logged input is due, the frame has ended or
+    // `value` is reached. The machine is left where it stopped: seek back.
     void replayTo(Key key, std::uint64_t value, ReplayVisitor& visitor);
     // Whether a replay is running (sinks of output the machine already gave stay quiet).
     bool replaying() const { return replaying_; }
@@ -166,8 +171,11 @@ private:
     std::size_t pageBytes(const Snapshot& s, bool onlyUnshared) const;
     // Latest snapshot whose key is below `value`, if any.
     std::optional<std::size_t> latestBefore(Key key, std::uint64_t value) const;
-    // Runs from the current boundary while `until` is false at the boundary reached.
-    void replayUntil(const std::function<bool()>& until);
+    // One step on from the current boundary, or a stretch of STOP whole (stopping where a
+    // replay to `value` of `key` must look).
+    void stepOn(Key key, std::uint64_t value);
+    // Runs from the current boundary to the first whose `key` reaches `value`.
+    void replayUntil(Key key, std::uint64_t value);
 
     Machine& m_;
     std::size_t budget_;
@@ -190,6 +198,8 @@ private:
     std::vector<std::uint8_t> lastRaw_;
     std::vector<std::uint8_t> spare_; // the snapshot before's buffer, written over by the next
     std::vector<std::uint8_t> scratch_;
+    // The pages scratch_ holds, one for each of its pages (restore).
+    std::vector<std::weak_ptr<const Page>> scratchPages_;
     struct Zlib;
     std::unique_ptr<Zlib> z_;
 };

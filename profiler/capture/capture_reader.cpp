@@ -23,6 +23,21 @@ std::vector<std::uint8_t> readAll(const fs::path& path) {
     return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
+// NTSC: whether a frame's first line is a long one (228 clocks); its lines alternate 227
+// and 228. The LOL event marks a long line on its record at hpos 3: read on line 0 when the
+// records reach back to its hpos 3, else on the last line (the frame's lengths alternate,
+// so either tells), else (a capture begun inside the last line) from the frame's length.
+bool firstLineLong(const std::vector<SlotRecord>& records, unsigned lines, unsigned rowCck, std::uint64_t first,
+                   std::uint64_t length, std::uint64_t recordedFrom) {
+    if (lines == 0) return false;
+    if (recordedFrom <= first + 3) return records[3].events & slot_event::LOL;
+    if (recordedFrom + 225 <= first + length) {
+        const bool lastLong = records[std::size_t(lines - 1) * rowCck + 3].events & slot_event::LOL;
+        return lastLong != ((lines - 1) % 2 == 1);
+    }
+    return 2 * (length - std::uint64_t(lines) * 227) > lines;
+}
+
 } // namespace
 
 CaptureFiles readCapture(const std::string& dir) {
@@ -190,10 +205,24 @@ void MemoryReplayer::replayTo(std::uint64_t cck) {
             currentFirst_ = f.at("first_cck").get<std::uint64_t>();
             currentLineCck_ = lineCck;
             currentIndex_ = 0;
+            // NTSC rows are 228 records wide, and a short line's last is no clock.
+            currentFirstLong_ =
+                lineCck > 227 && firstLineLong(current_, lines, lineCck, currentFirst_,
+                                               f.at("length_cck").get<std::uint64_t>(),
+                                               f.value("partial_from_cck", currentFirst_));
         }
-        // Records are in raster order, one per clock from the frame's first (PAL lines
-        // all have line_cck clocks).
-        const std::uint64_t at = currentFirst_ + currentIndex_;
+        // Records are in raster order, row by row: PAL lines all have line_cck clocks, NTSC
+        // lines alternate 227 and 228 in rows of 228.
+        const std::size_t v = currentIndex_ / currentLineCck_, h = currentIndex_ % currentLineCck_;
+        const bool alternating = currentLineCck_ > 227;
+        const bool longLine = alternating && ((v % 2 == 0) == currentFirstLong_);
+        if (alternating && !longLine && h >= 227) {
+            ++currentIndex_;
+            continue;
+        }
+        const std::uint64_t lineStart =
+            alternating ? v * 227 + (currentFirstLong_ ? (v + 1) / 2 : v / 2) : v * currentLineCck_;
+        const std::uint64_t at = currentFirst_ + lineStart + h;
         if (at > cck) break;
         if (at >= position_) apply(current_[currentIndex_]);
         ++currentIndex_;

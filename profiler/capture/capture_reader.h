@@ -64,7 +64,8 @@ private:
     std::vector<SlotRecord> current_;
     std::size_t currentIndex_ = 0;
     std::uint64_t currentFirst_ = 0;
-    unsigned currentLineCck_ = 227;
+    unsigned currentLineCck_ = 227; // records per row: 227 PAL, 228 NTSC
+    bool currentFirstLong_ = false; // NTSC: the frame's first line is a long one (228 clocks)
     std::size_t replayable_ = 0; // frame records before the first reposition marker
     std::uint64_t writes_ = 0;
 };

@@ -8,6 +8,9 @@
 #include "app/control/emulator.h"
 #include "emu/machine.h"
 #include "emu/media/file_bytes.h"
+#include "emu/record/record.h"
+#include "profiler/strip/call_tree.h"
+#include "profiler/strip/strip_trace.h"
 #include "tests/app/strip_loop_fixture.h"
 #include "tests/tools/call_tree_json.h"
 
@@ -337,6 +340,101 @@ private slots:
         // An empty start removes it.
         callJson(*e, "strip.set", {{"start", ""}});
         QVERIFY(callJson(*e, "strip.get")["start"].is_null());
+    }
+    // The record replays a stretch of STOP in one step (Machine::stepStopped). The tree of
+    // two passes with their waits, replayed so, is the tree built from the same stretch
+    // stepped one step at a time, and the replay ends in the very state: the same master
+    // clock, colour clock and state hash. An input logged in the middle of a wait is applied
+    // where it landed both ways.
+    void aWaitInStopReplayedWholeGivesTheTreeOfEveryStep() {
+        const auto sym = stripLoopSymbols();
+        auto m = std::make_unique<Machine>();
+        m->bootBareMetal(readFileBytes(STRIP_LOOP_BIN));
+        bool committed = false;
+        m->setFrameCallback([&committed](std::uint64_t) { committed = true; });
+        Record record(*m);
+        const auto step = [&] {
+            if (m->now() >= record.nextDue()) record.applyDue();
+            m->stepInstruction();
+            if (committed) {
+                committed = false;
+                record.frameStarted();
+            }
+        };
+        const auto toPass = [&] {
+            do step();
+            while (m->cpu().stopped() || (m->cpu().instructionAddress() & 0xFFFFFF) != sym.at("pass"));
+        };
+        for (int i = 0; i < 4; ++i) toPass();
+        const std::uint64_t begin = m->now();
+        // Half way through the next wait in STOP, a byte nothing reads is written.
+        toPass();
+        while (!m->cpu().stopped()) step();
+        for (int i = 0; i < 20000; ++i) step();
+        QVERIFY(m->cpu().stopped());
+        record.input(MachineInput::memory(0x500, {0x5A}));
+        toPass();
+        const std::uint64_t end = m->now();
+        for (int i = 0; i < 3; ++i) toPass();
+        const std::uint64_t present = m->now();
+
+        const auto names = [&sym](std::uint32_t a) -> std::optional<std::string> {
+            for (const auto& [name, at] : sym)
+                if (at == a) return name;
+            return std::nullopt;
+        };
+        struct Replayed {
+            json tree;
+            std::uint64_t steps = 0, now = 0, cck = 0, hash = 0;
+            std::uint8_t written = 0;
+        };
+        const auto replay = [&](bool whole) {
+            Replayed out;
+            if (!record.seek(Record::Key::Cycle, begin) || m->now() != begin) return out;
+            const m68k::Registers r = m->cpu().registers();
+            strip::CallTreeBuilder builder(names, "two passes", sym.at("pass"), r.a[7], r.sr & 0x2000);
+            strip::TreeReplay visitor(builder);
+            if (whole) {
+                record.replayTo(Record::Key::Cycle, end, visitor);
+            } else {
+                // The record's replay as it was: a step at a time, the inputs applied as due.
+                const bool muted = m->observersMuted();
+                m->setObserversMuted(true);
+                visitor.beginStretch();
+                for (;;) {
+                    visitor.boundary(*m);
+                    if (m->now() >= end) break;
+                    m->stepInstruction();
+                    if (m->now() >= record.nextDue()) record.applyDue();
+                }
+                m->setObserversMuted(muted);
+            }
+            out.tree = strip::callTreeJson(builder.finish(), 3546895.0);
+            out.steps = visitor.steps();
+            out.now = m->now();
+            out.cck = m->agnus().cck();
+            out.hash = m->stateHash();
+            out.written = std::uint8_t(m->spyWord(0x500) >> 8);
+            return out;
+        };
+        const Replayed stepped = replay(false), whole = replay(true);
+        QCOMPARE(stepped.now, end);
+        QCOMPARE(whole.now, end);
+        QCOMPARE(whole.cck, stepped.cck);
+        QCOMPARE(whole.hash, stepped.hash);
+        QCOMPARE(stepped.written, std::uint8_t(0x5A));
+        QCOMPARE(whole.written, std::uint8_t(0x5A));
+        QVERIFY2(whole.tree == stepped.tree, (stepped.tree.dump() + "\n" + whole.tree.dump()).c_str());
+        // Two passes, most of them waiting: every colour clock of the stretch is in the tree,
+        // and the waits took a few hundred steps instead of one a colour clock.
+        QCOMPARE(whole.tree.value("total_cck", 0ull), end / 2 - begin / 2);
+        QVERIFY2(stepped.tree.value("total_cck", 0ull) > 2 * 313 * 227 - 100, stepped.tree.dump().c_str());
+        QVERIFY2(whole.steps * 10 < stepped.steps, qPrintable(QString("%1 steps whole, %2 one by one")
+                                                                   .arg(whole.steps)
+                                                                   .arg(stepped.steps)));
+        // And back to the present, as it was.
+        QVERIFY(record.seek(Record::Key::Cycle, present));
+        QCOMPARE(m->now(), present);
     }
 };
 
