@@ -37,6 +37,16 @@ void addProfileOptions(QCommandLineParser& parser) {
          "With --profile: frames to capture (1-100000; default 500, and with --run to the program's "
          "return, at most 100000; a --run capture bounded so ends the run with it).",
          "N"},
+        {"profile-ring",
+         "With --profile: the flight recorder; keep only the latest N frames (1-10000) in memory "
+         "and write them when --profile-stop-on trips, at the end of the run, or after "
+         "--profile-frames frames (default 100000).",
+         "N"},
+        {"profile-stop-on",
+         "With --profile-ring: busy_cck_over=C (a frame's time less the uaelib idle markers over "
+         "C colour clocks), frame_cck_over=C (a frame's time less the CPU's STOP over C) or "
+         "break (a breakpoint or watchpoint).",
+         "WHEN"},
         {"profile-after",
          "With --profile: start the capture after SECONDS emulated seconds (default: at power-on).",
          "SECONDS"},
@@ -85,6 +95,33 @@ std::string profileParams(const QCommandLineParser& parser, json& params) {
         if (params.contains("frames") && params["frames"] != n)
             return "--profile-options: frames differs from --profile-frames";
         params["frames"] = n;
+    }
+    if (parser.isSet("profile-ring")) {
+        bool ok = false;
+        const qlonglong n = parser.value("profile-ring").toLongLong(&ok);
+        if (!ok || n < 1 || n > CaptureOptions::kMaxRing)
+            return "--profile-ring: wants 1-10000, not '" + parser.value("profile-ring").toStdString() + "'";
+        if (params.contains("ring") && params["ring"] != n) return "--profile-options: ring differs from --profile-ring";
+        params["ring"] = n;
+    }
+    if (parser.isSet("profile-stop-on")) {
+        const std::string when = parser.value("profile-stop-on").toStdString();
+        const auto eq = when.find('=');
+        const std::string kind = when.substr(0, eq);
+        json stopOn;
+        if (when == "break") {
+            stopOn = json{{"break", true}};
+        } else if ((kind == "busy_cck_over" || kind == "frame_cck_over") && eq != std::string::npos &&
+                   eq + 1 < when.size() && when.find_first_not_of("0123456789", eq + 1) == std::string::npos &&
+                   when.size() - eq - 1 <= 12) {
+            stopOn = json{{kind, std::stoull(when.substr(eq + 1))}};
+        } else {
+            return "--profile-stop-on: wants busy_cck_over=C, frame_cck_over=C or break, not '" + when + "'";
+        }
+        if (!params.contains("ring")) return "--profile-stop-on requires --profile-ring";
+        if (params.contains("stop_on") && params["stop_on"] != stopOn)
+            return "--profile-options: stop_on differs from --profile-stop-on";
+        params["stop_on"] = stopOn;
     }
     return {};
 }
@@ -205,7 +242,7 @@ int RunProfiler::configure(const QCommandLineParser& parser, Machine& machine, R
                          "false with a \"sampler\" leaves the system sampler alone)");
     if (!samplesOff) params["samples"] = true;
     // Without a bound the capture runs to the program's return, as far as a capture goes.
-    toReturn_ = !params.contains("frames");
+    toReturn_ = !params.contains("frames") && !params.contains("ring");
     if (toReturn_) params["frames"] = CaptureOptions::kMaxFrames;
     if (params.value("coverage", false) && parser.isSet("coverage"))
         return usage("--profile-options: a coverage capture cannot run while --coverage counts the program");
@@ -298,6 +335,12 @@ std::string RunProfiler::start(Machine& machine, const std::vector<std::uint32_t
             std::fprintf(stderr, "copperline: profile: %s\n", st.error.c_str());
             return;
         }
+        if (st.ringLimit) {
+            // The flight recorder: what stopped it, and what it wrote.
+            std::fprintf(stderr, "copperline: profile: the flight recorder stopped (%s); %u frames written\n",
+                         st.ringStopped.dump().c_str(), st.framesWritten);
+            return;
+        }
         if (st.state != CaptureStatus::State::Done || returned_) return;
         std::fprintf(stderr,
                      "copperline: profile: the capture stopped after %u frames, before %s returned (%s); "
@@ -314,7 +357,10 @@ void RunProfiler::end(bool returned) {
     if (!session_.capture) return;
     const bool wasActive = session_.capture->status().active();
     returned_ = returned;
-    session_.capture->finish();
+    if (session_.capture->ringHolding())
+        session_.capture->stopRing(returned ? "returned" : "run ended");
+    else
+        session_.capture->finish();
     const CaptureStatus& st = session_.capture->status();
     if (st.state == CaptureStatus::State::Failed) {
         if (wasActive) std::fprintf(stderr, "copperline: profile: %s\n", st.error.c_str()); // else said already

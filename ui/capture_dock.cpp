@@ -97,6 +97,31 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     auto* triggerRow = new QHBoxLayout;
     triggerRow->addWidget(trigger_);
     triggerRow->addWidget(triggerValue_, 1);
+    // The flight recorder: nothing is written until a frame runs over.
+    ring_ = new QCheckBox(tr("Keep the last"), this);
+    ring_->setObjectName(QStringLiteral("captureRing"));
+    ring_->setToolTip(tr("Hold only the latest frames in memory and write them, with the frame that "
+                         "stopped it, when the condition below trips (or at Stop)"));
+    ringFrames_ = new QSpinBox(this);
+    ringFrames_->setObjectName(QStringLiteral("captureRingFrames"));
+    ringFrames_->setRange(1, 10000);
+    ringFrames_->setValue(50);
+    ringFrames_->setSuffix(tr(" frames"));
+    stopOn_ = new QComboBox(this);
+    stopOn_->setObjectName(QStringLiteral("captureStopOn"));
+    stopOn_->addItem(tr("stop when a frame's time exceeds"));
+    stopOn_->addItem(tr("stop when a frame's busy time exceeds"));
+    stopOn_->addItem(tr("stop at a breakpoint or watchpoint"));
+    stopOnValue_ = new QLineEdit(this);
+    stopOnValue_->setObjectName(QStringLiteral("captureStopOnValue"));
+    stopOnValue_->setPlaceholderText(tr("colour clocks"));
+    connect(ring_, &QCheckBox::toggled, this, [this] { updateForm(); });
+    connect(stopOn_, &QComboBox::currentIndexChanged, this, [this] { updateForm(); });
+    auto* ringRow = new QHBoxLayout;
+    ringRow->addWidget(ring_);
+    ringRow->addWidget(ringFrames_);
+    ringRow->addWidget(stopOn_);
+    ringRow->addWidget(stopOnValue_, 1);
 
     start_ = new QPushButton(tr("Start"), this);
     start_->setObjectName(QStringLiteral("captureStart"));
@@ -151,6 +176,7 @@ CaptureDock::CaptureDock(Send send, Opener opener, QWidget* parent)
     form->addRow(QString(), pcSamples_);
     form->addRow(tr("Screenshots"), screenshots_);
     form->addRow(tr("Trigger"), triggerRow);
+    form->addRow(tr("Flight recorder"), ringRow);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(form);
@@ -188,6 +214,16 @@ nlohmann::json CaptureDock::startParams() const {
     const nlohmann::json v = number ? nlohmann::json(n) : nlohmann::json(value);
     if (trigger_->currentIndex() == 1) p["trigger"] = {{"frame", v}};
     if (trigger_->currentIndex() == 2) p["trigger"] = {{"busy_cck_over", v}};
+    if (ring_->isChecked()) {
+        // The frames box bounds the frames it watches.
+        p["ring"] = ringFrames_->value();
+        bool ok = false;
+        const qulonglong c = stopOnValue_->text().trimmed().toULongLong(&ok);
+        const nlohmann::json cv = ok ? nlohmann::json(c) : nlohmann::json(stopOnValue_->text().trimmed().toStdString());
+        if (stopOn_->currentIndex() == 0) p["stop_on"] = {{"frame_cck_over", cv}};
+        if (stopOn_->currentIndex() == 1) p["stop_on"] = {{"busy_cck_over", cv}};
+        if (stopOn_->currentIndex() == 2) p["stop_on"] = {{"break", true}};
+    }
     return p;
 }
 
@@ -330,6 +366,17 @@ void CaptureDock::showStatus(const nlohmann::json& s) {
     if (s.value("triggered", false) && !s["triggered_at"].is_null())
         text +=
             tr(" (triggered at frame %1)").arg(QString::fromStdString(s["triggered_at"].dump()));
+    if (s.contains("ring") && s["ring"].is_object()) {
+        const nlohmann::json& r = s["ring"];
+        if (r.value("stopped", nlohmann::json()).is_object())
+            text += tr(" (the flight recorder stopped: %1)")
+                        .arg(QString::fromStdString(r["stopped"].value("reason", std::string())));
+        else
+            text += tr(" (the flight recorder holds %1 of %2 frames, %3)")
+                        .arg(r.value("frames_held", 0u))
+                        .arg(r.value("frames", 0u))
+                        .arg(bytesText(r.value("bytes_held", std::uint64_t(0))));
+    }
     state_->setText(text);
     QString detail = tr("%1 of %2 frames, %3")
                          .arg(written)
@@ -369,6 +416,10 @@ void CaptureDock::updateForm() {
          std::initializer_list<QWidget*>{path_, frames_, slots_, memory_, screenshots_, trigger_})
         w->setEnabled(!active_);
     triggerValue_->setEnabled(!active_ && triggered);
+    ring_->setEnabled(!active_);
+    for (QWidget* w : std::initializer_list<QWidget*>{ringFrames_, stopOn_})
+        w->setEnabled(!active_ && ring_->isChecked());
+    stopOnValue_->setEnabled(!active_ && ring_->isChecked() && stopOn_->currentIndex() != 2);
     registers_->setEnabled(!active_ && samples_->isChecked());
     sampler_->setEnabled(!active_);
     samplerHz_->setEnabled(!active_ && sampler_->isChecked());

@@ -79,6 +79,12 @@ public:
     QComboBox* screenshotsBox() const { return screenshots_; }
     QComboBox* triggerBox() const { return trigger_; }
     QLineEdit* triggerValue() const { return triggerValue_; }
+    // The flight recorder: keep the last N frames, stop when a frame exceeds a time (or at a
+    // breakpoint).
+    QCheckBox* ringBox() const { return ring_; }
+    QSpinBox* ringFramesBox() const { return ringFrames_; }
+    QComboBox* stopOnBox() const { return stopOn_; }
+    QLineEdit* stopOnValue() const { return stopOnValue_; }
     QPushButton* startButton() const { return start_; }
     QPushButton* stopButton() const { return stop_; }
     QPushButton* openButton() const { return open_; }
@@ -108,6 +114,10 @@ private:
     QCheckBox* sampler_ = nullptr;
     QSpinBox* samplerHz_ = nullptr;
     QCheckBox* pcSamples_ = nullptr;
+    QCheckBox* ring_ = nullptr;
+    QSpinBox* ringFrames_ = nullptr;
+    QComboBox* stopOn_ = nullptr;
+    QLineEdit* stopOnValue_ = nullptr;
     QPushButton* systemReport_ = nullptr;
     bool systemSampled_ = false; // the capture shown has the sampler's samples
     QComboBox* screenshots_ = nullptr;

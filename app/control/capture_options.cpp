@@ -29,7 +29,8 @@ const std::set<std::string>& knownKeys() {
     static const std::set<std::string> keys = {
         "path",        "frames",   "slots",     "memory", "screenshots",
         "trigger",     "samples",  "registers", "unwind", "relocation_bases",
-        "code_ranges", "coverage", "pc_samples", "samples_buffer_limit", "sampler"};
+        "code_ranges", "coverage", "pc_samples", "samples_buffer_limit", "sampler",
+        "ring",        "ring_bytes", "stop_on"};
     return keys;
 }
 
@@ -210,6 +211,48 @@ ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
                 "first recorded frame");
     if (p.contains("samples_buffer_limit") && !samples)
         invalid("samples_buffer_limit requires \"samples\": true");
+    // The flight recorder, and what it refuses: what counts the whole run, or needs the
+    // first frame it keeps to be the first it saw.
+    if (p.contains("ring")) {
+        const std::uint64_t n = params::number(p, "ring", ~0ull);
+        if (n == 0 || n > CaptureOptions::kMaxRing)
+            invalid("ring: " + std::to_string(n) + " is outside 1.." + std::to_string(CaptureOptions::kMaxRing));
+        o.ring = unsigned(n);
+        if (p.contains("trigger")) invalid("ring cannot be combined with trigger: a ring keeps the frames before its stop_on");
+        if (flag(p, "memory"))
+            invalid("ring cannot be combined with memory: the RAM baseline would not line up with the first frame the "
+                    "ring keeps");
+        if (coverage) invalid("ring cannot be combined with coverage: coverage counts the whole run");
+        if (p.contains("sampler"))
+            invalid("ring cannot be combined with sampler: the system sampler's file grows with the whole run "
+                    "(\"samples\": true is kept per frame)");
+        o.frames = CaptureOptions::kMaxFrames; // the frames it watches at most, unless "frames" says
+    } else {
+        for (const char* k : {"ring_bytes", "stop_on"})
+            if (p.contains(k)) invalid(std::string(k) + " requires ring");
+    }
+    if (p.contains("ring_bytes")) {
+        const std::uint64_t b = params::number(p, "ring_bytes", CaptureOptions::kMaxRingBytes);
+        if (b < (1u << 20)) invalid("ring_bytes: at least 1 MiB (1048576)");
+        o.ringBytes = b;
+    }
+    if (p.contains("stop_on")) {
+        const json& t = p["stop_on"];
+        if (!t.is_object() || t.size() != 1 ||
+            !(t.contains("busy_cck_over") || t.contains("frame_cck_over") || t.contains("break")))
+            invalid("stop_on: wants an object with exactly one of \"busy_cck_over\", \"frame_cck_over\" or "
+                    "\"break\"");
+        if (t.contains("break")) {
+            if (!t["break"].is_boolean() || !t["break"].get<bool>()) invalid("stop_on.break: wants true");
+            o.stopOn.kind = CaptureOptions::StopOn::Kind::Break;
+        } else if (t.contains("busy_cck_over")) {
+            o.stopOn.kind = CaptureOptions::StopOn::Kind::BusyCckOver;
+            o.stopOn.value = params::number(t, "busy_cck_over", ~0ull);
+        } else {
+            o.stopOn.kind = CaptureOptions::StopOn::Kind::FrameCckOver;
+            o.stopOn.value = params::number(t, "frame_cck_over", ~0ull);
+        }
+    }
     o.pcSamples = flag(p, "pc_samples");
     if (p.contains("sampler")) result.sampler = parseSystemSamplerOptions(p["sampler"]);
 
@@ -232,6 +275,8 @@ ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
             o.screenshots = CaptureOptions::Screenshots::Last;
         else if (s == "every")
             o.screenshots = CaptureOptions::Screenshots::Every;
+        if (o.ring && o.screenshots == CaptureOptions::Screenshots::Every)
+            invalid("ring cannot be combined with screenshots \"every\" (\"last\" shows the frame that stopped it)");
         else
             invalid("screenshots: '" + s + "' is not none, last or every");
     }

@@ -773,6 +773,15 @@ nlohmann::json Emulator::Impl::stopRun(const char* reason, nlohmann::json detail
             event["source"] = stackFrameJson(*this, frames.front(), 0);
     }
     if (!detail.is_null()) event["detail"] = std::move(detail);
+    // A flight recorder waiting for a breakpoint or a watchpoint writes its frames now.
+    const std::string why = reason;
+    if (capture && capture->ringStopsOnBreak() &&
+        (why == "breakpoint" || why == "watchpoint" || why == "watchpoint_scope" || why == "catch")) {
+        nlohmann::json d{{"pc", event.value("pc", nlohmann::json())}, {"frame", machine->frame()}, {"stop", why}};
+        if (event.contains("detail")) d["detail"] = event["detail"];
+        capture->stopRing(why, std::move(d));
+        emit("event.profile", capture->statusJson());
+    }
     publish();
     // The notification goes first, so that a client sees it before the reply that ends
     // its resume.

@@ -170,7 +170,8 @@ void registerProfileCommands(Emulator::Impl& e) {
             [&e](const json&) {
                 if (!e.capture)
                     throw CommandError(errc::InvalidState, "no capture has been started");
-                return e.capture->finish();
+                // A flight recorder writes the frames it holds, and says it was stopped.
+                return e.capture->ringHolding() ? e.capture->stopRing("profile.stop") : e.capture->finish();
             });
     bus.add("profile.export",
             "Writes a finished capture ({path}, default the latest) as another tool's file: {format: "

@@ -200,6 +200,13 @@ json toJson(const CaptureStatus& s) {
              {"triggered", s.triggered},
              {"triggered_at", s.triggeredAt ? json(*s.triggeredAt) : json(nullptr)}};
     if (!s.error.empty()) out["error"] = s.error;
+    if (s.ringLimit)
+        out["ring"] = json{{"frames", s.ringLimit},
+                           {"bytes_limit", s.ringBytesLimit},
+                           {"frames_held", s.ringFrames},
+                           {"bytes_held", s.ringBytes},
+                           {"dropped_for_bytes", s.ringDroppedForBytes},
+                           {"stopped", s.ringStopped}};
     return out;
 }
 
@@ -228,6 +235,23 @@ FrameCapture::FrameCapture(Machine& machine, CaptureOptions options, Context con
     if (options_.frames == 0 || options_.frames > CaptureOptions::kMaxFrames)
         throw CaptureError("frames: " + std::to_string(options_.frames) + " is outside 1.." +
                            std::to_string(CaptureOptions::kMaxFrames));
+    if (options_.ring) {
+        if (options_.ring > CaptureOptions::kMaxRing)
+            throw CaptureError("ring: " + std::to_string(options_.ring) + " is outside 1.." +
+                               std::to_string(CaptureOptions::kMaxRing));
+        if (options_.ringBytes == 0 || options_.ringBytes > CaptureOptions::kMaxRingBytes)
+            throw CaptureError("ring_bytes: outside 1.." + std::to_string(CaptureOptions::kMaxRingBytes));
+        if (options_.trigger.kind != CaptureOptions::Trigger::Kind::None)
+            throw CaptureError("ring cannot be combined with trigger: a ring keeps the frames before its stop");
+        if (options_.memory)
+            throw CaptureError("ring cannot be combined with memory: the RAM baseline would not line up with "
+                               "the first frame the ring keeps");
+        if (options_.screenshots == CaptureOptions::Screenshots::Every)
+            throw CaptureError("ring cannot be combined with screenshots \"every\" (\"last\" is the frame "
+                               "that stopped it)");
+    } else if (options_.stopOn.kind != CaptureOptions::StopOn::Kind::None) {
+        throw CaptureError("stop_on requires ring");
+    }
     if (options_.memory && options_.trigger.kind != CaptureOptions::Trigger::Kind::None)
         throw CaptureError(
             "memory cannot be combined with trigger: the RAM baseline would not line up with the "
@@ -251,6 +275,9 @@ FrameCapture::FrameCapture(Machine& machine, CaptureOptions options, Context con
 
     status_.path = options_.path;
     status_.framesLimit = options_.frames;
+    status_.ringLimit = options_.ring;
+    status_.ringBytesLimit = options_.ring ? options_.ringBytes : 0;
+    holding_ = options_.ring > 0;
     status_.state = options_.trigger.kind == CaptureOptions::Trigger::Kind::None
                         ? CaptureStatus::State::Recording
                         : CaptureStatus::State::Armed;
@@ -324,6 +351,31 @@ void FrameCapture::frameCompleted(const FrameStats& s) {
     }
     record(s, busy, idle);
     if (status_.state != CaptureStatus::State::Recording) return; // failed while writing
+    if (holding_) {
+        ++framesWatched_;
+        std::uint64_t value = 0;
+        if (stopOnTrips(s, busy, value)) {
+            const char* why = options_.stopOn.kind == CaptureOptions::StopOn::Kind::BusyCckOver
+                                  ? "busy_cck_over"
+                                  : "frame_cck_over";
+            stopRing(why, json{{"frame", s.frame}, {"value", value}, {"limit", options_.stopOn.value}});
+            if (onFinished_) onFinished_(status_);
+            return;
+        }
+        // Keep the latest `ring` frames, and within the byte bound.
+        while (held_.size() > options_.ring ||
+               (held_.size() > 1 && status_.ringBytes > options_.ringBytes)) {
+            if (held_.size() <= options_.ring) ++status_.ringDroppedForBytes;
+            status_.ringBytes -= held_.front().bytes;
+            held_.pop_front();
+        }
+        status_.ringFrames = unsigned(held_.size());
+        if (framesWatched_ >= status_.framesLimit) {
+            stopRing("frames", json{{"frames_watched", framesWatched_}});
+            if (onFinished_) onFinished_(status_);
+        }
+        return;
+    }
     if (status_.framesWritten >= status_.framesLimit) {
         status_.state = CaptureStatus::State::Done;
         finish();
@@ -470,12 +522,78 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
         return;
     }
     ++seq_;
-    ++status_.framesWritten;
+    if (holding_) {
+        held_.push_back(std::move(current_));
+        current_ = HeldFrame{};
+        status_.ringBytes += held_.back().bytes;
+    } else {
+        ++status_.framesWritten;
+    }
     lastFrame_ = s.frame;
     ended_ = timelinePoint(machine_);
 }
 
+bool FrameCapture::stopOnTrips(const FrameStats& s, std::uint64_t busy, std::uint64_t& value) const {
+    switch (options_.stopOn.kind) {
+    case CaptureOptions::StopOn::Kind::BusyCckOver: value = busy; break;
+    case CaptureOptions::StopOn::Kind::FrameCckOver:
+        // The frame's time: its length less the clocks the CPU spent stopped (STOP).
+        value = s.lengthCck - std::min<std::uint64_t>(s.lengthCck, s.cpuStoppedCycles / kCyclesPerCck);
+        break;
+    default: return false;
+    }
+    return value > options_.stopOn.value;
+}
+
+json FrameCapture::stopRing(const std::string& reason, json detail) {
+    if (holding_ && !finished_) {
+        detail["reason"] = reason;
+        status_.ringStopped = std::move(detail);
+        try {
+            flushRing();
+        } catch (const CaptureError& e) {
+            fail(e.what());
+            return finalResult_;
+        }
+    }
+    return finish();
+}
+
+void FrameCapture::flushRing() {
+    // From here on writes go to the folder: the held frames in their order, each one's
+    // files before its record line (as a frame written at once would be), and the appends
+    // to the growing files before the frames that may refer to them.
+    holding_ = false;
+    for (HeldFile& f : heldAppends_) {
+        std::vector<iovec> one{iovec{f.bytes.data(), f.bytes.size()}};
+        appendFileV(f.name, one);
+    }
+    heldAppends_.clear();
+    while (!held_.empty()) {
+        HeldFrame& h = held_.front();
+        for (HeldFile& f : h.files) {
+            std::vector<iovec> one{iovec{f.bytes.data(), f.bytes.size()}};
+            writeFileV(f.name, one);
+        }
+        for (const std::string& line : h.lines) {
+            appendLine(line);
+            const json j = json::parse(line, nullptr, false);
+            if (j.is_object()) ringSamples_ += j.value("samples_count", std::uint64_t(0));
+        }
+        ++status_.framesWritten;
+        status_.ringBytes -= h.bytes;
+        held_.pop_front();
+    }
+    status_.ringFrames = 0;
+    status_.ringBytes = 0;
+}
+
 void FrameCapture::appendLine(const std::string& text) {
+    if (holding_) {
+        current_.lines.push_back(text);
+        current_.bytes += text.size() + 1;
+        return;
+    }
     if (jsonl_ < 0) throw CaptureError("profile.jsonl is closed");
     std::string line = text;
     line += '\n';
@@ -506,6 +624,17 @@ void FrameCapture::writeFile(const std::string& name, const void* data, std::siz
 void FrameCapture::writeFileV(const std::string& name, std::vector<iovec>& parts) {
     std::size_t size = 0;
     for (const iovec& v : parts) size += v.iov_len;
+    if (holding_) {
+        HeldFile f{name, {}};
+        f.bytes.reserve(size);
+        for (const iovec& v : parts) {
+            const auto* b = static_cast<const std::uint8_t*>(v.iov_base);
+            f.bytes.insert(f.bytes.end(), b, b + v.iov_len);
+        }
+        current_.files.push_back(std::move(f));
+        current_.bytes += size;
+        return;
+    }
     const std::string path = (fs::path(options_.path) / name).string();
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) throw CaptureError(path + ": " + errnoText(errno));
@@ -524,6 +653,15 @@ void FrameCapture::writeFileV(const std::string& name, std::vector<iovec>& parts
 }
 
 void FrameCapture::appendFileV(const std::string& name, std::vector<iovec>& parts) {
+    if (holding_) {
+        HeldFile f{name, {}};
+        for (const iovec& v : parts) {
+            const auto* b = static_cast<const std::uint8_t*>(v.iov_base);
+            f.bytes.insert(f.bytes.end(), b, b + v.iov_len);
+        }
+        if (!f.bytes.empty()) heldAppends_.push_back(std::move(f));
+        return;
+    }
     const std::string path = (fs::path(options_.path) / name).string();
     auto it = appendFiles_.find(name);
     if (it == appendFiles_.end()) {
@@ -602,6 +740,18 @@ json FrameCapture::statusJson() const {
 
 json FrameCapture::finish() {
     if (finished_) return finalResult_;
+    if (holding_) {
+        // Stopped before its condition tripped (profile.stop, the end of the run): the
+        // frames held are the capture.
+        if (status_.ringStopped.is_null()) status_.ringStopped = json{{"reason", "stopped"}};
+        try {
+            flushRing();
+        } catch (const CaptureError& e) {
+            holding_ = false;
+            status_.state = CaptureStatus::State::Failed;
+            status_.error = e.what();
+        }
+    }
     finished_ = true;
     if (attached_) {
         machine_.detachFrameObserver(this);
@@ -693,6 +843,21 @@ void FrameCapture::writeSummary() {
     s["samples_total"] = 0;
     s["irq_cck"] = cck(irqCck2_);
     s["triggered_at"] = status_.triggeredAt ? json(*status_.triggeredAt) : json(nullptr);
+    if (options_.ring) {
+        json stopOn = nullptr;
+        switch (options_.stopOn.kind) {
+        case CaptureOptions::StopOn::Kind::BusyCckOver: stopOn = json{{"busy_cck_over", options_.stopOn.value}}; break;
+        case CaptureOptions::StopOn::Kind::FrameCckOver: stopOn = json{{"frame_cck_over", options_.stopOn.value}}; break;
+        case CaptureOptions::StopOn::Kind::Break: stopOn = json{{"break", true}}; break;
+        case CaptureOptions::StopOn::Kind::None: break;
+        }
+        s["ring"] = json{{"frames", options_.ring},
+                         {"bytes_limit", options_.ringBytes},
+                         {"stop_on", stopOn},
+                         {"frames_watched", framesWatched_},
+                         {"dropped_for_bytes", status_.ringDroppedForBytes},
+                         {"stopped", status_.ringStopped}};
+    }
     s["repositions"] = repositions_;
     s["state"] = captureStateName(status_.state);
     if (!status_.error.empty()) s["error"] = status_.error;
@@ -705,6 +870,8 @@ void FrameCapture::writeSummary() {
     if (fastBase_) s["fast_ram"] = {{"base", fastBase_}, {"bytes", machine_.fastRam().size()}};
     if (context_.summaryExtras) context_.summaryExtras(s);
     for (FrameSidecar* sc : context_.sidecars) sc->addSummary(s);
+    // A ring's samples are those of the frames it wrote, not of every frame it watched.
+    if (options_.ring && s.contains("samples_total")) s["samples_total"] = ringSamples_;
     const std::string text = s.dump(2) + "\n";
     writeFile("profile.json", text.data(), text.size());
 }

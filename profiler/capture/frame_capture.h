@@ -21,6 +21,7 @@
 #include "profiler/frame_sidecar.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -48,6 +49,21 @@ struct CaptureOptions {
     // "pc_samples": each frame record carries the PC, SR and ExecBase->ThisTask at the
     // frame's boundary (the first instruction boundary after its last colour clock).
     bool pcSamples = false;
+    // "ring": the flight recorder. The latest `ring` frames are kept in memory (their
+    // records and every per-frame file: slots, samples) and nothing is written until the
+    // stop condition trips, the capture is stopped or `frames` frames have passed; then
+    // the frames held are written (with the one that tripped it) as an ordinary capture.
+    // 0: off (every frame is written as it ends).
+    unsigned ring = 0;
+    static constexpr unsigned kMaxRing = 10'000;
+    // At most this many bytes are held; the oldest frames go first (profile.json says how
+    // many went for want of room).
+    std::uint64_t ringBytes = 512ull << 20;
+    static constexpr std::uint64_t kMaxRingBytes = 16ull << 30;
+    struct StopOn {
+        enum class Kind { None, BusyCckOver, FrameCckOver, Break } kind = Kind::None;
+        std::uint64_t value = 0;
+    } stopOn;
     // The options as the user gave them (after checking), for profile.json.
     nlohmann::json given = nlohmann::json::object();
 };
@@ -63,6 +79,13 @@ struct CaptureStatus {
     std::uint64_t bytesWritten = 0;
     bool triggered = false;
     std::optional<std::uint64_t> triggeredAt; // the frame the trigger fired on
+    // The flight recorder: the frames and bytes it holds, and what stopped it.
+    unsigned ringLimit = 0; // 0: not a flight recorder
+    std::uint64_t ringBytesLimit = 0;
+    unsigned ringFrames = 0;
+    std::uint64_t ringBytes = 0;
+    std::uint64_t ringDroppedForBytes = 0; // frames let go early for want of room
+    nlohmann::json ringStopped;            // null until it stops
     std::string error;                        // why it failed
     bool active() const { return state == State::Armed || state == State::Recording; }
 };
@@ -114,6 +137,12 @@ public:
     nlohmann::json statusJson() const;
     const CaptureOptions& options() const { return options_; }
     bool wantsSlots() const { return options_.recordSlots && status_.active(); }
+    // The flight recorder: true while it holds frames and has written nothing.
+    bool ringHolding() const { return holding_; }
+    bool ringStopsOnBreak() const { return holding_ && options_.stopOn.kind == CaptureOptions::StopOn::Kind::Break; }
+    // Writes the frames held, says why in profile.json (`reason` and `detail`), and
+    // finishes. A capture that is not a holding ring just finishes.
+    nlohmann::json stopRing(const std::string& reason, nlohmann::json detail = nlohmann::json::object());
     // Called after the capture completed by itself (its budget reached) or failed.
     void setOnFinished(std::function<void(const CaptureStatus&)> f) { onFinished_ = std::move(f); }
 
@@ -131,6 +160,8 @@ private:
                             std::uint64_t seq) const;
     void fail(const std::string& why);
     void writeSummary();
+    bool stopOnTrips(const FrameStats& s, std::uint64_t busy, std::uint64_t& value) const;
+    void flushRing();
 
     Machine& machine_;
     CaptureOptions options_;
@@ -155,6 +186,23 @@ private:
     std::optional<std::uint64_t> lastFrame_;
     std::string lastScreenshotFrameName_;
     std::function<void(const CaptureStatus&)> onFinished_;
+    // The flight recorder's frames, oldest first: each one's record lines and files, as
+    // they would have been written.
+    struct HeldFile {
+        std::string name;
+        std::vector<std::uint8_t> bytes;
+    };
+    struct HeldFrame {
+        std::vector<std::string> lines;
+        std::vector<HeldFile> files;
+        std::uint64_t bytes = 0;
+    };
+    bool holding_ = false;         // writes go to held_ instead of the folder
+    std::deque<HeldFrame> held_;
+    HeldFrame current_;            // the frame being recorded
+    std::vector<HeldFile> heldAppends_; // appends to growing files, in order (never dropped)
+    std::uint64_t framesWatched_ = 0;
+    std::uint64_t ringSamples_ = 0; // the samples of the frames a ring wrote
 };
 
 class CaptureError : public std::runtime_error {

@@ -7,6 +7,9 @@
 #include "test_control_fixture.h"
 
 #include "emu/base64.h"
+#ifndef Q_MOC_RUN
+#include "profiler/capture/capture_reader.h"
+#endif
 #include "profiler/report/bartman_profile.h"
 #include "profiler/sampling/system_samples.h"
 
@@ -138,6 +141,23 @@ private slots:
             {{{"path", p}, {"sampler", {{"fault", "pc+4"}}}}, -32602, "sampler.fault"},
             // One sample per raster line at most: NTSC's line rate is over PAL's.
             {{{"path", p}, {"sampler", {{"hz", 15700}}}}, -32602, "raster line"},
+            // The flight recorder and what it does not combine with.
+            {{{"path", p}, {"ring", 0}}, -32602, "ring"},
+            {{{"path", p}, {"ring", 10001}}, -32602, "ring"},
+            {{{"path", p}, {"ring", "many"}}, -32602, "ring"},
+            {{{"path", p}, {"ring", 5}, {"trigger", {{"frame", 5}}}}, -32602, "trigger"},
+            {{{"path", p}, {"ring", 5}, {"memory", true}}, -32602, "memory"},
+            {{{"path", p}, {"ring", 5}, {"coverage", true}}, -32602, "coverage"},
+            {{{"path", p}, {"ring", 5}, {"sampler", {{"hz", 100}}}}, -32602, "sampler"},
+            {{{"path", p}, {"ring", 5}, {"screenshots", "every"}}, -32602, "screenshots"},
+            {{{"path", p}, {"ring", 5}, {"ring_bytes", 1000}}, -32602, "ring_bytes"},
+            {{{"path", p}, {"ring_bytes", 1 << 24}}, -32602, "requires ring"},
+            {{{"path", p}, {"stop_on", {{"busy_cck_over", 5}}}}, -32602, "requires ring"},
+            {{{"path", p}, {"ring", 5}, {"stop_on", {{"slow", 5}}}}, -32602, "stop_on"},
+            {{{"path", p}, {"ring", 5}, {"stop_on", 5}}, -32602, "stop_on"},
+            {{{"path", p}, {"ring", 5}, {"stop_on", {{"busy_cck_over", 5}, {"break", true}}}}, -32602, "stop_on"},
+            {{{"path", p}, {"ring", 5}, {"stop_on", {{"break", false}}}}, -32602, "stop_on.break"},
+            {{{"path", p}, {"ring", 5}, {"stop_on", {{"frame_cck_over", "lots"}}}}, -32602, "frame_cck_over"},
         };
         for (const auto& c : cases) {
             const CtlReply r = emu.ctl("profile.start", c.params);
@@ -229,6 +249,42 @@ private slots:
         QCOMPARE(slotFiles, 3);
         // With the pane closed and the capture stopped, recording is off again.
         QCOMPARE(emu.ok("frame.record", {{"on", false}}).value("recording", true), false);
+    }
+
+    // The flight recorder over the socket: it holds frames while the machine runs, writes
+    // nothing, and writes what it holds when a breakpoint stops the machine.
+    void aRingStopsAtABreakpoint() {
+        const std::string dir = tmp.filePath("ring-break").toStdString();
+        const json started = emu.ok("profile.start", {{"path", dir}, {"ring", 4}, {"samples", true},
+                                                      {"stop_on", {{"break", true}}}});
+        QCOMPARE(started["ring"].value("frames", 0), 4);
+        emu.ok("step_frame", {{"n", 6}});
+        json status = emu.ok("profile.status");
+        QVERIFY(status.value("active", false));
+        QCOMPARE(status.value("frames_written", -1), 0);
+        QCOMPARE(status["ring"].value("frames_held", 0), 4);
+        QVERIFY(status["ring"].value("bytes_held", 0ull) > 0);
+        QVERIFY(status["ring"]["stopped"].is_null());
+        QVERIFY(!fs::exists(fs::path(dir) / "profile.jsonl") || fs::file_size(fs::path(dir) / "profile.jsonl") == 0);
+        // The level 3 interrupt's handler runs every frame.
+        const json vec = emu.ok("mem.read", {{"addr", 0x6C}, {"len", 4}, {"encoding", "hex"}});
+        const std::uint32_t handler = std::uint32_t(std::stoul(vec.value("data", std::string("0")), nullptr, 16));
+        const int id = emu.ok("break.add", {{"kind", "pc"}, {"addr", handler}}).value("id", 0);
+        const json stop = emu.ok("continue");
+        QCOMPARE(stop.value("reason", std::string()), std::string("breakpoint"));
+        emu.ok("break.remove", {{"id", id}});
+        status = emu.ok("profile.status");
+        QCOMPARE(status.value("active", true), false);
+        QCOMPARE(status.value("frames_written", 0), 4);
+        QCOMPARE(status["ring"]["stopped"].value("reason", std::string()), std::string("breakpoint"));
+        QCOMPARE(status["ring"]["stopped"].value("pc", 0u), handler);
+        const copperline::CaptureFiles files = copperline::readCapture(dir);
+        QCOMPARE(files.frames.size(), std::size_t(4));
+        // The frames written are the four that ended last before the stop.
+        QCOMPARE(files.frames.back().at("frame").get<std::uint64_t>() + 1, stop.value("frame", 0ull));
+        QCOMPARE(files.summary.at("ring").at("stopped").at("reason").get<std::string>(), std::string("breakpoint"));
+        for (const json& f : files.frames)
+            QVERIFY(fs::exists(fs::path(dir) / f.at("samples").get<std::string>()));
     }
 
     void samplesOverTheSocket() {

@@ -8,6 +8,10 @@
 // --rss runs one 100,000-frame capture without slots into /dev/shm and prints the resident
 // memory at 1,000 and at 100,000 frames.
 //
+// --ring measures the flight recorder: a ring of 50 frames (no slots) against no capture
+// over FRAMES frames (best of 3), and then a ring run for 100,000 frames, with the resident
+// memory at 1,000 and at 100,000 frames.
+//
 // --soak [--frames N] [--dir FOLDER] runs a capture with samples in a real copperline under
 // a busy control socket (capture_soak.cpp).
 
@@ -68,6 +72,10 @@ Result run(unsigned frames, const char* mode, const fs::path& where) {
             o.path = dir.string();
             o.frames = frames;
             o.recordSlots = o.memory = std::strcmp(mode, "slots+memory") == 0;
+            if (!std::strcmp(mode, "ring")) {
+                o.ring = 50;
+                o.frames = CaptureOptions::kMaxFrames;
+            }
             capture = std::make_unique<FrameCapture>(*m, o, FrameCapture::Context{});
         }
         for (unsigned i = 0; i < frames; ++i) m->runFrame();
@@ -76,6 +84,7 @@ Result run(unsigned frames, const char* mode, const fs::path& where) {
         Result r;
         r.speed = m->emulatedSeconds() / host;
         if (capture) {
+            if (capture->ringHolding()) capture->stopRing("profile.stop");
             capture->finish();
             r.bytesPerFrame = double(capture->status().bytesWritten) / std::max(1u, capture->status().framesWritten);
         }
@@ -89,11 +98,12 @@ Result run(unsigned frames, const char* mode, const fs::path& where) {
 
 int main(int argc, char** argv) {
     unsigned frames = 500;
-    bool rss = false;
+    bool rss = false, ring = false;
     for (int i = 1; i < argc; ++i)
         if (!std::strcmp(argv[i], "--soak")) return copperline::bench::runSoak(argc, argv);
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--rss")) rss = true;
+        else if (!std::strcmp(argv[i], "--ring")) ring = true;
         else frames = unsigned(std::atoi(argv[i]));
     }
     try {
@@ -102,6 +112,41 @@ int main(int argc, char** argv) {
     } catch (const MediaError& e) {
         std::fprintf(stderr, "copperline-capturebench: %s\n", e.what());
         return 2;
+    }
+    if (ring) {
+        std::printf("AROS boot from power-on, %u frames, PAL A500, best of 3\n", frames);
+        const Result none = run(frames, "none", "/dev/shm");
+        const Result r = run(frames, "ring", "/dev/shm");
+        std::printf("no capture                      %7.2fx real time\n", none.speed);
+        std::printf("ring of 50 frames (no slots)    %7.2fx real time  %.2fx the time of no capture "
+                    "(goal: at most 1.3x)\n",
+                    r.speed, none.speed / r.speed);
+        auto m = machine();
+        CaptureOptions o;
+        o.path = "/dev/shm/copperline-capturebench-ring-" + std::to_string(::getpid());
+        o.frames = CaptureOptions::kMaxFrames;
+        o.ring = 50;
+        fs::remove_all(o.path);
+        FrameCapture c(*m, o, FrameCapture::Context{});
+        long at1000 = 0, at100k = 0;
+        std::uint64_t heldAt1000 = 0, heldAt100k = 0;
+        for (unsigned n = 1; c.status().active(); ++n) {
+            m->runFrame();
+            if (n == 1000) {
+                at1000 = rssKiB();
+                heldAt1000 = c.status().ringBytes;
+            }
+            if (n == CaptureOptions::kMaxFrames - 1) {
+                at100k = rssKiB();
+                heldAt100k = c.status().ringBytes;
+            }
+        }
+        std::printf("ring of 50 frames run for 100,000 frames: RSS %.1f MiB at 1,000 frames (%.2f MB held), "
+                    "%.1f MiB at 100,000 (%.2f MB held); %u frames written at the end\n",
+                    at1000 / 1024.0, double(heldAt1000) / 1e6, at100k / 1024.0, double(heldAt100k) / 1e6,
+                    c.status().framesWritten);
+        fs::remove_all(o.path);
+        return 0;
     }
     if (rss) {
         auto m = machine();

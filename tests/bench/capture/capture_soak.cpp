@@ -152,15 +152,17 @@ int runSoak(int argc, char** argv) {
     std::error_code ec;
     fs::remove_all(dir, ec);
 
-    if (rss.size() < 2) {
+    if (rss.size() < frames / 10'000) {
         std::fprintf(stderr, "copperline-capturebench: the capture ended early: %s\n", status.dump().c_str());
         return 1;
     }
-    const auto [lo, hi] = std::minmax_element(rss.begin(), rss.end());
-    std::printf("resident memory from 10,000 frames on: %.1f to %.1f MiB, %+.1f %% from the first to the last "
-                "(%.1f %% between the least and the most; goal: within 5 %%)\n",
-                double(*lo) / 1024.0, double(*hi) / 1024.0, 100.0 * double(rss.back() - rss.front()) / double(rss.front()),
-                100.0 * double(*hi - *lo) / double(*lo));
+    if (rss.size() >= 2) {
+        const auto [lo, hi] = std::minmax_element(rss.begin(), rss.end());
+        std::printf("resident memory from 10,000 frames on: %.1f to %.1f MiB, %+.1f %% from the first to the last "
+                    "(%.1f %% between the least and the most; goal: within 5 %%)\n",
+                    double(*lo) / 1024.0, double(*hi) / 1024.0,
+                    100.0 * double(rss.back() - rss.front()) / double(rss.front()), 100.0 * double(*hi - *lo) / double(*lo));
+    }
     std::printf("status calls: %llu made, %llu answered (%s), the slowest answer %.1f ms\n",
                 static_cast<unsigned long long>(loop.calls), static_cast<unsigned long long>(loop.answered),
                 loop.calls == loop.answered && loop.calls > 0 ? "every one" : "NOT every one", loop.slowestMs);
