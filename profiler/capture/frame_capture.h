@@ -130,7 +130,10 @@ private:
     std::string sidecarName(const char* prefix, std::uint64_t frame, const char* ext,
                             std::uint64_t seq) const;
     void fail(const std::string& why);
-    void writeSummary();
+    nlohmann::json summaryJson();
+    // Writes profile.json (atomically: a temp file renamed over it). While the capture is
+    // active, only when `always` or when its facts changed since the last write.
+    void writeSummary(bool always = true);
 
     Machine& machine_;
     CaptureOptions options_;
@@ -146,6 +149,7 @@ private:
     std::uint64_t seq_ = 0; // capture sequence of the next frame record
     bool attached_ = false, finished_ = false;
     nlohmann::json finalResult_;
+    nlohmann::json summaryFacts_; // what the last in-progress summary said, counters left out
     TimelinePoint started_, ended_;
     std::uint64_t startCck_ = 0;            // colour clock the capture started (or triggered)
     std::uint32_t fastBase_ = 0;            // where fast-ram.bin's board was (0: none written)
@@ -156,6 +160,9 @@ private:
     std::string lastScreenshotFrameName_;
     std::function<void(const CaptureStatus&)> onFinished_;
 };
+
+// The summary's name in the capture folder (docs/formats/profile-json.md).
+inline constexpr const char* kSummaryFile = "profile.json";
 
 class CaptureError : public std::runtime_error {
 public:

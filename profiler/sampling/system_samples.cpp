@@ -29,6 +29,11 @@ void pad4(std::vector<std::uint8_t>& o, std::size_t from) {
     while ((o.size() - from) % 4) o.push_back(0);
 }
 
+// A record (or the header) that runs past the end of the bytes: a file cut short.
+struct Truncated : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 class Cursor {
 public:
     Cursor(std::span<const std::uint8_t> b, std::size_t at) : b_(b), at_(at) {}
@@ -36,7 +41,7 @@ public:
     std::size_t left() const { return b_.size() - at_; }
     void need(std::size_t n, const char* what) const {
         if (left() < n)
-            throw std::runtime_error("sampler.bin: offset " + std::to_string(at_) + ": " + what +
+            throw Truncated("sampler.bin: offset " + std::to_string(at_) + ": " + what +
                                      " needs " + std::to_string(n) + " bytes, " +
                                      std::to_string(left()) + " left (truncated)");
     }
@@ -141,7 +146,7 @@ std::vector<std::uint8_t> encodeSamplerHeader(const SystemSamplesHeader& h) {
     return o;
 }
 
-SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
+SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes, std::string* cut) {
     SystemSampleFile f;
     Cursor c(bytes, 0);
     c.need(sf::kHeaderBytes, "the header");
@@ -167,7 +172,15 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
     std::map<std::string, std::uint32_t> indexOf;
     while (c.left()) {
         const std::size_t at = c.at();
-        c.need(4, "a record");
+        try {
+            c.need(4, "a record");
+        } catch (const Truncated&) {
+            if (!cut) throw;
+            *cut = "cut at byte " + std::to_string(bytes.size()) + ": the " + std::to_string(bytes.size() - at) +
+                   " bytes of the record at byte " + std::to_string(at) + " left out";
+            break;
+        }
+        try {
         const std::uint8_t type = bytes[at];
         if (type == sf::kSample) {
             if (modulesOnly)
@@ -249,13 +262,21 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
             throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
                                      ": unknown record type " + std::to_string(type));
         }
+        } catch (const Truncated&) {
+            // A record cut at the file's end (the writer was killed while it appended):
+            // every record before it stands.
+            if (!cut) throw;
+            *cut = "cut at byte " + std::to_string(bytes.size()) + ": the " + std::to_string(bytes.size() - at) +
+                   " bytes of the record at byte " + std::to_string(at) + " left out";
+            break;
+        }
     }
     return f;
 }
 
-SystemSampleFile readSystemSamples(const std::string& path) {
+SystemSampleFile readSystemSamples(const std::string& path, std::string* cut) {
     const std::vector<std::uint8_t> bytes = readFileBytes(path, std::size_t(1) << 32);
-    return parseSystemSamples(bytes);
+    return parseSystemSamples(bytes, cut);
 }
 
 } // namespace copperline
