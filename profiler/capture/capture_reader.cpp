@@ -65,7 +65,7 @@ std::optional<std::string> frameFilesCut(const fs::path& dir, const json& r, std
     if (r.contains("slots")) {
         const std::string name = sidecarField(r, "slots", where);
         const auto size = fs::file_size(dir / name, ec);
-        if (ec) return name + ": missing";
+        if (ec) return name + ": missing (cannot be read)";
         const std::uint64_t want = r.value("lines", 0ull) * r.value("line_cck", 0ull) * sizeof(SlotRecord);
         if (size > want)
             throw CaptureError((dir / name).string() + ": " + std::to_string(size) + " bytes, more than the " +
@@ -75,8 +75,8 @@ std::optional<std::string> frameFilesCut(const fs::path& dir, const json& r, std
     if (r.contains("samples") || r.contains("samples_meta")) {
         const std::string bin = sidecarField(r, "samples", where), meta = sidecarField(r, "samples_meta", where);
         std::vector<std::uint8_t> stream, rows;
-        if (!readIfThere(dir / bin, stream)) return bin + ": missing";
-        if (!readIfThere(dir / meta, rows)) return meta + ": missing";
+        if (!readIfThere(dir / bin, stream)) return bin + ": missing (cannot be read)";
+        if (!readIfThere(dir / meta, rows)) return meta + ": missing (cannot be read)";
         try {
             if (auto cut = samplesCut(stream, rows, registers, bin, meta)) return cut;
         } catch (const MediaError& e) {
@@ -87,7 +87,7 @@ std::optional<std::string> frameFilesCut(const fs::path& dir, const json& r, std
         // A PNG ends with its IEND chunk: length 0, "IEND", its CRC.
         const std::string name = sidecarField(r, "screenshot", where);
         std::vector<std::uint8_t> png;
-        if (!readIfThere(dir / name, png)) return name + ": missing";
+        if (!readIfThere(dir / name, png)) return name + ": missing (cannot be read)";
         static constexpr std::uint8_t kEnd[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
         if (png.size() < sizeof kEnd || std::memcmp(png.data() + png.size() - sizeof kEnd, kEnd, sizeof kEnd) != 0)
             return name + ": cut at byte " + withSeparators(png.size()) + " (no IEND chunk)";
@@ -161,10 +161,21 @@ CaptureFiles readCapture(const std::string& dir) {
     std::optional<bool> registers;
     if (out.summary.is_object() && out.summary.contains("sampling") && out.summary["sampling"].is_object())
         registers = out.summary["sampling"].value("registers", false);
+    const auto frameCut = [&](std::size_t i) {
+        const json& r = out.frames[i];
+        return frameFilesCut(fs::path(dir), r, registers,
+                             jsonl.string() + ": frame record seq " + std::to_string(r.value("seq", 0ull)));
+    };
     for (std::size_t i = 0; i < out.frames.size(); ++i) {
         const json& r = out.frames[i];
-        const std::string where = jsonl.string() + ": frame record seq " + std::to_string(r.value("seq", 0ull));
-        if (auto cut = frameFilesCut(fs::path(dir), r, registers, where)) {
+        if (auto cut = frameCut(i)) {
+            // Cut short, the capture's last frames lose their files; a frame with whole
+            // files after one with a cut file means the capture was damaged in the middle.
+            for (std::size_t later = i + 1; later < out.frames.size(); ++later)
+                if (!frameCut(later))
+                    throw CaptureError((fs::path(dir) / "").string() + *cut + ", yet frame record seq " +
+                                       std::to_string(out.frames[later].value("seq", 0ull)) +
+                                       " after it has whole files: damaged in the middle");
             out.framesLeftOut = out.frames.size() - i;
             out.cuts.push_back(*cut + ": frames from seq " + std::to_string(r.value("seq", 0ull)) + " (frame " +
                                std::to_string(r.value("frame", 0ull)) + ") on left out, " +

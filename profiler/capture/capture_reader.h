@@ -33,11 +33,11 @@ struct CaptureFiles {
 
 // Reads profile.jsonl and profile.json when present, and checks that the files each frame
 // record names (slots, samples and .meta, screenshot) are whole. A capture cut short keeps
-// every whole record: a last line without its newline is left out, and so is the first
-// frame whose own files end early, with every frame after it (`cuts` says what, once).
-// A file damaged otherwise (a line in the middle that does not parse, a sidecar longer
-// than its record says, a .meta with the wrong magic) is refused: throws CaptureError
-// naming the file and the offset, never echoing its bytes.
+// every whole record: a last line without its newline is left out, and so are the last
+// frames when their own files end early or are missing (`cuts` says what, once). A file
+// damaged otherwise is refused (a line in the middle that does not parse, a sidecar longer
+// than its record says, a .meta with the wrong magic, a cut sidecar with whole frames
+// after it): throws CaptureError naming the file and the offset, never echoing its bytes.
 CaptureFiles readCapture(const std::string& dir);
 
 // One line for a converter to print about a capture that did not finish or was cut:

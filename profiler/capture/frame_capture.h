@@ -16,6 +16,8 @@
 // Files are never overwritten: the folder must be new or empty, and every file is created
 // exclusively. A write that fails (a full disk) stops the capture with an error; what was
 // already written stays whole (profile.jsonl loses no line and gains no partial one).
+// profile.json is written (atomically) when the capture starts, marked "recording", and
+// again as it learns facts and at the end, so that a capture cut short still converts.
 
 #include "emu/machine.h"
 #include "profiler/frame_sidecar.h"
@@ -83,8 +85,8 @@ public:
     // What the capture cannot learn from the Machine alone, given by its owner.
     struct Context {
         nlohmann::json machineConfig = nlohmann::json::object(); // for profile.json
-        // Extra fields for profile.json, computed at the end (rom_symbols, the stack bounds
-        // from ExecBase): called once, when the summary is written.
+        // Extra fields for profile.json (rom_symbols, the stack bounds from ExecBase): called
+        // each time the summary is written, at the start, while recording and at the end.
         std::function<void(nlohmann::json& summary)> summaryExtras;
         // Called when the capture no longer needs full slot records; without it the
         // capture turns them off itself. (The Frame Analyzer may still want them.)
