@@ -53,9 +53,9 @@ std::string listOf(const std::vector<std::uint32_t>& v) {
 
 // The program a capture recorded: the system sampler's (sampler.program) or the precise
 // sampler's (sampling.relocation_bases and hunks); empty when none.
-void recordedProgram(const std::string& dir, bool precise, std::vector<std::uint32_t>& bases,
+void recordedProgram(const nlohmann::json& summary, bool precise, std::vector<std::uint32_t>& bases,
                      std::vector<std::uint32_t>& sizes) {
-    const nlohmann::json summary = nlohmann::json::parse(std::ifstream(fs::path(dir) / "profile.json"));
+    if (!summary.is_object()) throw std::runtime_error("missing: the capture's summary is needed");
     if (!precise) {
         const nlohmann::json& p = summary.at("sampler").value("program", nlohmann::json::object());
         if (p.contains("relocation_bases")) bases = p["relocation_bases"].get<std::vector<std::uint32_t>>();
@@ -90,10 +90,33 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
         throw UsageError{"profile-report: --contain checks the system sampler's samples (--from sampler)"};
     const bool precise = from == "samples";
     SystemSampleFile file, exact;
+    CaptureFiles capture;
     try {
-        if (precise || agree) exact = preciseSystemSamples(dir);
-        if (!precise) file = readSystemSamples(bin.string());
-        else file = exact;
+        capture = readCapture(dir);
+        if (const std::string note = captureNote(capture); !note.empty())
+            std::fprintf(stderr, "copperline-ctl: %s\n", note.c_str());
+        std::vector<std::string> notes;
+        if (precise || agree) exact = preciseSystemSamples(capture, &notes);
+        if (!precise) {
+            std::string cut;
+            file = readSystemSamples(bin.string(), &cut);
+            if (!cut.empty()) notes.push_back("sampler.bin: " + cut);
+            // Samples taken after the last whole frame record belong to frames the capture
+            // did not finish recording: left out, as those frames are.
+            const std::uint64_t end = wholeFramesEnd(capture);
+            std::size_t keep = 0;
+            while (keep < file.samples.size() && file.samples[keep].cck < end) ++keep;
+            if (keep < file.samples.size()) {
+                notes.push_back("sampler.bin: " + std::to_string(file.samples.size() - keep) +
+                                " sample(s) after the last whole frame left out");
+                file.samples.resize(keep);
+                if (file.sampleName.size() > keep) file.sampleName.resize(keep);
+                if (file.weights.size() > keep) file.weights.resize(keep);
+            }
+        } else {
+            file = exact;
+        }
+        for (const std::string& n : notes) std::fprintf(stderr, "copperline-ctl: %s: %s\n", dir.c_str(), n.c_str());
     } catch (const std::runtime_error& e) {
         std::fprintf(stderr, "copperline-ctl: %s: %s\n", precise ? dir.c_str() : bin.c_str(), e.what());
         return 1;
@@ -101,7 +124,7 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
     // The program the capture recorded, from profile.json.
     std::vector<std::uint32_t> bases, sizes;
     try {
-        recordedProgram(dir, precise, bases, sizes);
+        recordedProgram(capture.summary, precise, bases, sizes);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-ctl: %s: profile.json: %s\n", dir.c_str(), e.what());
         return 1;
@@ -160,8 +183,12 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
         std::fputs(r.text.c_str(), stdout);
         return r.pass() ? 0 : 1;
     }
+    // How much of the capture the report covers: its whole frame records.
+    const std::string framesLine = dir + ": " + std::to_string(capture.frames.size()) + " frame(s)" +
+                                   (capture.finished && capture.cuts.empty() ? "" : " (whole ones of a cut capture)") +
+                                   "\n";
     if (format == "table") {
-        const std::string text = tableText(report);
+        const std::string text = tableText(report) + framesLine;
         std::fputs(text.c_str(), stdout);
         if (!out.empty()) {
             if (!force) refuseToReplace(out, "--force");
@@ -178,8 +205,8 @@ int samplerReport(const std::string& dir, const std::string& program, const Debu
     writeFileBytes(out, {text.begin(), text.end()});
     const std::string rate = precise ? std::string("precise, weighted by colour clocks")
                                      : "at " + std::to_string(report.header.hz) + " Hz";
-    std::printf("%s: %zu sample(s) %s, idle %.2f%%, disabled %.2f%%: wrote %s in %.2f s\n", dir.c_str(),
-                report.samples.size(), rate.c_str(),
+    std::printf("%s: %zu frame(s), %zu sample(s) %s, idle %.2f%%, disabled %.2f%%: wrote %s in %.2f s\n",
+                dir.c_str(), capture.frames.size(), report.samples.size(), rate.c_str(),
                 report.total ? 100.0 * double(report.idle) / double(report.total) : 0.0,
                 report.total ? 100.0 * double(report.disabled) / double(report.total) : 0.0,
                 out.c_str(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -308,6 +335,8 @@ int profileReport(int argc, char** argv) {
         placed = *bases;
     }
     const CaptureFiles capture = readCapture(dir);
+    if (const std::string note = captureNote(capture); !note.empty())
+        std::fprintf(stderr, "copperline-ctl: %s\n", note.c_str());
     if (noProgram && capture.summary.is_object() &&
         !capture.summary.value("sampling", nlohmann::json::object()).value("relocation_bases", nlohmann::json::array()).empty())
         throw UsageError{"profile-report: " + dir + " profiled a program: --program PROG names it (or --elf FILE)"};

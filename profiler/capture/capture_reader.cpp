@@ -4,11 +4,14 @@
 #include <cstdio>
 
 #include "profiler/capture/frame_capture.h"
+#include "profiler/sampling/sample_reader.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 namespace copperline {
 
@@ -40,46 +43,187 @@ bool firstLineLong(const std::vector<SlotRecord>& records, unsigned lines, unsig
 
 } // namespace
 
+namespace {
+
+// The bytes of a file; empty when it cannot be read (missing).
+bool readIfThere(const fs::path& path, std::vector<std::uint8_t>& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    out.assign(std::istreambuf_iterator<char>(in), {});
+    return !in.bad();
+}
+
+std::string withSeparators(std::uint64_t v) {
+    std::string digits = std::to_string(v), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+// A name a frame record gives: a plain file of the capture folder.
+std::string sidecarField(const json& record, const char* key, const std::string& where) {
+    const json& v = record[key];
+    if (!v.is_string()) throw CaptureError(where + ": " + key + " is not a file name");
+    const std::string name = v.get<std::string>();
+    if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos)
+        throw CaptureError(where + ": " + key + " names no file of the capture folder");
+    return name;
+}
+
+// Whether a frame record's own files are whole: nullopt when they are, else what is cut.
+// Throws CaptureError for a file damaged otherwise.
+std::optional<std::string> frameFilesCut(const fs::path& dir, const json& r, std::optional<bool> registers,
+                                         const std::string& where) {
+    std::error_code ec;
+    if (r.contains("slots")) {
+        const std::string name = sidecarField(r, "slots", where);
+        const auto size = fs::file_size(dir / name, ec);
+        if (ec) return name + ": missing (cannot be read)";
+        const std::uint64_t want = r.value("lines", 0ull) * r.value("line_cck", 0ull) * sizeof(SlotRecord);
+        if (size > want)
+            throw CaptureError((dir / name).string() + ": " + std::to_string(size) + " bytes, more than the " +
+                               std::to_string(want) + " of its frame's records");
+        if (size < want) return name + ": cut at byte " + withSeparators(size) + " of " + withSeparators(want);
+    }
+    if (r.contains("samples") || r.contains("samples_meta")) {
+        const std::string bin = sidecarField(r, "samples", where), meta = sidecarField(r, "samples_meta", where);
+        std::vector<std::uint8_t> stream, rows;
+        if (!readIfThere(dir / bin, stream)) return bin + ": missing (cannot be read)";
+        if (!readIfThere(dir / meta, rows)) return meta + ": missing (cannot be read)";
+        try {
+            if (auto cut = samplesCut(stream, rows, registers, bin, meta)) return cut;
+        } catch (const MediaError& e) {
+            throw CaptureError((dir / "").string() + e.what());
+        }
+    }
+    if (r.contains("screenshot")) {
+        // A PNG ends with its IEND chunk: length 0, "IEND", its CRC.
+        const std::string name = sidecarField(r, "screenshot", where);
+        std::vector<std::uint8_t> png;
+        if (!readIfThere(dir / name, png)) return name + ": missing (cannot be read)";
+        static constexpr std::uint8_t kEnd[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+        if (png.size() < sizeof kEnd || std::memcmp(png.data() + png.size() - sizeof kEnd, kEnd, sizeof kEnd) != 0)
+            return name + ": cut at byte " + withSeparators(png.size()) + " (no IEND chunk)";
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 CaptureFiles readCapture(const std::string& dir) {
     CaptureFiles out;
     out.dir = dir;
-    const fs::path jsonl = fs::path(dir) / "profile.jsonl";
-    std::ifstream in(jsonl);
-    if (!in) throw CaptureError(jsonl.string() + ": cannot be read");
-    std::string line;
-    std::size_t n = 0;
-    while (std::getline(in, line)) {
-        ++n;
-        json j;
-        try {
-            j = json::parse(line);
-        } catch (const json::exception& e) {
-            throw CaptureError(jsonl.string() + ":" + std::to_string(n) + ": " + e.what());
-        }
-        if (!j.is_object())
-            throw CaptureError(jsonl.string() + ":" + std::to_string(n) + ": not an object");
-        if (j.contains("marker")) {
-            out.markers.push_back(j);
-            out.markerBefore.push_back(out.frames.size());
-        } else {
-            if (!j.contains("frame") || !j.contains("seq") || !j.contains("first_cck"))
-                throw CaptureError(jsonl.string() + ":" + std::to_string(n) +
-                                   ": a frame record needs frame, seq and first_cck");
-            out.frames.push_back(std::move(j));
-        }
-    }
-    if (in.bad()) throw CaptureError(jsonl.string() + ": read error");
-    const fs::path summary = fs::path(dir) / "profile.json";
+    const fs::path summary = fs::path(dir) / kSummaryFile;
     std::error_code ec;
     if (fs::exists(summary, ec)) {
         std::ifstream s(summary);
         try {
             out.summary = json::parse(s);
+        } catch (const json::parse_error& e) {
+            throw CaptureError(summary.string() + ": not JSON at byte " + std::to_string(e.byte));
         } catch (const json::exception& e) {
             throw CaptureError(summary.string() + ": " + e.what());
         }
+        if (!out.summary.is_object()) throw CaptureError(summary.string() + ": not a JSON object");
+        const std::string state = out.summary.value("state", std::string());
+        out.finished = state == "done" || state == "failed";
+    }
+    const fs::path jsonl = fs::path(dir) / "profile.jsonl";
+    std::vector<std::uint8_t> bytes;
+    if (!readIfThere(jsonl, bytes)) throw CaptureError(jsonl.string() + ": cannot be read");
+    std::size_t n = 0, at = 0;
+    while (at < bytes.size()) {
+        const auto nl = std::find(bytes.begin() + std::ptrdiff_t(at), bytes.end(), std::uint8_t('\n'));
+        if (nl == bytes.end()) {
+            // Every record is written with its newline in one write: a last line without it
+            // is a record the writer did not finish. Its bytes are left out, never shown.
+            std::string after = "at the start";
+            if (!out.frames.empty())
+                after = "after seq " + std::to_string(out.frames.back().value("seq", 0ull)) + " (frame " +
+                        std::to_string(out.frames.back().value("frame", 0ull)) + ")";
+            out.cuts.push_back("profile.jsonl: cut at byte " + withSeparators(bytes.size()) + ", inside the record " +
+                               after + ": its " + withSeparators(bytes.size() - at) + " bytes left out");
+            break;
+        }
+        const std::size_t end = std::size_t(nl - bytes.begin());
+        ++n;
+        const std::string where = jsonl.string() + ":" + std::to_string(n) + " (byte " + std::to_string(at) + ")";
+        json j;
+        try {
+            j = json::parse(bytes.begin() + std::ptrdiff_t(at), nl);
+        } catch (const json::parse_error& e) {
+            throw CaptureError(where + ": damaged: not JSON at byte " + std::to_string(at + e.byte - 1) +
+                               " (the file goes on for " + std::to_string(bytes.size() - end - 1) +
+                               " bytes after this line)");
+        } catch (const json::exception& e) {
+            throw CaptureError(where + ": " + e.what());
+        }
+        at = end + 1;
+        if (!j.is_object()) throw CaptureError(where + ": not an object");
+        if (j.contains("marker")) {
+            out.markers.push_back(j);
+            out.markerBefore.push_back(out.frames.size());
+        } else {
+            if (!j.contains("frame") || !j.contains("seq") || !j.contains("first_cck"))
+                throw CaptureError(where + ": a frame record needs frame, seq and first_cck");
+            out.frames.push_back(std::move(j));
+        }
+    }
+    // Each frame's own files are written before its record: a frame with a cut file (a
+    // power cut, or a file cut by hand) ends what can be converted, here and everywhere.
+    std::optional<bool> registers;
+    if (out.summary.is_object() && out.summary.contains("sampling") && out.summary["sampling"].is_object())
+        registers = out.summary["sampling"].value("registers", false);
+    const auto frameCut = [&](std::size_t i) {
+        const json& r = out.frames[i];
+        return frameFilesCut(fs::path(dir), r, registers,
+                             jsonl.string() + ": frame record seq " + std::to_string(r.value("seq", 0ull)));
+    };
+    for (std::size_t i = 0; i < out.frames.size(); ++i) {
+        const json& r = out.frames[i];
+        if (auto cut = frameCut(i)) {
+            // Cut short, the capture's last frames lose their files; a frame with whole
+            // files after one with a cut file means the capture was damaged in the middle.
+            for (std::size_t later = i + 1; later < out.frames.size(); ++later)
+                if (!frameCut(later))
+                    throw CaptureError((fs::path(dir) / "").string() + *cut + ", yet frame record seq " +
+                                       std::to_string(out.frames[later].value("seq", 0ull)) +
+                                       " after it has whole files: damaged in the middle");
+            out.framesLeftOut = out.frames.size() - i;
+            out.cuts.push_back(*cut + ": frames from seq " + std::to_string(r.value("seq", 0ull)) + " (frame " +
+                               std::to_string(r.value("frame", 0ull)) + ") on left out, " +
+                               std::to_string(out.framesLeftOut) + " record(s)");
+            out.frames.resize(i);
+            while (!out.markerBefore.empty() && out.markerBefore.back() > i) {
+                out.markerBefore.pop_back();
+                out.markers.pop_back();
+            }
+            break;
+        }
     }
     return out;
+}
+
+std::string captureNote(const CaptureFiles& capture) {
+    if (capture.finished && capture.cuts.empty()) return {};
+    std::string out = capture.dir + ": ";
+    out += capture.finished ? "the capture was cut: " : "the capture did not finish: ";
+    out += std::to_string(capture.frames.size()) + " whole frame(s)";
+    if (!capture.summary.is_object()) out += ", no profile.json";
+    if (!capture.cuts.empty()) {
+        out += " (";
+        for (std::size_t i = 0; i < capture.cuts.size(); ++i) out += (i ? "; " : "") + capture.cuts[i];
+        out += ")";
+    }
+    return out;
+}
+
+std::uint64_t wholeFramesEnd(const CaptureFiles& capture) {
+    if (capture.frames.empty()) return 0;
+    const json& last = capture.frames.back();
+    return last.value("first_cck", 0ull) + last.value("length_cck", 0ull);
 }
 
 std::vector<SlotRecord> readSlots(const std::string& path, unsigned lines, unsigned lineCck) {

@@ -18,14 +18,36 @@ namespace copperline {
 struct CaptureFiles {
     std::string dir;
     nlohmann::json summary;                // profile.json (null when it was never written)
-    std::vector<nlohmann::json> frames;    // profile.jsonl frame records, in file order
+    std::vector<nlohmann::json> frames;    // profile.jsonl's whole frame records, in file order
     std::vector<nlohmann::json> markers;   // {"marker": ...} lines, in file order
     std::vector<std::size_t> markerBefore; // for each marker: frame records before it
+    // Whether the capture finished: its profile.json is the one written at the end (state
+    // "done" or "failed"), not one written while it recorded, nor missing.
+    bool finished = false;
+    // What was left out of a capture cut short (a kill, a crash, a power cut), one short
+    // line each: a profile.jsonl that ends inside a record, a frame whose own files are cut
+    // (it and every frame after it are left out, everywhere).
+    std::vector<std::string> cuts;
+    std::size_t framesLeftOut = 0; // whole frame records left out with a cut file of theirs
 };
 
-// Reads profile.jsonl (every line must parse: a capture never leaves a partial line) and
-// profile.json when present. Throws CaptureError naming the file and line.
+// Reads profile.jsonl and profile.json when present, and checks that the files each frame
+// record names (slots, samples and .meta, screenshot) are whole. A capture cut short keeps
+// every whole record: a last line without its newline is left out, and so are the last
+// frames when their own files end early or are missing (`cuts` says what, once). A file
+// damaged otherwise is refused (a line in the middle that does not parse, a sidecar longer
+// than its record says, a .meta with the wrong magic, a cut sidecar with whole frames
+// after it): throws CaptureError naming the file and the offset, never echoing its bytes.
 CaptureFiles readCapture(const std::string& dir);
+
+// One line for a converter to print about a capture that did not finish or was cut:
+// "DIR: the capture did not finish: N whole frame(s) (profile.jsonl: cut at ...)"; empty
+// for a whole, finished capture.
+std::string captureNote(const CaptureFiles& capture);
+
+// The colour clock after the last whole frame record (0 without one): what a converter
+// of a stream that runs past the records (sampler.bin) keeps is before it.
+std::uint64_t wholeFramesEnd(const CaptureFiles& capture);
 
 // One slots-*.bin file: `lines * lineCck` records. Throws CaptureError when the size does
 // not match or a record names an owner that does not exist.

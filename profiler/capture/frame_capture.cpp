@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <utility>
 #include <climits>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -301,6 +302,15 @@ FrameCapture::FrameCapture(Machine& machine, CaptureOptions options, Context con
         jsonl_ = -1;
         throw;
     }
+    // profile.json is on disk from the start, marked as written while the capture records,
+    // so that a capture cut short (a kill, a crash, a power cut) still converts.
+    try {
+        writeSummary();
+    } catch (...) {
+        ::close(jsonl_);
+        jsonl_ = -1;
+        throw;
+    }
     if (options_.recordSlots) machine_.agnus().setRecordSlots(true);
     machine_.attachFrameObserver(this);
     attached_ = true;
@@ -531,6 +541,18 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
     }
     lastFrame_ = s.frame;
     ended_ = timelinePoint(machine_);
+    // The summary of a capture in progress: rewritten after the first frame, then whenever
+    // a look at frames 2, 4, 8, ... (every 256th from there) finds that its facts changed
+    // (a library loaded, a resource registered), so that profile.json is never far behind.
+    // (A flight recorder that holds its frames writes none of this until it stops.)
+    const unsigned n = status_.framesWritten;
+    if (!holding_ && (n == 1 || (n < 256 ? (n & (n - 1)) == 0 : n % 256 == 0))) {
+        try {
+            writeSummary(n == 1);
+        } catch (const CaptureError& e) {
+            fail(e.what());
+        }
+    }
 }
 
 bool FrameCapture::stopOnTrips(const FrameStats& s, std::uint64_t busy, std::uint64_t& value) const {
@@ -817,7 +839,7 @@ json FrameCapture::finish() {
     return finalResult_;
 }
 
-void FrameCapture::writeSummary() {
+json FrameCapture::summaryJson() {
     json s = json::object();
     s["version"] = kSummaryVersion;
     s["machine"] = context_.machineConfig;
@@ -859,6 +881,8 @@ void FrameCapture::writeSummary() {
                          {"stopped", status_.ringStopped}};
     }
     s["repositions"] = repositions_;
+    // "recording" (or "armed", its trigger not fired yet) while the capture runs: this
+    // summary was written before the end, and profile.jsonl may hold more frames than it says.
     s["state"] = captureStateName(status_.state);
     if (!status_.error.empty()) s["error"] = status_.error;
     s["files"] =
@@ -872,9 +896,51 @@ void FrameCapture::writeSummary() {
     for (FrameSidecar* sc : context_.sidecars) sc->addSummary(s);
     // A ring's samples are those of the frames it wrote, not of every frame it watched.
     if (options_.ring && s.contains("samples_total")) s["samples_total"] = ringSamples_;
-    const std::string text = s.dump(2) + "\n";
-    writeFile("profile.json", text.data(), text.size());
+    return s;
 }
+
+namespace {
+
+// The fields of a summary that change with every frame: left out when a capture in progress
+// asks whether its summary learned anything.
+json summaryFacts(json s) {
+    for (const char* volatileField : {"frames_written", "ended", "samples_total", "samples_dropped", "irq_cck",
+                                      "repositions", "sampler", "coverage", "state", "error", "run"})
+        s.erase(volatileField);
+    return s;
+}
+
+} // namespace
+
+void FrameCapture::writeSummary(bool always) {
+    json s = summaryJson();
+    if (status_.active()) {
+        json facts = summaryFacts(s);
+        if (!always && facts == summaryFacts_) return;
+        summaryFacts_ = std::move(facts);
+    }
+    // Written to a file of its own and renamed over profile.json, so that a reader (or an
+    // emulator killed meanwhile) only ever sees a whole summary, the earlier one or this.
+    const std::string text = s.dump(2) + "\n";
+    const std::string temp = std::string(kSummaryFile) + ".tmp";
+    // The summary goes to the folder even while a flight recorder holds its frames.
+    struct Restore {
+        bool& flag;
+        bool was;
+        ~Restore() { flag = was; }
+    } restore{holding_, std::exchange(holding_, false)};
+    const fs::path tempPath = fs::path(options_.path) / temp;
+    std::error_code ec;
+    fs::remove(tempPath, ec); // a temp file an earlier failed write left
+    writeFile(temp, text.data(), text.size());
+    if (::rename(tempPath.c_str(), (fs::path(options_.path) / kSummaryFile).c_str()) != 0) {
+        const int e = errno;
+        fs::remove(tempPath, ec);
+        throw CaptureError((fs::path(options_.path) / kSummaryFile).string() + ": " + errnoText(e));
+    }
+}
+
+
 
 // ---- grids ----------------------------------------------------------------------------------
 

@@ -16,6 +16,8 @@
 // Files are never overwritten: the folder must be new or empty, and every file is created
 // exclusively. A write that fails (a full disk) stops the capture with an error; what was
 // already written stays whole (profile.jsonl loses no line and gains no partial one).
+// profile.json is written (atomically) when the capture starts, marked "recording", and
+// again as it learns facts and at the end, so that a capture cut short still converts.
 
 #include "emu/machine.h"
 #include "profiler/frame_sidecar.h"
@@ -106,8 +108,8 @@ public:
     // What the capture cannot learn from the Machine alone, given by its owner.
     struct Context {
         nlohmann::json machineConfig = nlohmann::json::object(); // for profile.json
-        // Extra fields for profile.json, computed at the end (rom_symbols, the stack bounds
-        // from ExecBase): called once, when the summary is written.
+        // Extra fields for profile.json (rom_symbols, the stack bounds from ExecBase): called
+        // each time the summary is written, at the start, while recording and at the end.
         std::function<void(nlohmann::json& summary)> summaryExtras;
         // Called when the capture no longer needs full slot records; without it the
         // capture turns them off itself. (The Frame Analyzer may still want them.)
@@ -159,7 +161,10 @@ private:
     std::string sidecarName(const char* prefix, std::uint64_t frame, const char* ext,
                             std::uint64_t seq) const;
     void fail(const std::string& why);
-    void writeSummary();
+    nlohmann::json summaryJson();
+    // Writes profile.json (atomically: a temp file renamed over it). While the capture is
+    // active, only when `always` or when its facts changed since the last write.
+    void writeSummary(bool always = true);
     bool stopOnTrips(const FrameStats& s, std::uint64_t busy, std::uint64_t& value) const;
     void flushRing();
 
@@ -177,6 +182,7 @@ private:
     std::uint64_t seq_ = 0; // capture sequence of the next frame record
     bool attached_ = false, finished_ = false;
     nlohmann::json finalResult_;
+    nlohmann::json summaryFacts_; // what the last in-progress summary said, counters left out
     TimelinePoint started_, ended_;
     std::uint64_t startCck_ = 0;            // colour clock the capture started (or triggered)
     std::uint32_t fastBase_ = 0;            // where fast-ram.bin's board was (0: none written)
@@ -204,6 +210,9 @@ private:
     std::uint64_t framesWatched_ = 0;
     std::uint64_t ringSamples_ = 0; // the samples of the frames a ring wrote
 };
+
+// The summary's name in the capture folder (docs/formats/profile-json.md).
+inline constexpr const char* kSummaryFile = "profile.json";
 
 class CaptureError : public std::runtime_error {
 public:

@@ -312,10 +312,13 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
     // Code outside the program: the modules the sampler read at the capture's start and end
     // (their functions' ends measured), or, for a capture without them, rom_symbols.
     const fs::path modulesFile = fs::path(dir) / sf::kModulesFile;
+    std::string cutModules; // a cut system-modules.bin: the start's modules stand
     std::error_code ec;
     if (fs::is_regular_file(modulesFile, ec)) {
         try {
-            sym.namer = CodeNamer(readSystemSamples(modulesFile.string()).modules);
+            std::string cut;
+            sym.namer = CodeNamer(readSystemSamples(modulesFile.string(), &cut).modules);
+            if (!cut.empty()) cutModules = std::string(sf::kModulesFile) + ": " + cut;
         } catch (const std::exception& e) {
             bad(modulesFile.string() + ": " + e.what());
         }
@@ -338,6 +341,7 @@ SampleReport buildSampleReport(const CaptureFiles& capture, const DebugInfo& inf
         report.warnings.push_back("the capture dropped " + std::to_string(report.dropped) +
                                   " sample(s) when its buffer was full: this profile is incomplete, "
                                   "its totals too");
+    if (!cutModules.empty()) report.warnings.push_back(cutModules);
     TreeBuilder merged(sym, taskNames);
     for (const json& r : capture.frames) {
         if (!r.contains("samples")) continue;

@@ -95,14 +95,22 @@ SystemReport buildSystemReport(const SystemSampleFile& f, const SystemReportProg
 }
 
 SystemSampleFile preciseSystemSamples(const std::string& dir) {
+    return preciseSystemSamples(readCapture(dir));
+}
+
+SystemSampleFile preciseSystemSamples(const CaptureFiles& capture, std::vector<std::string>* notes) {
     namespace fs = std::filesystem;
     namespace pf = samples_format;
+    const std::string& dir = capture.dir;
     const auto bad = [&](const std::string& what) { throw std::runtime_error(dir + ": " + what); };
-    const CaptureFiles capture = readCapture(dir);
     SystemSampleFile out;
     const fs::path modules = fs::path(dir) / pf::kModulesFile;
     if (fs::exists(modules)) {
-        SystemSampleFile m = readSystemSamples(modules.string());
+        // Appended to at the start and the end: a capture killed while it appended the end's
+        // modules keeps the start's.
+        std::string cut;
+        SystemSampleFile m = readSystemSamples(modules.string(), &cut);
+        if (!cut.empty() && notes) notes->push_back(std::string(pf::kModulesFile) + ": " + cut);
         if (!(m.header.flags & sf::kModulesOnly)) bad(std::string(pf::kModulesFile) + " is not a stream of modules");
         out.header = m.header;
         out.modules = std::move(m.modules);

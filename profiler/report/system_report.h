@@ -8,6 +8,7 @@
 // consecutive samples stay in one function), or as a ranked table; and the proof's check
 // of containment and proportionality against profspin's kernel ranges.
 
+#include "profiler/capture/capture_reader.h"
 #include "profiler/sampling/system_samples.h"
 
 #include <cstdint>
@@ -64,6 +65,9 @@ SystemReport buildSystemReport(const SystemSampleFile& file, const SystemReportP
 // the capture has no precise samples, when they predate the context (version 1 rows), or
 // when a file is malformed.
 SystemSampleFile preciseSystemSamples(const std::string& dir);
+// The same from a capture already read (its whole frames only: readCapture leaves out what
+// a cut capture lost); `notes` gets a line for a cut system-modules.bin.
+SystemSampleFile preciseSystemSamples(const CaptureFiles& capture, std::vector<std::string>* notes = nullptr);
 
 // Whether the statistical report's shares of each task, context and module agree with the
 // exact ones of the same run: each within `sigmas` binomial standard errors of the exact

@@ -103,6 +103,59 @@ std::size_t forEachSample(std::span<const std::uint8_t> stream, std::span<const 
     return row;
 }
 
+std::optional<std::string> samplesCut(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta,
+                                      std::optional<bool> registers, const std::string& binName,
+                                      const std::string& metaName) {
+    const auto cut = [](const std::string& name, std::size_t at, const std::string& what) {
+        return std::optional<std::string>(name + ": cut at byte " + std::to_string(at) + ", " + what);
+    };
+    if (meta.size() < 12) return cut(metaName, meta.size(), "inside its 12-byte header");
+    if (std::memcmp(meta.data(), sf::kMetaMagic, 4) != 0) bad(metaName, "offset 0: not a sample .meta file (no CLSM magic)");
+    const std::uint32_t version = le32(meta, 4);
+    if (version != 1 && version != sf::kMetaVersion)
+        bad(metaName, "offset 4: version " + std::to_string(version) + " is not supported");
+    const std::size_t rowBytes = 4 * (version == 1 ? sf::kMetaRowWords1 : sf::kMetaRowWords);
+    const std::uint64_t rows = le32(meta, 8);
+    const std::uint64_t want = 12 + rows * rowBytes;
+    if (meta.size() > want)
+        bad(metaName, "offset " + std::to_string(want) + ": " + std::to_string(meta.size() - want) +
+                          " bytes more than its " + std::to_string(rows) + " rows");
+    if (meta.size() < want)
+        return cut(metaName, meta.size(), "inside row " + std::to_string((meta.size() - 12) / rowBytes) + " of " +
+                                              std::to_string(rows));
+    if (!registers) return std::nullopt;
+    // Walk the stream's records as forEachSample does, without reading them.
+    const std::size_t words = stream.size() / 4;
+    std::size_t records = 0, w = 0, recordStart = 0;
+    bool inRecord = false;
+    while (w < words) {
+        const std::uint32_t v = le32(stream, 4 * w);
+        if (!inRecord) recordStart = w;
+        ++w;
+        if (v < 0xFFFF0000u) {
+            inRecord = true;
+            continue;
+        }
+        if (*registers) {
+            if (w + sf::kRegisterWords > words) {
+                inRecord = true;
+                break;
+            }
+            w += sf::kRegisterWords;
+        }
+        inRecord = false;
+        ++records;
+        if (records > rows)
+            bad(binName, "offset " + std::to_string(4 * recordStart) + ": more records than its .meta's " +
+                             std::to_string(rows) + " rows");
+    }
+    if (inRecord || stream.size() % 4)
+        return cut(binName, stream.size(), "inside record " + std::to_string(records) + " of " + std::to_string(rows));
+    if (records < rows)
+        return cut(binName, stream.size(), "after record " + std::to_string(records) + " of " + std::to_string(rows));
+    return std::nullopt;
+}
+
 std::vector<Sample> parseSamples(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta,
                                  bool registers, const std::string& name) {
     std::vector<Sample> out;

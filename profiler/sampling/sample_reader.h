@@ -52,6 +52,16 @@ std::size_t forEachSampleIn(const std::string& binPath, const std::string& metaP
                             const std::function<void(const SampleView&)>& each);
 std::vector<Sample> readSamples(const std::string& binPath, const std::string& metaPath, bool registers);
 
+// Whether one frame's stream and .meta are whole: nullopt when they are, else what ends
+// early, in a few words ("samples-...bin: cut at byte 4096, inside record 120 of 800"),
+// as an emulator killed while it wrote them leaves them. `registers` as above; without it
+// (nullopt: unknown) only the .meta is checked. Throws MediaError naming the file and the
+// offset for files damaged otherwise: a wrong magic or version, more bytes or records than
+// the .meta's rows.
+std::optional<std::string> samplesCut(std::span<const std::uint8_t> stream, std::span<const std::uint8_t> meta,
+                                      std::optional<bool> registers, const std::string& binName,
+                                      const std::string& metaName);
+
 // The text a capture's stream writes PCs relative to, from profile.json's "sampling":
 // "text", or the unwind table's for captures that predate it; nullopt when every PC is
 // absolute (layouts.samples.text_relative false). Throws MediaError naming `where` and the

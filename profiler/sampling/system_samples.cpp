@@ -29,6 +29,11 @@ void pad4(std::vector<std::uint8_t>& o, std::size_t from) {
     while ((o.size() - from) % 4) o.push_back(0);
 }
 
+// A record (or the header) that runs past the end of the bytes: a file cut short.
+struct Truncated : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 class Cursor {
 public:
     Cursor(std::span<const std::uint8_t> b, std::size_t at) : b_(b), at_(at) {}
@@ -36,9 +41,9 @@ public:
     std::size_t left() const { return b_.size() - at_; }
     void need(std::size_t n, const char* what) const {
         if (left() < n)
-            throw std::runtime_error("sampler.bin: offset " + std::to_string(at_) + ": " + what +
-                                     " needs " + std::to_string(n) + " bytes, " +
-                                     std::to_string(left()) + " left (truncated)");
+            throw Truncated("sampler.bin: offset " + std::to_string(at_) + ": " + what + " needs " +
+                            std::to_string(n) + " bytes, " + std::to_string(left()) +
+                            " left (truncated)");
     }
     std::uint8_t u8() { return b_[at_++]; }
     std::uint16_t u16() {
@@ -141,7 +146,7 @@ std::vector<std::uint8_t> encodeSamplerHeader(const SystemSamplesHeader& h) {
     return o;
 }
 
-SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
+SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes, std::string* cut) {
     SystemSampleFile f;
     Cursor c(bytes, 0);
     c.need(sf::kHeaderBytes, "the header");
@@ -167,95 +172,116 @@ SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes) {
     std::map<std::string, std::uint32_t> indexOf;
     while (c.left()) {
         const std::size_t at = c.at();
-        c.need(4, "a record");
-        const std::uint8_t type = bytes[at];
-        if (type == sf::kSample) {
-            if (modulesOnly)
+        try {
+            c.need(4, "a record");
+        } catch (const Truncated&) {
+            if (!cut) throw;
+            *cut = "cut at byte " + std::to_string(bytes.size()) + ": the " +
+                   std::to_string(bytes.size() - at) + " bytes of the record at byte " +
+                   std::to_string(at) + " left out";
+            break;
+        }
+        try {
+            const std::uint8_t type = bytes[at];
+            if (type == sf::kSample) {
+                if (modulesOnly)
+                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
+                                             ": a sample in a stream of modules alone");
+                c.need(sf::kSampleBytes, "a sample");
+                c.skip(1);
+                SystemSample s;
+                s.flags = c.u8();
+                s.irqLevel = c.u8();
+                c.skip(1);
+                s.sr = c.u16();
+                s.idNestCnt = std::int8_t(c.u8());
+                s.tdNestCnt = std::int8_t(c.u8());
+                s.pc = c.u32();
+                s.task = c.u32();
+                s.cck = c.u64();
+                if (s.irqLevel > 7)
+                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
+                                             ": interrupt level " + std::to_string(s.irqLevel));
+                const auto n = nameOf.find(s.task);
+                f.sampleName.push_back(n == nameOf.end() ? std::numeric_limits<std::uint32_t>::max()
+                                                         : n->second);
+                f.samples.push_back(s);
+            } else if (type == sf::kTask) {
+                c.need(8, "a task record");
+                c.skip(1);
+                const std::size_t n = c.u8();
+                c.skip(2);
+                const std::uint32_t task = c.u32();
+                const std::size_t padded = (n + 3) & ~std::size_t(3);
+                c.need(padded, "a task name");
+                std::string name = c.text(n);
+                c.skip(padded - n);
+                auto [it, fresh] = indexOf.emplace(name, std::uint32_t(f.names.size()));
+                if (fresh) f.names.push_back(name);
+                nameOf[task] = it->second;
+            } else if (type == sf::kModule) {
+                c.need(20, "a module record");
+                c.skip(1);
+                SystemSampleModule m;
+                const std::uint8_t kind = c.u8();
+                if (kind < 1 || kind > 6)
+                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
+                                             ": module kind " + std::to_string(kind));
+                m.kind = sf::ModuleKind(kind);
+                m.atEnd = c.u8() & 1;
+                const std::size_t n = c.u8();
+                m.start = c.u32();
+                m.end = c.u32();
+                m.base = c.u32();
+                const std::size_t lvos = c.u16();
+                c.skip(2);
+                const std::size_t padded = (n + 3) & ~std::size_t(3);
+                c.need(padded + lvos * (ends ? 12 : 8), "a module's name and jump table");
+                m.name = c.text(n);
+                c.skip(padded - n);
+                if (m.end < m.start)
+                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
+                                             ": module " + m.name + " ends before it starts");
+                for (std::size_t i = 0; i < lvos; ++i) {
+                    const int lvo = int(std::int32_t(c.u32()));
+                    // A jump table's entries are 6 bytes apart below the base: -6, -12, ...
+                    if (lvo >= 0 || lvo < -0xFFFF || lvo % 6)
+                        throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
+                                                 ": module " + m.name + ": " + std::to_string(lvo) +
+                                                 " is no jump-table offset");
+                    m.lvos.emplace_back(lvo, c.u32());
+                }
+                for (std::size_t i = 0; ends && i < lvos; ++i) {
+                    const std::uint32_t end = c.u32();
+                    if (end <= m.lvos[i].second || end - m.lvos[i].second > 0x10000)
+                        throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
+                                                 ": module " + m.name + ": the function of LVO " +
+                                                 std::to_string(m.lvos[i].first) + " ends at " +
+                                                 std::to_string(end) +
+                                                 ", not within 64 KB after its start");
+                    m.lvoEnds.push_back(end);
+                }
+                f.modules.push_back(std::move(m));
+            } else {
                 throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
-                                         ": a sample in a stream of modules alone");
-            c.need(sf::kSampleBytes, "a sample");
-            c.skip(1);
-            SystemSample s;
-            s.flags = c.u8();
-            s.irqLevel = c.u8();
-            c.skip(1);
-            s.sr = c.u16();
-            s.idNestCnt = std::int8_t(c.u8());
-            s.tdNestCnt = std::int8_t(c.u8());
-            s.pc = c.u32();
-            s.task = c.u32();
-            s.cck = c.u64();
-            if (s.irqLevel > 7)
-                throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
-                                         ": interrupt level " + std::to_string(s.irqLevel));
-            const auto n = nameOf.find(s.task);
-            f.sampleName.push_back(n == nameOf.end() ? std::numeric_limits<std::uint32_t>::max()
-                                                     : n->second);
-            f.samples.push_back(s);
-        } else if (type == sf::kTask) {
-            c.need(8, "a task record");
-            c.skip(1);
-            const std::size_t n = c.u8();
-            c.skip(2);
-            const std::uint32_t task = c.u32();
-            const std::size_t padded = (n + 3) & ~std::size_t(3);
-            c.need(padded, "a task name");
-            std::string name = c.text(n);
-            c.skip(padded - n);
-            auto [it, fresh] = indexOf.emplace(name, std::uint32_t(f.names.size()));
-            if (fresh) f.names.push_back(name);
-            nameOf[task] = it->second;
-        } else if (type == sf::kModule) {
-            c.need(20, "a module record");
-            c.skip(1);
-            SystemSampleModule m;
-            const std::uint8_t kind = c.u8();
-            if (kind < 1 || kind > 6)
-                throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
-                                         ": module kind " + std::to_string(kind));
-            m.kind = sf::ModuleKind(kind);
-            m.atEnd = c.u8() & 1;
-            const std::size_t n = c.u8();
-            m.start = c.u32();
-            m.end = c.u32();
-            m.base = c.u32();
-            const std::size_t lvos = c.u16();
-            c.skip(2);
-            const std::size_t padded = (n + 3) & ~std::size_t(3);
-            c.need(padded + lvos * (ends ? 12 : 8), "a module's name and jump table");
-            m.name = c.text(n);
-            c.skip(padded - n);
-            if (m.end < m.start)
-                throw std::runtime_error("sampler.bin: offset " + std::to_string(at) + ": module " +
-                                         m.name + " ends before it starts");
-            for (std::size_t i = 0; i < lvos; ++i) {
-                const int lvo = int(std::int32_t(c.u32()));
-                // A jump table's entries are 6 bytes apart below the base: -6, -12, ...
-                if (lvo >= 0 || lvo < -0xFFFF || lvo % 6)
-                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) + ": module " + m.name +
-                                             ": " + std::to_string(lvo) + " is no jump-table offset");
-                m.lvos.emplace_back(lvo, c.u32());
+                                         ": unknown record type " + std::to_string(type));
             }
-            for (std::size_t i = 0; ends && i < lvos; ++i) {
-                const std::uint32_t end = c.u32();
-                if (end <= m.lvos[i].second || end - m.lvos[i].second > 0x10000)
-                    throw std::runtime_error("sampler.bin: offset " + std::to_string(at) + ": module " + m.name +
-                                             ": the function of LVO " + std::to_string(m.lvos[i].first) +
-                                             " ends at " + std::to_string(end) + ", not within 64 KB after its start");
-                m.lvoEnds.push_back(end);
-            }
-            f.modules.push_back(std::move(m));
-        } else {
-            throw std::runtime_error("sampler.bin: offset " + std::to_string(at) +
-                                     ": unknown record type " + std::to_string(type));
+        } catch (const Truncated&) {
+            // A record cut at the file's end (the writer was killed while it appended):
+            // every record before it stands.
+            if (!cut) throw;
+            *cut = "cut at byte " + std::to_string(bytes.size()) + ": the " +
+                   std::to_string(bytes.size() - at) + " bytes of the record at byte " +
+                   std::to_string(at) + " left out";
+            break;
         }
     }
     return f;
 }
 
-SystemSampleFile readSystemSamples(const std::string& path) {
+SystemSampleFile readSystemSamples(const std::string& path, std::string* cut) {
     const std::vector<std::uint8_t> bytes = readFileBytes(path, std::size_t(1) << 32);
-    return parseSystemSamples(bytes);
+    return parseSystemSamples(bytes, cut);
 }
 
 } // namespace copperline

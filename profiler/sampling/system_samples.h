@@ -116,7 +116,10 @@ std::vector<std::uint8_t> encodeSamplerHeader(const SystemSamplesHeader& h);
 
 // Reads a whole sampler.bin. Throws std::runtime_error naming the offset and what is
 // wrong for a file that is not one, truncated or malformed.
-SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes);
-SystemSampleFile readSystemSamples(const std::string& path);
+// With `cut`: a record cut at the end (an emulator killed while it appended) is left out,
+// every record before it read, and `cut` says so in a few words ("cut at byte N: ...");
+// a header cut short, or a record damaged before the end, is refused all the same.
+SystemSampleFile parseSystemSamples(std::span<const std::uint8_t> bytes, std::string* cut = nullptr);
+SystemSampleFile readSystemSamples(const std::string& path, std::string* cut = nullptr);
 
 } // namespace copperline

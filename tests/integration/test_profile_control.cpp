@@ -588,7 +588,11 @@ private slots:
         QString why;
         const int lines = checkWholeLines(dir + "/profile.jsonl", &why);
         QVERIFY2(lines > 50, qPrintable(why));
-        QVERIFY(!QFile::exists(dir + "/profile.json"));
+        // The summary was written as the capture began, and says it had not finished.
+        const json summary = json::parse(std::ifstream((dir + "/profile.json").toStdString()));
+        QCOMPARE(summary.at("state").get<std::string>(), std::string("recording"));
+        QVERIFY(summary.at("started").contains("capture_cck"));
+        QVERIFY(!QFile::exists(dir + "/profile.json.tmp"));
     }
 
     void aFullDiskStopsTheCaptureAndKeepsWhatItWrote() {
