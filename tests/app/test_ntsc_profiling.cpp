@@ -10,6 +10,7 @@
 // - the capture as Bartman's binary profile (NTSC's base clock, the long lines' STRLONG,
 //   the lines an NTSC frame does not have left idle) and through copperline-ctl
 //   profile-report (.cpuprofile, .amigaprofile, the table from the precise samples);
+// - the Frame Analyzer's grids and frame.slots: each row as long as its line;
 // - the profile strip's pass bars (tests/guest/strip/strip_loop.s) in NTSC microseconds,
 //   one NTSC frame each, and a bar's call tree.
 
@@ -155,7 +156,10 @@ private slots:
         // The table from the precise samples: every colour clock, in NTSC time.
         auto t = ctl({"profile-report", QString::fromStdString(dir), "--format", "table", "--from", "samples"});
         QVERIFY2(t.status == 0, t.err.constData());
-        QVERIFY2(!t.out.isEmpty(), t.err.constData());
+        std::uint64_t ntscCck = 0;
+        for (const json& f : c.frames) ntscCck += f["samples_cck"].get<std::uint64_t>();
+        const QString table = QString::fromUtf8(t.out);
+        QVERIFY2(table.contains(QString(" precise samples, %1 colour clocks").arg(ntscCck)), t.out.constData());
 
         // The .amigaprofile for vscode-amiga-debug: NTSC's base clock, a DMA grid a frame.
         const std::string amiga = dir + "/load.amigaprofile";
@@ -204,6 +208,44 @@ private slots:
             for (std::size_t k = 263 * bartman::kDmaHpos; k < f.dma.size(); ++k)
                 QVERIFY(f.dma[k] == bartman::DmaRec{});
         }
+    }
+
+    void frameAnalyzerRowsHaveTheirLinesLengths() {
+        auto e = booted(CAPTURE_LOAD_BIN, true);
+        QVERIFY(testing::callJson(*e, "step_frame", {{"n", 4}}).contains("frame"));
+        testing::callJson(*e, "step", {{"n", 3000}}); // into the next frame
+        const json waits = testing::callJson(*e, "frame.waits");
+        const unsigned lines = waits.at("lines").get<unsigned>();
+        QCOMPARE(lines, 263u);
+        const auto snap = e->snapshot();
+        QVERIFY(snap->grid);
+        QCOMPARE(snap->grid->frame, waits.at("frame").get<std::uint64_t>());
+        // frame.slots gives each row its own clocks, 228 and 227 in turn; they add up to the
+        // frame's length (263 lines: 132 long ones when the first is long, else 131).
+        std::uint64_t clocks = 0;
+        std::size_t before = 0;
+        for (unsigned v = 0; v < lines; ++v) {
+            const json row = testing::callJson(*e, "frame.slots", {{"row", v}});
+            const std::size_t n = row["slots"].size();
+            QVERIFY2(n == 227 || n == 228, qPrintable(QString("line %1: %2 slots").arg(v).arg(n)));
+            if (v) QVERIFY2(n != before, qPrintable(QString("lines %1 and %2 both %3").arg(v - 1).arg(v).arg(n)));
+            QCOMPARE(row.value("line_cck", 0u), unsigned(n));
+            QCOMPARE(snap->grid->rowCck(v), unsigned(n));
+            clocks += n;
+            before = n;
+        }
+        QCOMPARE(clocks, waits.at("length_cck").get<std::uint64_t>());
+        // The frame before, as the Frame Analyzer shows it above the last.
+        QVERIFY(snap->previousGrid);
+        QCOMPARE(snap->previousGrid->rowCck(snap->previousGrid->lines - 1) == 228, snap->grid->rowCck(0) == 227);
+        // The frame in progress counts the clocks that ran, no short line's padding.
+        QVERIFY(snap->progressGrid);
+        const json now = testing::callJson(*e, "frame.waits", {{"frame", snap->progressGrid->frame}});
+        std::uint64_t counted = 0;
+        for (const std::uint32_t c : snap->progressGrid->counts) counted += c;
+        QVERIFY(snap->progressGrid->beamVpos > 2);
+        QCOMPARE(counted, now.at("length_cck").get<std::uint64_t>());
+        QCOMPARE(snap->progressGrid->rowCck(0) == 228, snap->grid->rowCck(lines - 1) == 227);
     }
 
     void stripBarsInNtscTime() {
