@@ -36,6 +36,7 @@ constexpr int kStallPcsShown = 32;    // the most stalled instructions listed
 const char* const kStreams[5] = {"A", "B", "C", "D", "result"};
 constexpr QRgb kWaitShare = qRgb(0xFF, 0x60, 0x30); // the gutter's bar in CPU-waits mode
 constexpr QRgb kNotYet = qRgb(0x00, 0x00, 0x00);    // clocks of the frame in progress not run yet
+constexpr QRgb kNoClock = qRgb(0x30, 0x30, 0x30);   // an NTSC short line's 228th column: no clock
 
 QString hex(std::uint64_t v, int digits) {
     return QStringLiteral("$%1").arg(v, digits, 16, QLatin1Char('0')).toUpper();
@@ -868,26 +869,30 @@ void FrameAnalyzer::paintFrame(const OwnerGrid& g, const Waits* waits, QImage& i
     for (int y = 0; y < h; ++y) {
         auto* row = reinterpret_cast<QRgb*>(img.scanLine(firstRow + y));
         auto* s = reinterpret_cast<QRgb*>(strip.scanLine(firstRow + y));
+        // The line's own clocks (an NTSC short line has one fewer than the grid is wide).
+        const int rw = int(g.rowCck(unsigned(y)));
+        for (int x = rw; x < w; ++x)
+            row[x] = kNoClock;
         // In the frame in progress, the clocks from the beam on have not run.
-        const int ran = !g.inProgress || unsigned(y) < g.beamVpos ? w
+        const int ran = !g.inProgress || unsigned(y) < g.beamVpos ? rw
                         : unsigned(y) == g.beamVpos                 ? int(g.beamHpos)
                                                                     : 0;
         if (waitsMode) {
             // Each denied clock in its denier's colour; the gutter is the line's share.
             const std::uint8_t* d = waits ? waits->deniers.data() + std::size_t(y) * unsigned(w) : nullptr;
-            for (int x = 0; x < w; ++x)
+            for (int x = 0; x < rw; ++x)
                 row[x] = x >= ran ? kNotYet
                          : d && d[x] ? colours[std::min<unsigned>(d[x] - 1u, kBusOwnerCount - 1)]
                                      : notDeniedColour();
             const unsigned denied =
                 waits && std::size_t(y) < waits->lines.size() ? waits->lines[std::size_t(y)] : 0;
-            const int n = int((denied * unsigned(kStripWidth) + unsigned(w) - 1) / unsigned(w));
+            const int n = int((denied * unsigned(kStripWidth) + unsigned(rw) - 1) / unsigned(rw));
             for (int x = 0; x < kStripWidth; ++x)
                 s[x] = x < n ? kWaitShare : notDeniedColour();
             continue;
         }
         unsigned counts[kBusOwnerCount] = {};
-        for (int x = 0; x < w; ++x) {
+        for (int x = 0; x < rw; ++x) {
             if (x >= ran) {
                 row[x] = kNotYet;
                 continue;
@@ -900,12 +905,12 @@ void FrameAnalyzer::paintFrame(const OwnerGrid& g, const Waits* waits, QImage& i
         // The line's share per owner, busiest first from the left, idle last.
         int x = 0;
         for (unsigned o = kBusOwnerCount; o-- > 0 && x < kStripWidth;) {
-            const int n = int((counts[o] * unsigned(kStripWidth) + unsigned(w) / 2) / unsigned(w));
+            const int n = int((counts[o] * unsigned(kStripWidth) + unsigned(rw) / 2) / unsigned(rw));
             for (int k = 0; k < n && x < kStripWidth; ++k)
                 s[x++] = colours[o];
         }
         while (x < kStripWidth)
-            s[x++] = ran < w ? kNotYet : colours[0];
+            s[x++] = ran < rw ? kNotYet : colours[0];
     }
 }
 
@@ -1161,7 +1166,7 @@ QString FrameAnalyzer::waitCounters() const {
 }
 
 QString FrameAnalyzer::describe(unsigned vpos, unsigned hpos) const {
-    if (!grid_ || vpos >= grid_->lines || hpos >= grid_->lineCck) return {};
+    if (!grid_ || vpos >= grid_->lines || hpos >= grid_->rowCck(vpos)) return {};
     return describeRow(committedRow_ + int(vpos), hpos);
 }
 
@@ -1170,6 +1175,7 @@ QString FrameAnalyzer::describeRow(int row, unsigned hpos) const {
     if (!part || hpos >= part->grid->lineCck) return {};
     const OwnerGrid& g = *part->grid;
     const unsigned vpos = unsigned(row - part->firstRow);
+    if (hpos >= g.rowCck(vpos)) return {}; // an NTSC short line's 228th column
     const QString which = &g == previous_.get()   ? tr(" (the frame before)")
                           : &g == progress_.get() ? tr(" (in progress)")
                                                   : QString();

@@ -524,6 +524,8 @@ void Emulator::Impl::refreshFrameViews() {
     g->frame = machine->frame() ? machine->frame() - 1 : 0; // none before power-on's first
     g->lines = a.committedLines();
     g->lineCck = machine->config().ntsc ? 228 : 227;
+    const bool ntsc = machine->config().ntsc;
+    g->firstLineLong = ntsc && ntscFirstLineLongBefore(g->lines, ntscFirstLineLong(a.vpos(), a.lineLength()));
     g->owners = a.committedOwners();
     g->counts = a.committedOwnerCounts();
     if (publishRecords && a.recordingSlots()) g->records = a.committedRecords();
@@ -538,6 +540,7 @@ void Emulator::Impl::refreshFrameViews() {
         p->frame = g->frame - 1;
         p->lines = a.previousLines();
         p->lineCck = g->lineCck;
+        p->firstLineLong = ntsc && ntscFirstLineLongBefore(p->lines, g->firstLineLong);
         p->owners = a.previousOwners();
         p->counts = a.previousOwnerCounts();
         previousGrid = std::move(p);
@@ -844,13 +847,14 @@ void Emulator::Impl::publish() {
         g->frame = machine->frame();
         g->lines = a.frameLines();
         g->lineCck = machine->config().ntsc ? 228 : 227;
+        g->firstLineLong = machine->config().ntsc && ntscFirstLineLong(a.vpos(), a.lineLength());
         g->owners = a.ownersInProgress();
         g->inProgress = true;
         g->beamVpos = a.vpos();
         g->beamHpos = a.hpos();
         // The clocks that have happened, each counted once.
         for (unsigned v = 0; v <= g->beamVpos && v < g->lines; ++v)
-            for (unsigned h = 0; h < (v == g->beamVpos ? g->beamHpos : g->lineCck); ++h)
+            for (unsigned h = 0; h < (v == g->beamVpos ? g->beamHpos : g->rowCck(v)); ++h)
                 ++g->counts[std::min<unsigned>(unsigned(g->owner(v, h)), kBusOwnerCount - 1)];
         progressGrid = std::move(g);
         progressCck = a.cck();

@@ -95,7 +95,11 @@ void registerFrameCommands(Emulator::Impl& e) {
                 a.setRecordSlots(true);
                 const auto& records = a.committedRecords();
                 const bool recorded = wasRecording && !records.empty();
-                const unsigned lineCck = e.machine->config().ntsc ? 228 : 227;
+                // NTSC: the row's own length (a short line's 228th record is no clock).
+                OwnerGrid shape;
+                shape.lineCck = e.machine->config().ntsc ? OwnerGrid::kStride : 227;
+                shape.firstLineLong = ntscFirstLineLongBefore(lines, ntscFirstLineLong(a.vpos(), a.lineLength()));
+                const unsigned lineCck = shape.rowCck(unsigned(row));
                 json slots = json::array();
                 for (unsigned h = 0; h < lineCck; ++h) {
                     const std::size_t at = std::size_t(row) * Agnus::kMaxLineCck + h;

@@ -23,7 +23,8 @@ struct OwnerGrid {
     static constexpr unsigned kStride = 228; // records per row in memory (Agnus::kMaxLineCck)
     std::uint64_t frame = 0;                 // the committed frame's number
     unsigned lines = 0;                      // rows in use (313 or 312 PAL)
-    unsigned lineCck = 227;                  // colour clocks of a PAL line
+    unsigned lineCck = 227;                  // colour clocks of a PAL line; 228 (the longest) NTSC
+    bool firstLineLong = false;              // NTSC: the frame's first line is a long one
     std::vector<std::uint8_t> owners;        // BusOwner per clock, row-major, kStride per row
     std::array<std::uint32_t, kBusOwnerCount> counts{};
     std::vector<SlotRecord> records; // empty unless recording was armed for the whole frame
@@ -34,7 +35,25 @@ struct OwnerGrid {
     BusOwner owner(unsigned vpos, unsigned hpos) const {
         return BusOwner(owners[std::size_t(vpos) * kStride + hpos]);
     }
+    // The colour clocks of line `vpos`: lineCck on PAL; NTSC lines alternate 228 and 227
+    // (a short line's last record is no clock).
+    unsigned rowCck(unsigned vpos) const {
+        if (lineCck < kStride) return lineCck;
+        return (vpos % 2 == 0) == firstLineLong ? kStride : kStride - 1;
+    }
 };
+
+// NTSC lines alternate 228 and 227 colour clocks, across frame boundaries too. Whether the
+// frame in progress began with a long line, from the line the beam is on (`vpos`, of
+// `lineCck` clocks); and whether the frame before one that began `firstLongAfter` did, from
+// its number of lines (it ended on a line of the other length).
+inline bool ntscFirstLineLong(unsigned vpos, unsigned lineCck) {
+    return (lineCck == 228) == (vpos % 2 == 0);
+}
+inline bool ntscFirstLineLongBefore(unsigned lines, bool firstLongAfter) {
+    const bool lastLong = !firstLongAfter;
+    return lines % 2 == 1 ? lastLong : !lastLong;
+}
 
 // The 68000's programmer-visible registers, without the core's types (they carry C++20
 // concepts that Qt's moc cannot read).

@@ -219,9 +219,9 @@ void registerStripCommands(Emulator::Impl& e) {
                     spanned += f->framesSpanned();
                     if (bars.back().value("here", false)) here = f;
                 }
-                // A frame of the machine's own beam: PAL 313 lines of 227 colour clocks, NTSC
-                // 262.5 of 227.5 (long and short alternating).
-                const double frameCck = e.machine->config().ntsc ? 262.5 * 227.5 : 313.0 * 227.0;
+                // A long frame of the machine's own beam (a frame without interlace): PAL 313
+                // lines of 227 colour clocks, NTSC 263 of 227.5 (long and short lines alternate).
+                const double frameCck = e.machine->config().ntsc ? 263.0 * 227.5 : 313.0 * 227.0;
                 json out = {{"spec", specJson()}, {"bars", std::move(bars)}, {"longest_cck", longest},
                             {"frame_cck", frameCck}};
                 if (const auto& o = e.strip.open())

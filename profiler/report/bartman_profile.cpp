@@ -559,6 +559,10 @@ std::vector<DmaRec> toBartmanDmaFrame(std::span<const SlotRecord> slots, unsigne
                     c.refreshReg = !(s.events & slot_event::VB) ? reg::STRHOR
                                    : v < equEnd                 ? reg::STREQU
                                                                 : reg::STRVBL;
+                // An NTSC long line (228 clocks) puts STRLONG on the bus in its second
+                // refresh clock, the one that carries the LOL event.
+                else if (refreshSlot == 1 && (s.events & slot_event::LOL))
+                    c.refreshReg = reg::STRLONG;
                 ++refreshSlot;
             }
             if (s.owner == BusOwner::Copper && s.size) {

@@ -23,7 +23,9 @@ namespace copperline {
 
 namespace bartman {
 
-// The DMA grid of one frame: every colour clock of a PAL frame, line by line.
+// The DMA grid of one frame: every colour clock of a PAL frame, line by line. The format has
+// this one shape: WinUAE writes an NTSC frame into it too (its 262 or 263 lines first, the
+// rest unused, and no room for a long line's 228th clock), and so does Copperline.
 inline constexpr unsigned kDmaHpos = 227;
 inline constexpr unsigned kDmaVpos = 313;
 inline constexpr std::uint32_t kDmaCount = kDmaHpos * kDmaVpos;
@@ -272,8 +274,9 @@ DmaRec toBartmanDma(const SlotRecord& slot, const DmaContext& context = {});
 // A whole frame of slot records (`stride` records per line, line by line, as Agnus keeps them
 // or as a slots file holds them) as the kDmaCount records of the file: the Copper's words are
 // told apart by following its instruction stream, the blitter's mode comes from BLTCON1 at each
-// BLTSIZE write (`bltcon1` is its value at the frame's start), refresh clocks get their strobe.
-// Clocks beyond 227 per line and lines beyond 313 are dropped; missing ones are idle. Throws
+// BLTSIZE write (`bltcon1` is its value at the frame's start), refresh clocks get their strobe
+// (and an NTSC long line STRLONG on its second). Clocks beyond 227 per line (an NTSC long
+// line's last) and lines beyond 313 are dropped; missing ones are idle. Throws
 // MediaError when the records are not whole lines.
 // `cia`: the frame's CPU accesses to the CIAs (a frame record's cia_accesses), in time
 // order; each fills the CIA fields of its clock's record.

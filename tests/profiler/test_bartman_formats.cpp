@@ -877,6 +877,20 @@ private slots:
         QCOMPARE(dma[1 * kDmaHpos + 0].addr, 1000u); // not shifted by the dropped clock
         QCOMPARE(dma[263 * kDmaHpos].reg, kNoReg);
         QCOMPARE(dma.back(), DmaRec{});
+        // Refresh on NTSC: a long line (LOL on its second refresh clock) puts STRLONG there,
+        // a short line nothing; both carry the line's strobe first.
+        for (unsigned v = 0; v < 263; ++v)
+            for (const unsigned h : {0x01u, 0x03u, 0x05u}) {
+                ntsc[v * 228 + h] = slot(BusOwner::Refresh);
+                if (h == 0x03 && v % 2 == 0) ntsc[v * 228 + h].events = slot_event::LOL;
+            }
+        const auto refreshed = toBartmanDmaFrame(ntsc, 228);
+        for (const unsigned v : {100u, 101u, 262u}) {
+            QCOMPARE(refreshed[v * kDmaHpos + 0x01].reg, std::uint16_t(reg::STRHOR));
+            QCOMPARE(refreshed[v * kDmaHpos + 0x03].reg, std::uint16_t(v % 2 == 0 ? reg::STRLONG : 0x1FE));
+            QVERIFY(bool(refreshed[v * kDmaHpos + 0x03].evt & dma_event::LOL) == (v % 2 == 0));
+            QCOMPARE(refreshed[v * kDmaHpos + 0x05].reg, std::uint16_t(0x1FE));
+        }
         QVERIFY(!errorOf([&] { toBartmanDmaFrame(std::span(ntsc).first(1000), 228); }).empty());
         QVERIFY(!errorOf([&] { toBartmanDmaFrame(ntsc, 0); }).empty());
     }

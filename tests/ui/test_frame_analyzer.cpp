@@ -444,6 +444,34 @@ private slots:
                                 .arg(legendTop())));
     }
 
+    void ntscShortLinesHaveNoLastClock() {
+        // An NTSC frame (263 lines in rows of 228, the first line long): every clock the
+        // CPU's, so a short line's 228th column, which is no clock, stands out.
+        FrameAnalyzer a;
+        a.resize(700, 900);
+        a.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&a));
+        auto g = std::make_shared<OwnerGrid>();
+        g->frame = 3;
+        g->lines = 263;
+        g->lineCck = 228;
+        g->firstLineLong = true;
+        g->owners.assign(std::size_t(OwnerGrid::kStride) * g->lines, std::uint8_t(BusOwner::Cpu));
+        g->counts[unsigned(BusOwner::Cpu)] = 263 * 227 + 132;
+        a.setGrid(g);
+        const QImage& img = a.image();
+        QCOMPARE(img.width(), 228);
+        const QRgb cpu = FrameAnalyzer::ownerColour(BusOwner::Cpu);
+        for (const int y : {0, 2, 262}) QCOMPARE(img.pixel(227, y), cpu); // long lines
+        for (const int y : {1, 3, 261}) {
+            QCOMPARE(img.pixel(226, y), cpu);
+            QVERIFY(img.pixel(227, y) != cpu && img.pixel(227, y) != FrameAnalyzer::ownerColour(BusOwner::Idle));
+        }
+        // The readout has nothing to say of a column a short line does not have.
+        QVERIFY(a.describe(1, 227).isEmpty());
+        QVERIFY(a.describe(2, 227).contains("owner cpu"));
+    }
+
     void readoutFollowsTheFrameShown() {
         FrameAnalyzer a;
         a.resize(700, 900);
