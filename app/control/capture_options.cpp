@@ -275,10 +275,10 @@ ProfileOptions parseCaptureOptions(const json& p, const std::string& tracesDir,
             o.screenshots = CaptureOptions::Screenshots::Last;
         else if (s == "every")
             o.screenshots = CaptureOptions::Screenshots::Every;
-        if (o.ring && o.screenshots == CaptureOptions::Screenshots::Every)
-            invalid("ring cannot be combined with screenshots \"every\" (\"last\" shows the frame that stopped it)");
         else
             invalid("screenshots: '" + s + "' is not none, last or every");
+        if (o.ring && o.screenshots == CaptureOptions::Screenshots::Every)
+            invalid("ring cannot be combined with screenshots \"every\" (\"last\" shows the frame that stopped it)");
     }
     if (p.contains("trigger")) {
         const json& t = p["trigger"];

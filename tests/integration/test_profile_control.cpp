@@ -252,8 +252,8 @@ private slots:
     }
 
     // The flight recorder over the socket: it holds frames while the machine runs, writes
-    // nothing, and writes what it holds when a breakpoint stops the machine.
-    void aRingStopsAtABreakpoint() {
+    // nothing, and writes what it holds when a watchpoint stops the machine.
+    void aRingStopsAtAWatchpoint() {
         const std::string dir = tmp.filePath("ring-break").toStdString();
         const json started = emu.ok("profile.start", {{"path", dir}, {"ring", 4}, {"samples", true},
                                                       {"stop_on", {{"break", true}}}});
@@ -266,23 +266,22 @@ private slots:
         QVERIFY(status["ring"].value("bytes_held", 0ull) > 0);
         QVERIFY(status["ring"]["stopped"].is_null());
         QVERIFY(!fs::exists(fs::path(dir) / "profile.jsonl") || fs::file_size(fs::path(dir) / "profile.jsonl") == 0);
-        // The level 3 interrupt's handler runs every frame.
-        const json vec = emu.ok("mem.read", {{"addr", 0x6C}, {"len", 4}, {"encoding", "hex"}});
-        const std::uint32_t handler = std::uint32_t(std::stoul(vec.value("data", std::string("0")), nullptr, 16));
-        const int id = emu.ok("break.add", {{"kind", "pc"}, {"addr", handler}}).value("id", 0);
+        // The system reads ExecBase (address 4) all the time: a watchpoint on it stops the
+        // machine soon.
+        const int id = emu.ok("break.add", {{"kind", "watch"}, {"addr", 4}, {"len", 4}, {"access", "read"}}).value("id", 0);
         const json stop = emu.ok("continue");
-        QCOMPARE(stop.value("reason", std::string()), std::string("breakpoint"));
+        QCOMPARE(stop.value("reason", std::string()), std::string("watchpoint"));
         emu.ok("break.remove", {{"id", id}});
         status = emu.ok("profile.status");
         QCOMPARE(status.value("active", true), false);
         QCOMPARE(status.value("frames_written", 0), 4);
-        QCOMPARE(status["ring"]["stopped"].value("reason", std::string()), std::string("breakpoint"));
-        QCOMPARE(status["ring"]["stopped"].value("pc", 0u), handler);
+        QCOMPARE(status["ring"]["stopped"].value("reason", std::string()), std::string("watchpoint"));
+        QCOMPARE(status["ring"]["stopped"].value("pc", 0u), stop.value("pc", 1u));
         const copperline::CaptureFiles files = copperline::readCapture(dir);
         QCOMPARE(files.frames.size(), std::size_t(4));
         // The frames written are the four that ended last before the stop.
         QCOMPARE(files.frames.back().at("frame").get<std::uint64_t>() + 1, stop.value("frame", 0ull));
-        QCOMPARE(files.summary.at("ring").at("stopped").at("reason").get<std::string>(), std::string("breakpoint"));
+        QCOMPARE(files.summary.at("ring").at("stopped").at("reason").get<std::string>(), std::string("watchpoint"));
         for (const json& f : files.frames)
             QVERIFY(fs::exists(fs::path(dir) / f.at("samples").get<std::string>()));
     }
@@ -524,11 +523,28 @@ private slots:
               QStringList{"--profile", tmp.filePath("b2"), "--profile-options", "{nope"},
               QStringList{"--profile", tmp.filePath("b3"), "--profile-options",
                           R"({"memory": true, "trigger": {"frame": 3}})"},
-              QStringList{"--profile", tmp.filePath("b4"), "--profile-after", "-1"}}) {
+              QStringList{"--profile", tmp.filePath("b4"), "--profile-after", "-1"},
+              QStringList{"--profile", tmp.filePath("b5"), "--profile-ring", "0"},
+              QStringList{"--profile", tmp.filePath("b6"), "--profile-stop-on", "break"},
+              QStringList{"--profile", tmp.filePath("b7"), "--profile-ring", "3", "--profile-stop-on", "slow=5"},
+              QStringList{"--profile", tmp.filePath("b8"), "--profile-ring", "3", "--profile-stop-on",
+                          "frame_cck_over="},
+              QStringList{"--profile", tmp.filePath("b9"), "--profile-ring", "3", "--profile-options",
+                          R"({"memory": true})"}}) {
             const Run r = runCopperline(bad);
             QVERIFY2(r.exit == 2, qPrintable(bad.join(' ') + ": " + r.err));
             QVERIFY(!QFile::exists(bad[1]));
         }
+        // The flight recorder from the command line: of 12 frames watched it writes the last 3.
+        const QString ring = tmp.filePath("cli-ring");
+        const Run rr = runCopperline({"--profile", ring, "--profile-frames", "12", "--profile-ring", "3",
+                                      "--profile-stop-on", "frame_cck_over=1000000"});
+        QVERIFY2(rr.exit == 0, rr.err.constData());
+        QCOMPARE(checkWholeLines(ring + "/profile.jsonl", &why), 3);
+        const json ringSummary = json::parse(std::ifstream((ring + "/profile.json").toStdString()));
+        QCOMPARE(ringSummary.at("ring").at("stopped").at("reason").get<std::string>(), std::string("frames"));
+        QCOMPARE(ringSummary.at("ring").at("stop_on").at("frame_cck_over").get<std::uint64_t>(), 1000000ull);
+        QCOMPARE(ringSummary.at("frames_written").get<unsigned>(), 3u);
     }
 
     void romSymbolsOfAnArosCapture() {

@@ -548,6 +548,47 @@ private slots:
         QVERIFY(!dock->cpuProfileButton()->isEnabled()); // no samples in that one
     }
 
+    // The flight recorder from the Capture pane: keep the last 3 frames, stop when a frame's
+    // time (less the CPU's STOP) exceeds a limit the frame load's blits pass at once.
+    void captureDockFlightRecorder() {
+        Emulator emu(frameLoad(), windowOptions());
+        emu.start();
+        MainWindow w(emu, true);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        CaptureDock* dock = w.captureDock();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("ring");
+        dock->pathEdit()->setText(path);
+        QVERIFY(!dock->ringFramesBox()->isEnabled());
+        dock->ringBox()->setChecked(true);
+        QVERIFY(dock->ringFramesBox()->isEnabled() && dock->stopOnValue()->isEnabled());
+        dock->ringFramesBox()->setValue(3);
+        dock->stopOnBox()->setCurrentIndex(0);
+        dock->stopOnValue()->setText("1000000");
+        const json p = dock->startParams();
+        QCOMPARE(p.value("ring", 0), 3);
+        QCOMPARE(p["stop_on"].value("frame_cck_over", 0ull), 1000000ull);
+        // Nothing trips it: it holds the last three frames and writes nothing.
+        dock->start();
+        QTRY_VERIFY(dock->active());
+        QVERIFY(emu.call("step_frame", {{"n", 6}}).ok);
+        dock->poll();
+        QTRY_VERIFY2(dock->stateText().contains("holds 3 of 3 frames"), qPrintable(dock->stateText()));
+        QVERIFY(!std::filesystem::exists((path + "/slots-000000-frame-000000.bin").toStdString()));
+        // Stop writes what it holds.
+        dock->stop();
+        QTRY_VERIFY(!dock->active());
+        QVERIFY2(dock->stateText().contains("the flight recorder stopped: profile.stop"),
+                 qPrintable(dock->stateText()));
+        const json status = emu.call("profile.status").result;
+        QCOMPARE(status.value("frames_written", 0), 3);
+        // A breakpoint as the condition: the value box has nothing to say.
+        dock->stopOnBox()->setCurrentIndex(2);
+        QVERIFY(!dock->stopOnValue()->isEnabled());
+        QCOMPARE(dock->startParams()["stop_on"].value("break", false), true);
+    }
+
     void captureDockSamplesAndWritesACpuProfile() {
         Emulator emu(frameLoad(), windowOptions());
         emu.start();
