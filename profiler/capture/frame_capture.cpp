@@ -8,6 +8,7 @@
 #include "profiler/capture/screenshot.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -76,9 +77,18 @@ json ownerCounts(const std::array<std::uint32_t, kBusOwnerCount>& counts) {
 }
 
 std::string hexWord(std::uint32_t v, int digits) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%0*X", digits, v);
-    return buf;
+    // "0x" and at least `digits` upper-case hex digits (a frame record holds hundreds: no
+    // printf).
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    int n = 1;
+    while (n < 8 && (v >> (4 * n)) != 0)
+        ++n;
+    n = std::max(n, std::min(digits, 8));
+    std::string out(std::size_t(n) + 2, '0');
+    out[1] = 'x';
+    for (int i = 0; i < n; ++i)
+        out[std::size_t(n + 1 - i)] = kHex[(v >> (4 * i)) & 0xF];
+    return out;
 }
 
 } // namespace
@@ -961,8 +971,8 @@ std::string encodeGrid(const std::uint8_t* cells, unsigned rows, unsigned cols, 
                 ++run;
             out += char('a' + std::min<unsigned>(value, 25));
             if (run > 1) {
-                std::snprintf(num, sizeof num, "%u", run);
-                out += num;
+                const std::to_chars_result r = std::to_chars(num, num + sizeof num, run);
+                out.append(num, r.ptr);
             }
             h += run;
         }
