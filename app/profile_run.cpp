@@ -44,8 +44,7 @@ void addProfileOptions(QCommandLineParser& parser) {
          "N"},
         {"profile-stop-on",
          "With --profile-ring: busy_cck_over=C (a frame's time less the uaelib idle markers over "
-         "C colour clocks), frame_cck_over=C (a frame's time less the CPU's STOP over C) or "
-         "break (a breakpoint or watchpoint).",
+         "C colour clocks) or frame_cck_over=C (a frame's time less the CPU's STOP over C).",
          "WHEN"},
         {"profile-after",
          "With --profile: start the capture after SECONDS emulated seconds (default: at power-on).",
@@ -110,7 +109,8 @@ std::string profileParams(const QCommandLineParser& parser, json& params) {
         const std::string kind = when.substr(0, eq);
         json stopOn;
         if (when == "break") {
-            stopOn = json{{"break", true}};
+            return "--profile-stop-on break: a headless run has no breakpoints (use profile.start with "
+                   "\"stop_on\": {\"break\": true} over --control)";
         } else if ((kind == "busy_cck_over" || kind == "frame_cck_over") && eq != std::string::npos &&
                    eq + 1 < when.size() && when.find_first_not_of("0123456789", eq + 1) == std::string::npos &&
                    when.size() - eq - 1 <= 12) {
@@ -119,10 +119,13 @@ std::string profileParams(const QCommandLineParser& parser, json& params) {
             return "--profile-stop-on: wants busy_cck_over=C, frame_cck_over=C or break, not '" + when + "'";
         }
         if (!params.contains("ring")) return "--profile-stop-on requires --profile-ring";
+        if (stopOn.begin().value() == 0) return "--profile-stop-on: a limit of 0 trips on every frame";
         if (params.contains("stop_on") && params["stop_on"] != stopOn)
             return "--profile-options: stop_on differs from --profile-stop-on";
         params["stop_on"] = stopOn;
     }
+    if (params.contains("stop_on") && params["stop_on"].is_object() && params["stop_on"].contains("break"))
+        return "--profile-options: stop_on break: a headless run has no breakpoints (use profile.start over --control)";
     return {};
 }
 
@@ -358,7 +361,7 @@ void RunProfiler::end(bool returned) {
     const bool wasActive = session_.capture->status().active();
     returned_ = returned;
     if (session_.capture->ringHolding())
-        session_.capture->stopRing(returned ? "returned" : "run ended");
+        session_.capture->stopRing(returned ? "returned" : "stopped");
     else
         session_.capture->finish();
     const CaptureStatus& st = session_.capture->status();

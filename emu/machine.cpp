@@ -713,6 +713,10 @@ void Machine::frameCommitted(std::uint64_t frame) {
         // frame's (beginFrameStats clears them).
         std::swap(frameStats_[1], frameStats_[2]);
         std::swap(frameStats_[0], frameStats_[1]);
+        if (statsHistoryGap_) {
+            statsHistoryGap_ = false;
+            frameStats_[2].lines = 0; // not this timeline's frame before: unknown
+        }
         statsBoundaryDenied_ = agnus_.cpuDeniedTotal();
         statsFrameEnded_ = true;
         beginFrameStats(agnus_.frame() + 1, agnus_.cck(), false);
@@ -1154,6 +1158,11 @@ void Machine::afterLoad() {
     statsFrameEnded_ = false;
     beginFrameStats(agnus_.frame(), agnus_.cck(), true);
     agnus_.restartAccounting();
+    // Nor is the frame before the next one ends: the last frame's accounting held now may
+    // be another moment's.
+    frameStats_[2] = FrameStats{};
+    statsHistoryGap_ = true;
+    agnus_.forgetPreviousFrame();
 }
 
 std::vector<std::uint8_t> Machine::saveState() {

@@ -454,6 +454,7 @@ private:
     Region map_[256];
     // Per-frame accounting (frame_stats.h): [0] the frame in progress, [1] the last one.
     FrameStats frameStats_[3]; // in progress, the last completed, the one before it
+    bool statsHistoryGap_ = false; // after a load: the next frame's end leaves [2] unknown
     BlitTrace blitTrace_;
     std::uint64_t statsDeniedAtStart_ = 0; // Agnus::cpuDeniedTotal() at the frame's first clock
     bool statsFrameEnded_ = false;         // a frame committed during the current step

@@ -215,7 +215,9 @@ nlohmann::json CaptureDock::startParams() const {
     if (trigger_->currentIndex() == 1) p["trigger"] = {{"frame", v}};
     if (trigger_->currentIndex() == 2) p["trigger"] = {{"busy_cck_over", v}};
     if (ring_->isChecked()) {
-        // The frames box bounds the frames it watches.
+        // The flight recorder watches up to 100,000 frames (the frames box is the budget of
+        // an ordinary capture).
+        p.erase("frames");
         p["ring"] = ringFrames_->value();
         bool ok = false;
         const qulonglong c = stopOnValue_->text().trimmed().toULongLong(&ok);

@@ -681,14 +681,18 @@ void FrameAnalyzer::setFrames(std::shared_ptr<const OwnerGrid> previous,
                               std::shared_ptr<const OwnerGrid> grid,
                               std::shared_ptr<const OwnerGrid> progress) {
     // Neighbours only beside a committed frame, and only the ones next to it.
-    if (!grid || (previous && previous->frame + 1 != grid->frame)) previous = nullptr;
-    if (!grid || (progress && progress->frame != grid->frame + 1)) progress = nullptr;
+    // (Of the same line length: the strip is one image.)
+    if (!grid || (previous && (previous->frame + 1 != grid->frame || previous->lineCck != grid->lineCck)))
+        previous = nullptr;
+    if (!grid || (progress && (progress->frame != grid->frame + 1 || progress->lineCck != grid->lineCck)))
+        progress = nullptr;
     if (grid == grid_ && previous == previous_ && progress == progress_) return;
     const bool newFrame = grid != grid_;
     const int oldCommittedRow = committedRow_;
     grid_ = std::move(grid);
     previous_ = std::move(previous);
     progress_ = std::move(progress);
+    if (!progress_) progressBlits_ = nlohmann::json::array();
     parts_.clear();
     int row = 0;
     for (const OwnerGrid* g : {previous_.get(), grid_.get(), progress_.get()}) {
@@ -772,13 +776,13 @@ void FrameAnalyzer::requestNeighbours() {
     if (!send_) return;
     // The neighbours' waits are painted in the waits mode only; the blits of the frame in
     // progress say where a blit that runs across the boundary ends.
-    if (mode_ == Mode::CpuWaits && previous_ && previousWaitsFrame_ != previous_->frame) {
+    if (mode_ == Mode::CpuWaits && previous_ && previousWaitsFor_ != previous_) {
         const auto keep = previous_;
         send_("frame.waits", {{"top", 0}, {"grid", true}, {"frame", keep->frame}},
               [this, keep](bool ok, const nlohmann::json& r) {
                   if (!ok || previous_ != keep || r.value("frame", ~0ull) != keep->frame) return;
                   readWaits(r, previousWaits_.deniers, previousWaits_.lines, previousWaits_.lineCck);
-                  previousWaitsFrame_ = keep->frame;
+                  previousWaitsFor_ = keep;
                   rebuildImage();
                   emit detailsChanged();
               });
@@ -941,7 +945,7 @@ void FrameAnalyzer::rebuildImage() {
         bandOwners_.assign(std::size_t(rows) * OwnerGrid::kStride, 0);
         for (const Part& part : parts_) {
             const Waits* waits = part.grid == grid_.get()    ? (haveWaits ? &committed : nullptr)
-                                 : part.grid == previous_.get() ? (previousWaitsFrame_ == part.grid->frame ? &previousWaits_ : nullptr)
+                                 : part.grid == previous_.get() ? (previousWaitsFor_.get() == part.grid ? &previousWaits_ : nullptr)
                                  : progressWaitsFor_.get() == part.grid ? &progressWaits_
                                                                   : nullptr;
             paintFrame(*part.grid, waits, band_, strip_, part.firstRow);

@@ -183,7 +183,7 @@ private:
     int committedRow_ = 0;
     std::vector<std::uint8_t> bandOwners_; // the strip's owners, OwnerGrid::kStride a row
     Waits previousWaits_, progressWaits_;
-    std::uint64_t previousWaitsFrame_ = ~0ull;
+    std::shared_ptr<const OwnerGrid> previousWaitsFor_; // the grid previousWaits_ belongs to
     std::shared_ptr<const OwnerGrid> progressWaitsFor_;
     nlohmann::json progressBlits_ = nlohmann::json::array();
     int neighbourSerial_ = 0;

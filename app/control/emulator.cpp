@@ -783,7 +783,8 @@ nlohmann::json Emulator::Impl::stopRun(const char* reason, nlohmann::json detail
         nlohmann::json d{{"pc", event.value("pc", nlohmann::json())}, {"frame", machine->frame()}, {"stop", why}};
         if (event.contains("detail")) d["detail"] = event["detail"];
         capture->stopRing(why, std::move(d));
-        emit("event.profile", capture->statusJson());
+        // (A flush that failed has told of it already.)
+        if (capture->status().state != CaptureStatus::State::Failed) emit("event.profile", capture->statusJson());
     }
     publish();
     // The notification goes first, so that a client sees it before the reply that ends

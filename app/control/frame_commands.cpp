@@ -128,7 +128,8 @@ void registerFrameCommands(Emulator::Impl& e) {
                             {"slots", slots}};
             });
     bus.add("frame.waits",
-            "The CPU's chip-bus waits in the last committed frame: by denier, by access kind, the "
+            "The CPU's chip-bus waits in the last committed frame (or {frame}: the one before it, or the "
+            "one in progress): by denier, by access kind, the "
             "{top} most stalled instructions (default 16), each line's denied clocks and, with "
             "{grid: true}, every denied clock.",
             {"top", "grid", "frame"}, [&e](const json& p) {

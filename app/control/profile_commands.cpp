@@ -109,8 +109,7 @@ void registerProfileCommands(Emulator::Impl& e) {
     bus.add("profile.start",
             "Starts a per-frame capture {path, frames, slots, memory, screenshots, trigger, samples, "
             "registers, unwind, relocation_bases, code_ranges, samples_buffer_limit, coverage, pc_samples, "
-            "sampler} into a new "
-            "folder.",
+            "sampler, ring, ring_bytes, stop_on} into a new folder; with ring, the flight recorder.",
             captureOptionNames(), [&e](const json& p) {
                 if (e.capture && e.capture->status().active())
                     throw CommandError(errc::InvalidState,

@@ -1010,7 +1010,8 @@ void Agnus::setCommitted(unsigned lines, std::vector<std::uint8_t> owners,
 void Agnus::commitFrame() {
     // The committed frame becomes the one before; the buffer that held that one is the
     // next frame's.
-    previousLines_ = committedLines_;
+    previousLines_ = previousGap_ ? 0 : committedLines_;
+    previousGap_ = false;
     previousCounts_ = committedCounts_;
     std::swap(previousOwners_, committedOwners_);
     committedLines_ = frameLines();

@@ -166,6 +166,12 @@ public:
     const std::vector<std::uint8_t>& previousOwners() const { return previousOwners_; }
     unsigned previousLines() const { return previousLines_; }
     const std::array<std::uint32_t, kBusOwnerCount>& previousOwnerCounts() const { return previousCounts_; }
+    // The machine moved to another moment (a snapshot restored): the committed frame held
+    // now is not the one before the next, so the frame before stays unknown one frame longer.
+    void forgetPreviousFrame() {
+        previousLines_ = 0;
+        previousGap_ = true;
+    }
     // The owners of the frame in progress so far: clocks the beam has not reached are 0.
     const std::vector<std::uint8_t>& ownersInProgress() const { return owners_; }
     // The owner grid is kept unless turned off (the benchmark measures what it costs).
@@ -410,6 +416,7 @@ private:
     // Recording.
     std::vector<std::uint8_t> owners_, committedOwners_, previousOwners_;
     unsigned committedLines_ = 0, previousLines_ = 0;
+    bool previousGap_ = false; // the next frame's end leaves the frame before unknown
     bool recordOwners_ = true;
     bool recordSlots_ = false;
     // A frame's slot records, compact: a byte per clock (row-major, stride kMaxLineCck)

@@ -379,7 +379,8 @@ void FrameCapture::frameCompleted(const FrameStats& s) {
                                   ? "busy_cck_over"
                                   : "frame_cck_over";
             stopRing(why, json{{"frame", s.frame}, {"value", value}, {"limit", options_.stopOn.value}});
-            if (onFinished_) onFinished_(status_);
+            // (A flush that failed has told of it already, through fail().)
+            if (onFinished_ && status_.state != CaptureStatus::State::Failed) onFinished_(status_);
             return;
         }
         // Keep the latest `ring` frames, and within the byte bound.
@@ -392,7 +393,7 @@ void FrameCapture::frameCompleted(const FrameStats& s) {
         status_.ringFrames = unsigned(held_.size());
         if (framesWatched_ >= status_.framesLimit) {
             stopRing("frames", json{{"frames_watched", framesWatched_}});
-            if (onFinished_) onFinished_(status_);
+            if (onFinished_ && status_.state != CaptureStatus::State::Failed) onFinished_(status_);
         }
         return;
     }
@@ -559,8 +560,8 @@ void FrameCapture::record(const FrameStats& s, std::uint64_t busy, std::uint64_t
     if (!holding_ && (n == 1 || (n < 256 ? (n & (n - 1)) == 0 : n % 256 == 0))) {
         try {
             writeSummary(n == 1);
-        } catch (const CaptureError& e) {
-            fail(e.what());
+        } catch (const std::exception& e) {
+            fail(e.what()); // nothing escapes into the machine's frame commit
         }
     }
 }
@@ -584,6 +585,10 @@ json FrameCapture::stopRing(const std::string& reason, json detail) {
         try {
             flushRing();
         } catch (const CaptureError& e) {
+            // What could not be written is let go, and the capture says why it failed.
+            held_.clear();
+            status_.ringFrames = 0;
+            status_.ringBytes = 0;
             fail(e.what());
             return finalResult_;
         }
@@ -616,6 +621,10 @@ void FrameCapture::flushRing() {
         status_.ringBytes -= h.bytes;
         held_.pop_front();
     }
+    // What the frame in progress noted (a reposition marker) follows the frames.
+    for (const std::string& line : current_.lines)
+        appendLine(line);
+    current_ = HeldFrame{};
     status_.ringFrames = 0;
     status_.ringBytes = 0;
 }

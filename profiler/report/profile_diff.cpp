@@ -210,10 +210,10 @@ ProfileSide sideFromCpuProfile(const json& profile, const std::string& path) {
     return s;
 }
 
-FrameStats frameStats(std::vector<double> values, std::optional<double> budget) {
+FrameTimeStats frameStats(std::vector<double> values, std::optional<double> budget) {
     if (values.empty()) throw ProfileDiffError("no whole frame to measure");
     std::sort(values.begin(), values.end());
-    FrameStats st;
+    FrameTimeStats st;
     st.count = values.size();
     for (const double v : values) {
         st.sum += v;
@@ -568,7 +568,7 @@ json sideJson(const ProfileSide& s) {
     return j;
 }
 
-json statsJson(const FrameStats& s, bool budget) {
+json statsJson(const FrameTimeStats& s, bool budget) {
     json j = {{"frames", s.count}, {"median", s.median}, {"p95", s.p95}, {"max", s.max}, {"mean", s.mean},
               {"sum", s.sum}};
     j["over_budget"] = budget ? json(s.overBudget) : json(nullptr);

@@ -103,7 +103,7 @@ struct OwnerDiff {
     Change meanPerFrame;
 };
 
-struct FrameStats {
+struct FrameTimeStats {
     std::size_t count = 0;
     double mean = 0, median = 0, p95 = 0, max = 0, sum = 0;
     std::uint64_t overBudget = 0;
@@ -111,7 +111,7 @@ struct FrameStats {
 
 // The median (of the two middle values for an even count) and the nearest-rank p95 of
 // `values`; throws ProfileDiffError on an empty list.
-FrameStats frameStats(std::vector<double> values, std::optional<double> budget);
+FrameTimeStats frameStats(std::vector<double> values, std::optional<double> budget);
 
 struct ProfileDiff {
     const ProfileSide* a = nullptr;
@@ -120,7 +120,7 @@ struct ProfileDiff {
     std::vector<FunctionDiff> functions; // the largest self change first
     bool haveFrames = false;             // both sides are captures with whole frames
     std::vector<OwnerDiff> owners;       // in the captures' owner order
-    FrameStats framesA, framesB;
+    FrameTimeStats framesA, framesB;
     std::optional<double> budget;
     std::string frameSource;             // "uaelib", "cpu", or "mixed"
 };

@@ -246,7 +246,7 @@ private slots:
     void frameStatistics() {
         std::vector<double> v;
         for (int i = 1; i <= 20; ++i) v.push_back(21 - i); // unsorted
-        FrameStats s = frameStats(v, 15);
+        FrameTimeStats s = frameStats(v, 15);
         QCOMPARE(s.count, 20u);
         QCOMPARE(s.median, 10.5);
         QCOMPARE(s.p95, 19.0); // nearest rank: the 19th of 20
