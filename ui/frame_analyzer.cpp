@@ -776,29 +776,25 @@ void FrameAnalyzer::requestNeighbours() {
     if (!send_) return;
     // The neighbours' waits are painted in the waits mode only; the blits of the frame in
     // progress say where a blit that runs across the boundary ends.
-    if (mode_ == Mode::CpuWaits && previous_ && previousWaitsFor_ != previous_) {
-        const auto keep = previous_;
+    // One neighbour's waits: asked for once per grid, kept while that grid is shown.
+    const auto askWaits = [this](const std::shared_ptr<const OwnerGrid>& keep,
+                                 std::shared_ptr<const OwnerGrid> FrameAnalyzer::*shown, Waits FrameAnalyzer::*waits,
+                                 std::shared_ptr<const OwnerGrid> FrameAnalyzer::*held) {
+        if (mode_ != Mode::CpuWaits || !keep || this->*held == keep) return;
         send_("frame.waits", {{"top", 0}, {"grid", true}, {"frame", keep->frame}},
-              [this, keep](bool ok, const nlohmann::json& r) {
-                  if (!ok || previous_ != keep || r.value("frame", ~0ull) != keep->frame) return;
-                  readWaits(r, previousWaits_.deniers, previousWaits_.lines, previousWaits_.lineCck);
-                  previousWaitsFor_ = keep;
+              [this, keep, shown, waits, held](bool ok, const nlohmann::json& r) {
+                  if (!ok || this->*shown != keep || r.value("frame", ~0ull) != keep->frame) return;
+                  Waits& w = this->*waits;
+                  readWaits(r, w.deniers, w.lines, w.lineCck);
+                  this->*held = keep;
                   rebuildImage();
                   emit detailsChanged();
               });
-    }
+    };
+    askWaits(previous_, &FrameAnalyzer::previous_, &FrameAnalyzer::previousWaits_, &FrameAnalyzer::previousWaitsFor_);
+    askWaits(progress_, &FrameAnalyzer::progress_, &FrameAnalyzer::progressWaits_, &FrameAnalyzer::progressWaitsFor_);
     if (!progress_) return;
     const auto keep = progress_;
-    if (mode_ == Mode::CpuWaits && progressWaitsFor_ != keep) {
-        send_("frame.waits", {{"top", 0}, {"grid", true}, {"frame", keep->frame}},
-              [this, keep](bool ok, const nlohmann::json& r) {
-                  if (!ok || progress_ != keep || r.value("frame", ~0ull) != keep->frame) return;
-                  readWaits(r, progressWaits_.deniers, progressWaits_.lines, progressWaits_.lineCck);
-                  progressWaitsFor_ = keep;
-                  rebuildImage();
-                  emit detailsChanged();
-              });
-    }
     send_("frame.blits", {{"frame", keep->frame}}, [this, keep](bool ok, const nlohmann::json& r) {
         if (!ok || progress_ != keep) return;
         progressBlits_ = r.value("blits", nlohmann::json::array());
