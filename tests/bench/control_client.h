@@ -6,7 +6,11 @@
 
 #include "app/control/json_rpc.h"
 
+#include <QFile>
 #include <QLocalSocket>
+#include <QProcess>
+#include <QStringList>
+#include <QThread>
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -59,5 +63,27 @@ private:
     QLocalSocket socket_;
     std::int64_t id_ = 0;
 };
+
+// Starts `exe --factory --noaudio --control NAME --control-info INFO` plus `extra` as the
+// benchmarks run it (ROMs from COPPERLINE_ROM_DIR, else `romDir`; its output dropped, its
+// errors passed on) and returns the socket's path, or an empty string (and a line on
+// stderr naming `who`) when it did not start within ten seconds.
+inline std::string startControlled(QProcess& emulator, const QString& exe, const QString& name, const QString& info,
+                                   const QStringList& extra, const char* romDir, const char* who) {
+    QStringList env = QProcess::systemEnvironment();
+    if (!qEnvironmentVariableIsSet("COPPERLINE_ROM_DIR")) env << QStringLiteral("COPPERLINE_ROM_DIR=") + romDir;
+    emulator.setEnvironment(env);
+    emulator.setStandardOutputFile(QProcess::nullDevice());
+    emulator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    emulator.start(exe, QStringList{"--factory", "--noaudio", "--control", name, "--control-info", info} + extra);
+    for (int i = 0; i < 400 && !QFile::exists(info); ++i)
+        QThread::msleep(25);
+    QFile f(info);
+    if (!f.open(QIODevice::ReadOnly)) {
+        std::fprintf(stderr, "%s: %s did not start\n", who, qPrintable(exe));
+        return {};
+    }
+    return nlohmann::json::parse(f.readAll().constData(), nullptr, false).value("socket", "");
+}
 
 } // namespace copperline::bench

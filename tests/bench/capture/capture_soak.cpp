@@ -94,21 +94,10 @@ int runSoak(int argc, char** argv) {
     QTemporaryDir scratch;
     const QString info = scratch.filePath("control.json");
     QProcess emulator;
-    QStringList env = QProcess::systemEnvironment();
-    if (!qEnvironmentVariableIsSet("COPPERLINE_ROM_DIR")) env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
-    emulator.setEnvironment(env);
-    emulator.setStandardOutputFile(QProcess::nullDevice());
-    emulator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    const QString name = QStringLiteral("capturesoak-%1").arg(QCoreApplication::applicationPid());
-    emulator.start(exe, {"--factory", "--noaudio", "--control", name, "--control-info", info});
-    for (int i = 0; i < 400 && !QFile::exists(info); ++i)
-        QThread::msleep(25);
-    QFile f(info);
-    if (!f.open(QIODevice::ReadOnly)) {
-        std::fprintf(stderr, "copperline-capturebench: %s did not start\n", qPrintable(exe));
-        return 1;
-    }
-    const std::string path = json::parse(f.readAll().constData()).value("socket", "");
+    const std::string path =
+        startControlled(emulator, exe, QStringLiteral("capturesoak-%1").arg(QCoreApplication::applicationPid()), info,
+                        {}, COPPERLINE_ROM_DIR, "copperline-capturebench");
+    if (path.empty()) return 1;
     const qint64 pid = emulator.processId();
 
     ControlClient c("soak");

@@ -50,23 +50,10 @@ int main(int argc, char** argv) {
     QTemporaryDir dir;
     const QString info = dir.filePath("control.json");
     QProcess emulator;
-    QStringList env = QProcess::systemEnvironment();
-    if (!qEnvironmentVariableIsSet("COPPERLINE_ROM_DIR"))
-        env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
-    emulator.setEnvironment(env);
-    emulator.setStandardOutputFile(QProcess::nullDevice());
-    emulator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    const QString name = QStringLiteral("controlbench-%1").arg(QCoreApplication::applicationPid());
-    emulator.start(exe, {"--factory", "--noaudio", "--control", name, "--control-info", info});
-    for (int i = 0; i < 200 && !QFile::exists(info); ++i)
-        QThread::msleep(25);
-    if (!QFile::exists(info)) {
-        std::fprintf(stderr, "controlbench: %s did not start\n", qPrintable(exe));
-        return 1;
-    }
-    QFile f(info);
-    f.open(QIODevice::ReadOnly);
-    const std::string path = json::parse(f.readAll().constData()).value("socket", "");
+    const std::string path = copperline::bench::startControlled(
+        emulator, exe, QStringLiteral("controlbench-%1").arg(QCoreApplication::applicationPid()), info, {},
+        COPPERLINE_ROM_DIR, "controlbench");
+    if (path.empty()) return 1;
 
     copperline::bench::ControlClient c("controlbench");
     if (!c.connect(path)) {

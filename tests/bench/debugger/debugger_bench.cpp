@@ -76,22 +76,12 @@ int main(int argc, char** argv) {
     QTemporaryDir dir;
     const QString info = dir.filePath("control.json");
     QProcess emulator;
-    QStringList env = QProcess::systemEnvironment();
-    if (!qEnvironmentVariableIsSet("COPPERLINE_ROM_DIR")) env << "COPPERLINE_ROM_DIR=" COPPERLINE_ROM_DIR;
-    emulator.setEnvironment(env);
-    emulator.setStandardOutputFile(QProcess::nullDevice());
-    emulator.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    const QString name = QStringLiteral("debuggerbench-%1").arg(QCoreApplication::applicationPid());
-    emulator.start(exe, {"--factory", "--noaudio", "--control", name, "--control-info", info, "--run", program});
-    for (int i = 0; i < 200 && !QFile::exists(info); ++i)
-        QThread::msleep(25);
-    QFile f(info);
-    if (!f.open(QIODevice::ReadOnly)) {
-        std::fprintf(stderr, "debuggerbench: %s did not start\n", qPrintable(exe));
-        return 1;
-    }
+    const std::string path = copperline::bench::startControlled(
+        emulator, exe, QStringLiteral("debuggerbench-%1").arg(QCoreApplication::applicationPid()), info,
+        {"--run", program}, COPPERLINE_ROM_DIR, "debuggerbench");
+    if (path.empty()) return 1;
     Client c("debuggerbench");
-    if (!c.connect(json::parse(f.readAll().constData()).value("socket", ""))) return 1;
+    if (!c.connect(path)) return 1;
 
     Timings t;
     const auto boot = Clock::now();
