@@ -215,17 +215,25 @@ private slots:
             QVERIFY2(at != shifted, f);
         }
         // ...and still the same function, with the same cost.
+        // Each build reaches its loop at another moment of the display (its file, with its
+        // debug information's paths, takes another time to load), and the poll that ends each
+        // wait leaves the work at another clock of the DMA's slots: the instructions cost the
+        // same (self time, exactly), the bus waits under them may differ by an access or two
+        // a frame (4 CCK seen), never by work.
         const json d = diffJson(a_, same_);
         for (const char* f : {"draw_scene", "update_world", "mix_audio"}) {
             const json* row = functionNamed(d, f);
             QVERIFY2(row, f);
-            QCOMPARE((*row)["status"].get<std::string>(), std::string("same"));
+            QVERIFY2((*row)["status"] == "same" || (*row)["status"] == "changed", row->dump().c_str());
             QCOMPARE((*row)["self"]["change"].get<double>(), 0.0);
+            QVERIFY2(std::fabs((*row)["total"]["change"].get<double>()) <= kFrames * 8, row->dump().c_str());
         }
         for (const json& row : d["functions"])
             if (row["file"].is_string() && row["file"].get<std::string>().ends_with("steady.c"))
                 QVERIFY2(row["status"] != "added" && row["status"] != "removed", row.dump().c_str());
-        QCOMPARE(d["frame_time"]["median"]["change"].get<double>(), 0.0);
+        // A frame's busy time, likewise, by the bus waits of an access or two.
+        QVERIFY2(std::fabs(d["frame_time"]["median"]["change"].get<double>()) <= 8,
+                 d["frame_time"].dump().c_str());
     }
 
     void thresholdsSetTheExitStatus() {
