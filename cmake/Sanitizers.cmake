@@ -32,3 +32,14 @@ function(copperline_asan_target target)
         target_link_options(${target} PRIVATE -fsanitize=address,undefined)
     endif()
 endfunction()
+
+# copperline_ci_sanitized(TARGET...): executables whose tests CI runs under ASan + UBSan
+# (the target ci_sanitized, scripts/sanitize.sh ci): the tests labelled unit or vectors
+# register themselves (copperline_add_qtest, copperline_add_fuzzer); the others name theirs.
+# COPPERLINE_CI_SANITIZED_EXTRA: tests of other labels CI runs there too (they get the label
+# `sanitized`), cheap enough under ASan and covering the capture's writers and readers
+# in-process.
+set(COPPERLINE_CI_SANITIZED_EXTRA test_frame_capture test_samples test_capture_ring test_capture_cut)
+function(copperline_ci_sanitized)
+    set_property(GLOBAL APPEND PROPERTY COPPERLINE_CI_SANITIZED ${ARGN})
+endfunction()
