@@ -22,9 +22,11 @@ elseif(NOT COPPERLINE_SANITIZE STREQUAL "")
                         "not '${COPPERLINE_SANITIZE}'")
 endif()
 
-# copperline_asan_target(TARGET): the corruption tests (fuzz_hunk, fuzz_debug_info) carry
-# ASan and UBSan in every build. Under a whole-build sanitizer they take that one instead,
-# since ASan and TSan cannot be linked into one program.
+# copperline_asan_target(TARGET): the corruption tests (fuzz_hunk, fuzz_debug_info) and the
+# fuzz targets' replays carry ASan and UBSan in their own code in every build; the readers
+# they link are instrumented in the sanitized builds (CI runs them there: ci_sanitized
+# below). Under a whole-build sanitizer they take that one instead, since ASan and TSan
+# cannot be linked into one program.
 function(copperline_asan_target target)
     if(COPPERLINE_SANITIZE STREQUAL "")
         target_compile_options(${target} PRIVATE -fsanitize=address,undefined

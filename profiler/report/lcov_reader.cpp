@@ -15,6 +15,12 @@ bool number(std::string_view s, std::uint64_t& out) {
     return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
+// A field of the file as a message shows it: at most 80 characters, so that a refusal never
+// echoes a line of any length.
+std::string shown(std::string_view s) {
+    return s.size() <= 80 ? std::string(s) : std::string(s.substr(0, 80)) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 } // namespace
 
 std::uint64_t LcovFile::linesHit() const {
@@ -61,19 +67,19 @@ LcovData parseLcov(std::string_view text, const std::string& name) {
             continue;
         }
         const std::size_t colon = line.find(':');
-        if (colon == std::string_view::npos) fail("not an lcov record line: '" + std::string(line.substr(0, 80)) + "'");
+        if (colon == std::string_view::npos) fail("not an lcov record line: '" + shown(line) + "'");
         const std::string_view key = line.substr(0, colon), value = line.substr(colon + 1);
         if (key == "TN") {
             if (out.testName.empty()) out.testName = std::string(value);
             continue;
         }
         if (key == "SF") {
-            if (current) fail("SF inside the record of " + current->path + " (no end_of_record)");
+            if (current) fail("SF inside the record of " + shown(current->path) + " (no end_of_record)");
             out.files.push_back(LcovFile{std::string(value), {}, {}});
             current = &out.files.back();
             continue;
         }
-        if (!current) fail(std::string(key) + " outside a record (no SF before it)");
+        if (!current) fail(shown(key) + " outside a record (no SF before it)");
         if (key == "DA") {
             const std::size_t comma = value.find(',');
             std::uint64_t l = 0, c = 0;
@@ -101,11 +107,11 @@ LcovData parseLcov(std::string_view text, const std::string& name) {
                     found = true;
                     break;
                 }
-            if (!found) fail("FNDA for " + std::string(fn) + ", which no FN named");
+            if (!found) fail("FNDA for " + shown(fn) + ", which no FN named");
         }
         // LF, LH, FNF, FNH, BRDA, BRF, BRH: totals and branches, recomputed or not used.
     }
-    if (current) fail("the record of " + current->path + " has no end_of_record");
+    if (current) fail("the record of " + shown(current->path) + " has no end_of_record");
     return out;
 }
 

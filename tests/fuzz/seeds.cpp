@@ -9,8 +9,15 @@
 //   OUT/sampler_fuzzer/*                a sampler.bin and a frame of precise samples
 //   OUT/coverage_fuzzer/*               coverage.bin with ranges, and one with a sparse map
 //   OUT/uss_fuzzer/minimal.uss          a small WinUAE state (tests/emu/state/uss_builder.h)
+//   OUT/capture_fuzzer/*                a profile.jsonl, a profile.json with rom_symbols, slot
+//                                       records (capture_fuzzer.cpp: the first byte chooses)
+//   OUT/unwind_table_fuzzer/*           unwind tables of a few rows
+//   OUT/lcov_fuzzer/*                   lcov .info files
 
+#include "emu/chipset/slot_record.h"
+#include "profiler/amigaos/amigaos.h"
 #include "profiler/coverage/coverage_file.h"
+#include "profiler/debuginfo/unwind_table.h"
 #include "profiler/sampling/sampler.h"
 #include "profiler/sampling/system_samples.h"
 #include "emu/machine.h"
@@ -160,6 +167,71 @@ int main(int argc, char** argv) {
 
         // uss_fuzzer: a small state of the fuzzer's own ROM (FS-UAE's is copied by CMake).
         write(out / "uss_fuzzer/minimal.uss", testing::writeUss(testing::minimalUss(testing::testRom())));
+
+        // capture_fuzzer: the first byte chooses the file (0 profile.jsonl, 1 profile.json,
+        // 2 slot records).
+        write(out / "capture_fuzzer/frames.jsonl",
+              std::string("\0", 1) +
+                  "{\"frame\":3,\"seq\":1,\"first_cck\":212814,\"length_cck\":70938,\"idle_source\":\"uaelib\","
+                  "\"busy_cck\":35000,\"idle_cck\":35938}\n"
+                  "{\"marker\":\"reposition\",\"at_cck\":283752}\n"
+                  "{\"frame\":4,\"seq\":2,\"first_cck\":283752,\"length_cck\":70938,\"owner_cck\":{\"cpu\":1}}\n"
+                  "{\"frame\":5,\"seq\":3,\"first_c");
+        AmigaOsSnapshot os;
+        os.romRanges.push_back({"kickstart", 0xF80000, 0x1000000});
+        os.exec = AmigaOsExec{};
+        os.exec->base = 0x676;
+        AmigaOsLibrary exec;
+        exec.base = 0x676;
+        exec.name = "exec.library";
+        exec.type = 9;
+        exec.negSize = 12;
+        exec.lvos = {{-6, 0x4EF9, 0xF80100}, {-12, 0x4EF9, std::nullopt}};
+        os.libraries.push_back(exec);
+        AmigaOsResident res;
+        res.address = 0xF80000;
+        res.name = "exec.library";
+        res.type = 9;
+        res.endSkip = 0xF81000;
+        os.residents.push_back(res);
+        os.problems.push_back({"LibList", 0x1234, "a loop"});
+        const nlohmann::json summary = {{"state", "done"},
+                                        {"started", {{"capture_cck", 212814}}},
+                                        {"sampling", {{"registers", true}}},
+                                        {"rom_symbols", romSymbolsJson(os)}};
+        write(out / "capture_fuzzer/summary.json", std::string("\1", 1) + summary.dump());
+        std::vector<SlotRecord> slots(2 * 227);
+        slots[3] = {0, BusOwner::Cpu, 0, 2, 0, slot_flag::Write, 0xBEEF, 0x100, 0};
+        slots[300] = {0x180, BusOwner::Copper, 0, 2, 0, slot_flag::Register, 0x0F00, 0x200, 0};
+        std::vector<std::uint8_t> slotBytes = {2};
+        const auto* raw = reinterpret_cast<const std::uint8_t*>(slots.data());
+        slotBytes.insert(slotBytes.end(), raw, raw + slots.size() * sizeof(SlotRecord));
+        write(out / "capture_fuzzer/slots.bin", slotBytes);
+
+        // unwind_table_fuzzer: four bytes of text size (big-endian), then six-byte rows.
+        UnwindTable table;
+        table.textSize = 8;
+        table.rows.resize(4);
+        table.rows[1].cfaOffset = 8;
+        table.rows[2].cfaRegister = UnwindRow::kA5;
+        table.rows[2].cfaOffset = 8;
+        table.rows[2].a5Offset = -8;
+        std::vector<std::uint8_t> unwind = {0, 0, 0, 8};
+        const std::vector<std::uint8_t> rows = table.bytes();
+        unwind.insert(unwind.end(), rows.begin(), rows.end());
+        write(out / "unwind_table_fuzzer/four-rows.bin", unwind);
+        std::vector<std::uint8_t> perByte = {0, 0, 0, 0};
+        for (const std::uint8_t b : rows) perByte.push_back(b);
+        write(out / "unwind_table_fuzzer/no-size.bin", perByte);
+
+        // lcov_fuzzer: what profile-report --format lcov writes, and another tool's.
+        write(out / "lcov_fuzzer/ours.info",
+              std::string("# copperline coverage\n# instructions 120\nTN:\nSF:/src/main.c\nFN:3,main\n"
+                          "FN:10,helper\nFNDA:1,main\nFNDA:0,helper\nFNF:2\nFNH:1\nDA:3,1\nDA:4,5\nDA:10,0\n"
+                          "LF:3\nLH:2\nend_of_record\n"));
+        write(out / "lcov_fuzzer/other.info",
+              std::string("TN:test\r\nSF:a.c\r\nDA:1,2,abcdef\r\nBRDA:1,0,0,1\r\nend_of_record\r\nSF:b.c\r\n"
+                          "end_of_record\r\n"));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-fuzzseeds: %s\n", e.what());
         return 1;
