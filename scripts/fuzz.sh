@@ -38,7 +38,10 @@ for t in "${targets[@]}"; do
     mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
     echo "fuzz: $t for ${seconds}s (log $log)"
     rc=0
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    # capture_fuzzer writes each input's files under TMPDIR: a tmpfs when there is one.
+    tmp=${TMPDIR:-/tmp}
+    [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
+    TMPDIR=$tmp ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         nice -n 15 "$bin/$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds/$t" >"$log" 2>&1 || rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
