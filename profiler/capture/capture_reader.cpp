@@ -63,6 +63,13 @@ std::string withSeparators(std::uint64_t v) {
 }
 
 // A name a frame record gives: a plain file of the capture folder.
+// A whole-number field of a record or of the summary, or a CaptureError that names it.
+std::uint64_t wholeField(const json& record, const char* key, const std::string& where) {
+    if (!record.is_object() || !record.contains(key) || !record[key].is_number_unsigned())
+        throw CaptureError(where + ": " + key + " is not a whole number");
+    return record[key].get<std::uint64_t>();
+}
+
 std::string sidecarField(const json& record, const char* key, const std::string& where) {
     const json& v = record[key];
     if (!v.is_string()) throw CaptureError(where + ": " + key + " is not a file name");
@@ -81,7 +88,10 @@ std::optional<std::string> frameFilesCut(const fs::path& dir, const json& r, std
         const std::string name = sidecarField(r, "slots", where);
         const auto size = fs::file_size(dir / name, ec);
         if (ec) return name + ": missing (cannot be read)";
-        const std::uint64_t want = r.value("lines", 0ull) * r.value("line_cck", 0ull) * sizeof(SlotRecord);
+        for (const char* key : {"lines", "line_cck"})
+            if (!r.contains(key) || !r[key].is_number_unsigned() || r[key].get<std::uint64_t>() > 4096)
+                throw CaptureError(where + ": " + key + " is not a number of lines or clocks");
+        const std::uint64_t want = r["lines"].get<std::uint64_t>() * r["line_cck"].get<std::uint64_t>() * sizeof(SlotRecord);
         if (size > want)
             throw CaptureError((dir / name).string() + ": " + std::to_string(size) + " bytes, more than the " +
                                std::to_string(want) + " of its frame's records");
@@ -127,8 +137,9 @@ CaptureFiles readCapture(const std::string& dir) {
             throw CaptureError(summary.string() + ": " + e.what());
         }
         if (!out.summary.is_object()) throw CaptureError(summary.string() + ": not a JSON object");
-        const std::string state = out.summary.value("state", std::string());
-        out.finished = state == "done" || state == "failed";
+        const json* state = out.summary.contains("state") ? &out.summary["state"] : nullptr;
+        if (state && !state->is_string()) throw CaptureError(summary.string() + ": state is not a string");
+        out.finished = state && (*state == "done" || *state == "failed");
     }
     const fs::path jsonl = fs::path(dir) / "profile.jsonl";
     std::vector<std::uint8_t> bytes;
@@ -166,16 +177,21 @@ CaptureFiles readCapture(const std::string& dir) {
             out.markers.push_back(j);
             out.markerBefore.push_back(out.frames.size());
         } else {
-            if (!j.contains("frame") || !j.contains("seq") || !j.contains("first_cck"))
-                throw CaptureError(where + ": a frame record needs frame, seq and first_cck");
+            for (const char* key : {"frame", "seq", "first_cck"})
+                if (!j.contains(key) || !j[key].is_number_unsigned())
+                    throw CaptureError(where + ": a frame record needs frame, seq and first_cck, each a whole number");
             out.frames.push_back(std::move(j));
         }
     }
     // Each frame's own files are written before its record: a frame with a cut file (a
     // power cut, or a file cut by hand) ends what can be converted, here and everywhere.
     std::optional<bool> registers;
-    if (out.summary.is_object() && out.summary.contains("sampling") && out.summary["sampling"].is_object())
-        registers = out.summary["sampling"].value("registers", false);
+    if (out.summary.is_object() && out.summary.contains("sampling") && out.summary["sampling"].is_object()) {
+        const json& sampling = out.summary["sampling"];
+        if (sampling.contains("registers") && !sampling["registers"].is_boolean())
+            throw CaptureError((fs::path(dir) / kSummaryFile).string() + ": sampling.registers is not true or false");
+        registers = sampling.value("registers", false);
+    }
     const auto frameCut = [&](std::size_t i) {
         const json& r = out.frames[i];
         return frameFilesCut(fs::path(dir), r, registers,
@@ -223,7 +239,8 @@ std::string captureNote(const CaptureFiles& capture) {
 std::uint64_t wholeFramesEnd(const CaptureFiles& capture) {
     if (capture.frames.empty()) return 0;
     const json& last = capture.frames.back();
-    return last.value("first_cck", 0ull) + last.value("length_cck", 0ull);
+    const json& length = last.contains("length_cck") ? last["length_cck"] : json();
+    return last["first_cck"].get<std::uint64_t>() + (length.is_number_unsigned() ? length.get<std::uint64_t>() : 0);
 }
 
 std::vector<SlotRecord> readSlots(const std::string& path, unsigned lines, unsigned lineCck) {
@@ -262,11 +279,7 @@ MemoryReplayer::MemoryReplayer(const std::string& dir) : files_(readCapture(dir)
         throw CaptureError(
             dir +
             ": no profile.json; the capture did not finish, so its baseline clock is unknown");
-    try {
-        baseline_ = files_.summary.at("started").at("capture_cck").get<std::uint64_t>();
-    } catch (const json::exception& e) {
-        throw CaptureError(dir + "/profile.json: started.capture_cck: " + e.what());
-    }
+    baseline_ = wholeField(files_.summary.value("started", json()), "capture_cck", dir + "/profile.json: started");
     replayable_ = files_.markerBefore.empty() ? files_.frames.size() : files_.markerBefore.front();
     if (replayable_ == 0) throw CaptureError(dir + ": the capture holds no frame to replay");
     for (std::size_t i = 0; i < replayable_; ++i)
@@ -275,27 +288,28 @@ MemoryReplayer::MemoryReplayer(const std::string& dir) : files_(readCapture(dir)
                                " has no slot file; replaying memory needs \"slots\": true");
     if (const fs::path fast = fs::path(dir) / "fast-ram.bin"; fs::exists(fast, ec)) {
         fast_ = readAll(fast);
-        try {
-            const json& f = files_.summary.at("fast_ram");
-            fastBase_ = f.at("base").get<std::uint32_t>();
-            if (f.at("bytes").get<std::uint64_t>() != fast_.size())
-                throw CaptureError(fast.string() + ": " + std::to_string(fast_.size()) +
-                                   " bytes, profile.json's fast_ram says " + f.at("bytes").dump());
-        } catch (const json::exception& e) {
-            throw CaptureError(dir + "/profile.json: fast_ram: " + e.what());
-        }
+        const json f = files_.summary.value("fast_ram", json());
+        const std::string where = dir + "/profile.json: fast_ram";
+        const std::uint64_t base = wholeField(f, "base", where), bytes = wholeField(f, "bytes", where);
+        if (base > 0xFFFFFF) throw CaptureError(where + ": base lies past the 24-bit address space");
+        fastBase_ = std::uint32_t(base);
+        if (bytes != fast_.size())
+            throw CaptureError(fast.string() + ": " + std::to_string(fast_.size()) +
+                               " bytes, profile.json's fast_ram says " + std::to_string(bytes));
         const std::uint64_t end = std::uint64_t(fastBase_) + fast_.size();
         const bool placed = (fastBase_ >= 0x200000 && end <= 0xA00000) || (fastBase_ >= 0xE90000 && end <= 0xF00000);
         if (fast_.empty() || (fast_.size() & (fast_.size() - 1)) || !placed) {
-            char where[16];
-            std::snprintf(where, sizeof where, "$%06X", unsigned(fastBase_));
-            throw CaptureError(fast.string() + ": " + std::to_string(fast_.size()) + " bytes at " + where +
+            char at[16];
+            std::snprintf(at, sizeof at, "$%06X", unsigned(fastBase_));
+            throw CaptureError(fast.string() + ": " + std::to_string(fast_.size()) + " bytes at " + at +
                                " is not a Zorro II fast RAM board");
         }
     }
     const json& last = files_.frames[replayable_ - 1];
-    lastCck_ =
-        last.at("first_cck").get<std::uint64_t>() + last.at("length_cck").get<std::uint64_t>() - 1;
+    const std::string where = dir + "/profile.jsonl: frame record seq " + std::to_string(last["seq"].get<std::uint64_t>());
+    const std::uint64_t length = wholeField(last, "length_cck", where);
+    if (length == 0) throw CaptureError(where + ": length_cck is 0");
+    lastCck_ = last["first_cck"].get<std::uint64_t>() + length - 1;
     position_ = baseline_;
 }
 
@@ -342,18 +356,22 @@ void MemoryReplayer::replayTo(std::uint64_t cck) {
         if (currentIndex_ >= current_.size()) {
             if (nextFrame_ >= replayable_) break;
             const json& f = files_.frames[nextFrame_++];
-            const unsigned lines = f.at("lines").get<unsigned>(),
-                           lineCck = f.at("line_cck").get<unsigned>();
-            current_ = readSlots((fs::path(files_.dir) / f.at("slots").get<std::string>()).string(),
-                                 lines, lineCck);
-            currentFirst_ = f.at("first_cck").get<std::uint64_t>();
+            const std::string where =
+                files_.dir + "/profile.jsonl: frame record seq " + std::to_string(f["seq"].get<std::uint64_t>());
+            // readCapture checked lines, line_cck and slots of every record that names slots.
+            const unsigned lines = unsigned(wholeField(f, "lines", where)),
+                           lineCck = unsigned(wholeField(f, "line_cck", where));
+            current_ = readSlots((fs::path(files_.dir) / f["slots"].get<std::string>()).string(), lines, lineCck);
+            currentFirst_ = f["first_cck"].get<std::uint64_t>();
             currentLineCck_ = lineCck;
             currentIndex_ = 0;
             // NTSC rows are 228 records wide, and a short line's last is no clock.
             currentFirstLong_ =
                 lineCck > 227 && firstLineLong(current_, lines, lineCck, currentFirst_,
-                                               f.at("length_cck").get<std::uint64_t>(),
-                                               f.value("partial_from_cck", currentFirst_));
+                                               wholeField(f, "length_cck", where),
+                                               f.contains("partial_from_cck")
+                                                   ? wholeField(f, "partial_from_cck", where)
+                                                   : currentFirst_);
         }
         // Records are in raster order, row by row: PAL lines all have line_cck clocks, NTSC
         // lines alternate 227 and 228 in rows of 228.

@@ -273,6 +273,44 @@ private slots:
         }
     }
 
+    // A field of the wrong type is refused as damage by name, as a cut or missing one is: the
+    // readers let no JSON library exception out (capture_fuzzer's contract).
+    void aFieldOfTheWrongTypeIsRefusedByName() {
+        const fs::path summary = fs::path(capture_) / "profile.json";
+        const json whole = json::parse(std::ifstream(summary));
+        const std::vector<std::uint8_t> jsonl = bytesOf(fs::path(capture_) / "profile.jsonl");
+        const std::string text(jsonl.begin(), jsonl.end());
+        const json first = json::parse(text.substr(0, text.find('\n')));
+        const auto refused = [&](const json& newSummary, const json& newFirst, const char* says) {
+            const std::string dir = copyOf(capture_, tmp_, "typed");
+            std::ofstream(fs::path(dir) / "profile.json", std::ios::trunc) << newSummary.dump();
+            std::ofstream(fs::path(dir) / "profile.jsonl", std::ios::trunc)
+                << newFirst.dump() << text.substr(text.find('\n'));
+            try {
+                readCapture(dir);
+            } catch (const CaptureError& e) {
+                return QString::fromStdString(e.what()).contains(says);
+            }
+            return false;
+        };
+        json s = whole;
+        s["state"] = 5;
+        QVERIFY(refused(s, first, "state is not a string"));
+        s = whole;
+        s["sampling"]["registers"] = "yes";
+        QVERIFY(refused(s, first, "sampling.registers"));
+        for (const char* key : {"seq", "frame", "first_cck"}) {
+            json r = first;
+            r[key] = "one";
+            QVERIFY2(refused(whole, r, "each a whole number"), key);
+        }
+        for (const char* key : {"lines", "line_cck"}) {
+            json r = first;
+            r[key] = json::array();
+            QVERIFY2(refused(whole, r, key), key);
+        }
+    }
+
     void anAppendedStreamReadsToItsLastWholeRecord() {
         // (system-modules.bin is the same stream, of modules alone: a bare-metal program has none.)
         for (const char* name : {"sampler.bin"}) {
