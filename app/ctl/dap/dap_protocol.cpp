@@ -81,7 +81,9 @@ void MessageReader::feed(std::string_view bytes, const std::function<void(json)>
             const auto lf = buffer_.find("\n\n");
             const std::size_t end = std::min(crlf, lf);
             if (end == std::string::npos || end > kMaxHeaderBytes) {
-                if (buffer_.size() <= kMaxHeaderBytes && end == std::string::npos) return;
+                // A block of kMaxHeaderBytes may still be ending: its empty line (up to
+                // "\r\n\r\n") can have begun and not all be here yet.
+                if (buffer_.size() < kMaxHeaderBytes + 4 && end == std::string::npos) return;
                 onError("a message header of more than " + std::to_string(kMaxHeaderBytes >> 10) +
                         " KiB without the empty line that ends it: \"" + excerpt(buffer_) + "\"");
                 buffer_.erase(0, 1);
