@@ -113,8 +113,16 @@ void checkRequest(const json& message) {
     }
     const auto& refusal = std::get<dap::Refusal>(parsed);
     if (refusal.message.empty()) fail("a request refused without a reason", rpc::dump(message));
-    if (refusal.seq != -1 && (!message.is_object() || !message.contains("seq") || message.at("seq") != refusal.seq))
-        fail("a refusal names a seq the message does not have", rpc::dump(message));
+    if (refusal.seq != -1) {
+        // The very number the message holds (json's == takes 2^63 for -2^63).
+        const auto seq = message.is_object() ? message.find("seq") : message.end();
+        bool same = false;
+        if (seq != message.end() && seq->is_number_unsigned())
+            same = refusal.seq >= 0 && seq->get<std::uint64_t>() == std::uint64_t(refusal.seq);
+        else if (seq != message.end() && seq->is_number_integer())
+            same = seq->get<std::int64_t>() == refusal.seq;
+        if (!same) fail("a refusal names a seq the message does not have", rpc::dump(message));
+    }
 }
 
 void checkMessage(const json& message) {

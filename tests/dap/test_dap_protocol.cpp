@@ -158,6 +158,14 @@ private slots:
             json{{"seq", 5}, {"type", "request"}, {"command", "launch"}, {"arguments", 3}});
         QVERIFY(std::get<Refusal>(args).message.find("arguments") != std::string::npos);
         QVERIFY(std::holds_alternative<Refusal>(parseRequest(json::array({1, 2}))));
+        // A seq past 2^63 - 1 is refused and not named as the int64 it would wrap to (found
+        // by dap_message_fuzzer's check).
+        const auto huge = parseRequest(json::parse(R"({"seq":9223372036854775808,"type":"event"})"));
+        QCOMPARE(std::get<Refusal>(huge).seq, std::int64_t(-1));
+        const auto hugeRequest =
+            parseRequest(json::parse(R"({"seq":18446744073709551614,"type":"request","command":"x"})"));
+        QCOMPARE(std::get<Refusal>(hugeRequest).seq, std::int64_t(-1));
+        QVERIFY(std::get<Refusal>(hugeRequest).message.find("seq") != std::string::npos);
     }
 
     void frameRepairsText() {
