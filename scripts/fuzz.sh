@@ -5,8 +5,8 @@
 # starts from its seed corpus (made at build time) and keeps what it learns in
 # build/fuzz/corpus/TARGET; a crash is saved in build/fuzz/artifacts/TARGET and ends the run
 # with a failure. Prints the executions reached and the rate per target (docs/testing.md).
-# Targets: hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer sampler_fuzzer
-# coverage_fuzzer
+# Targets: hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer uss_fuzzer json_rpc_fuzzer
+# gdb_packet_fuzzer dap_message_fuzzer sampler_fuzzer coverage_fuzzer
 # (default all).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +20,7 @@ case "$seconds" in
     ;;
 esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer uss_fuzzer json_rpc_fuzzer sampler_fuzzer coverage_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer uss_fuzzer json_rpc_fuzzer gdb_packet_fuzzer dap_message_fuzzer sampler_fuzzer coverage_fuzzer)
 
 scripts/setup.sh --fuzz
 cmake --preset fuzz
