@@ -1,26 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# fuzz.sh [SECONDS] [TARGET...]: builds the libFuzzer targets (the fuzz preset: clang, ASan +
-# UBSan, build/fuzz) and runs each for SECONDS (default 60), one after the other, niced. Each
+# fuzz.sh [--runs N] [SECONDS] [TARGET...]: builds the libFuzzer targets (the fuzz preset:
+# clang, ASan + UBSan, build/fuzz) and runs each for SECONDS (default 60), or until N
+# executions when --runs is given (SECONDS then the longest it may take), one after the
+# other, niced. Each
 # starts from its seed corpus (made at build time) and keeps what it learns in
 # build/fuzz/corpus/TARGET; a crash is saved in build/fuzz/artifacts/TARGET and ends the run
 # with a failure. Prints the executions reached and the rate per target (docs/testing.md).
-# Targets: hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer json_rpc_fuzzer sampler_fuzzer
-# coverage_fuzzer
-# (default all).
+# Targets: hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer uss_fuzzer json_rpc_fuzzer
+# gdb_packet_fuzzer dap_message_fuzzer sampler_fuzzer coverage_fuzzer capture_fuzzer
+# unwind_table_fuzzer lcov_fuzzer (default all).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+usage() {
+    echo "usage: scripts/fuzz.sh [--runs N] [SECONDS] [TARGET...]" >&2
+    exit 2
+}
+limit=()
+if [ "${1:-}" = --runs ]; then
+    case "${2:-}" in '' | *[!0-9]*) usage ;; esac
+    limit=(-runs="$2")
+    shift 2
+fi
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-case "$seconds" in
-'' | *[!0-9]*)
-    echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]" >&2
-    exit 2
-    ;;
-esac
+case "$seconds" in '' | *[!0-9]*) usage ;; esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer uss_fuzzer json_rpc_fuzzer sampler_fuzzer coverage_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(hunk_fuzzer debug_info_fuzzer adf_fuzzer state_fuzzer uss_fuzzer json_rpc_fuzzer gdb_packet_fuzzer dap_message_fuzzer sampler_fuzzer coverage_fuzzer capture_fuzzer unwind_table_fuzzer lcov_fuzzer)
 
 scripts/setup.sh --fuzz
 cmake --preset fuzz
@@ -42,7 +49,7 @@ for t in "${targets[@]}"; do
     tmp=${TMPDIR:-/tmp}
     [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
     TMPDIR=$tmp ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        nice -n 15 "$bin/$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
+        nice -n 15 "$bin/$t" -max_total_time="$seconds" "${limit[@]}" -timeout=60 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" "$seeds/$t" >"$log" 2>&1 || rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)

@@ -117,6 +117,34 @@ private slots:
         QCOMPARE(feedAll(reader, framed(kRequest)).messages.size(), std::size_t(1));
     }
 
+    void headerOfTheLimitInPieces() {
+        // A header block of exactly kMaxHeaderBytes is taken, also when the read ends inside
+        // the empty line after it (found by dap_message_fuzzer: the reader refused it then,
+        // once it held more than the limit, though it took the same bytes in one piece).
+        std::string header = "Content-Length: " + std::to_string(kRequest.size()) + "\r\nX-Pad: ";
+        header.resize(copperline::dap::kMaxHeaderBytes, 'p');
+        const std::string message = header + "\r\n\r\n" + kRequest;
+        for (const std::size_t cut : {std::size_t(1), std::size_t(2), std::size_t(3)}) {
+            MessageReader reader;
+            Read r = feedAll(reader, message.substr(0, header.size() + cut));
+            QCOMPARE(r.errors.size(), std::size_t(0));
+            r = feedAll(reader, message.substr(header.size() + cut));
+            QCOMPARE(r.errors.size(), std::size_t(0));
+            QCOMPARE(r.messages.size(), std::size_t(1));
+        }
+        // One byte more and it is refused, in one piece or cut the same way.
+        for (const std::size_t cut : {std::size_t(3), std::size_t(4), std::size_t(0)}) {
+            MessageReader reader;
+            const std::string longer = header + "p\r\n\r\n" + kRequest;
+            const std::size_t at = cut ? header.size() + 1 + cut : longer.size();
+            Read r = feedAll(reader, longer.substr(0, at));
+            const Read rest = feedAll(reader, longer.substr(at));
+            r.errors.insert(r.errors.end(), rest.errors.begin(), rest.errors.end());
+            QCOMPARE(r.errors.size(), std::size_t(1));
+            QVERIFY(r.errors[0].find("more than 8 KiB") != std::string::npos);
+        }
+    }
+
     void requestsChecked() {
         using copperline::dap::parseRequest;
         using copperline::dap::Refusal;
@@ -130,6 +158,14 @@ private slots:
             json{{"seq", 5}, {"type", "request"}, {"command", "launch"}, {"arguments", 3}});
         QVERIFY(std::get<Refusal>(args).message.find("arguments") != std::string::npos);
         QVERIFY(std::holds_alternative<Refusal>(parseRequest(json::array({1, 2}))));
+        // A seq past 2^63 - 1 is refused and not named as the int64 it would wrap to (found
+        // by dap_message_fuzzer's check).
+        const auto huge = parseRequest(json::parse(R"({"seq":9223372036854775808,"type":"event"})"));
+        QCOMPARE(std::get<Refusal>(huge).seq, std::int64_t(-1));
+        const auto hugeRequest =
+            parseRequest(json::parse(R"({"seq":18446744073709551614,"type":"request","command":"x"})"));
+        QCOMPARE(std::get<Refusal>(hugeRequest).seq, std::int64_t(-1));
+        QVERIFY(std::get<Refusal>(hugeRequest).message.find("seq") != std::string::npos);
     }
 
     void frameRepairsText() {

@@ -13,7 +13,10 @@
 //                                       records (capture_fuzzer.cpp: the first byte chooses)
 //   OUT/unwind_table_fuzzer/*           unwind tables of a few rows
 //   OUT/lcov_fuzzer/*                   lcov .info files
+//   OUT/gdb_packet_fuzzer/*             a client's packets (framed by framePacket), acks, 0x03
+//   OUT/dap_message_fuzzer/*            an editor's requests, whole, split and two in one
 
+#include "app/gdb/rsp_packet.h"
 #include "emu/chipset/slot_record.h"
 #include "profiler/amigaos/amigaos.h"
 #include "profiler/coverage/coverage_file.h"
@@ -232,6 +235,52 @@ int main(int argc, char** argv) {
         write(out / "lcov_fuzzer/other.info",
               std::string("TN:test\r\nSF:a.c\r\nDA:1,2,abcdef\r\nBRDA:1,0,0,1\r\nend_of_record\r\nSF:b.c\r\n"
                           "end_of_record\r\n"));
+        // gdb_packet_fuzzer: what gdb sends, each packet framed (checksum and escapes) by
+        // framePacket; X carries every byte that must be escaped.
+        using copperline::gdb::framePacket;
+        const std::string gdbX = framePacket(std::string("X4000,8:\x24\x23\x7d\x2a\x00\x03\xff\x7e", 16));
+        const std::pair<const char*, std::string> packets[] = {
+            {"qsupported", framePacket("qSupported:multiprocess+;swbreak+;hwbreak+;xmlRegisters=m68k")},
+            {"g", framePacket("g")},
+            {"m", framePacket("m400,20")},
+            {"z0", framePacket("Z0,4000,2")},
+            {"x", gdbX},
+            {"G", framePacket("G" + std::string(18 * 8, '0'))},
+            {"P", framePacket("P11=00fc00d2")},
+            {"p", framePacket("pf")},
+            {"ack", "+"},
+            {"nack", "-"},
+            {"interrupt", "\x03"},
+            // A session: acks, packets, an interrupt between them, a wrong checksum.
+            {"session", "+" + framePacket("qSupported:swbreak+") + "+" + framePacket("?") + "+" +
+                            framePacket("c") + "\x03-" + framePacket("vCont;s:1") + "$g#00+" + gdbX},
+        };
+        for (const auto& [name, bytes] : packets)
+            write(out / ("gdb_packet_fuzzer/" + std::string(name)), bytes);
+
+        // dap_message_fuzzer: requests framed with their Content-Length counted here.
+        const auto dapFrame = [](const std::string& body) {
+            return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        };
+        const std::string initialize =
+            R"({"seq":1,"type":"request","command":"initialize","arguments":{"clientID":"vscode","adapterID":"copperline","linesStartAt1":true,"pathFormat":"path"}})";
+        const std::string launch =
+            R"({"seq":2,"type":"request","command":"launch","arguments":{"program":"/tmp/prog","stopOnEntry":true}})";
+        const std::string breakpoints =
+            R"({"seq":3,"type":"request","command":"setBreakpoints","arguments":{"source":{"path":"/tmp/dbg.c"},"breakpoints":[{"line":12},{"line":20,"condition":"i > 3"}]}})";
+        write(out / "dap_message_fuzzer/initialize", dapFrame(initialize));
+        write(out / "dap_message_fuzzer/launch", dapFrame(launch));
+        write(out / "dap_message_fuzzer/setbreakpoints", dapFrame(breakpoints));
+        // Two in one chunk, the second after another header.
+        write(out / "dap_message_fuzzer/two", dapFrame(initialize) + "Content-Type: application/json\r\n" +
+                                                  dapFrame(launch));
+        // A refused header, then a request whose header lines are among others, its block
+        // ended by a bare LF.
+        write(out / "dap_message_fuzzer/split",
+              "X-Note: a\r\nContent-Length: 5x\r\n\r\n{}" + std::string("Content-Type: json\r\nContent-Length: ") +
+                  std::to_string(breakpoints.size()) + "\r\nX-More: 1\n\n" + breakpoints);
+        write(out / "dap_message_fuzzer/lowercase",
+              "content-length: " + std::to_string(launch.size()) + "\ncontent-type: application/json\n\n" + launch);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "copperline-fuzzseeds: %s\n", e.what());
         return 1;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <optional>
 
 namespace copperline::dap {
@@ -81,7 +82,9 @@ void MessageReader::feed(std::string_view bytes, const std::function<void(json)>
             const auto lf = buffer_.find("\n\n");
             const std::size_t end = std::min(crlf, lf);
             if (end == std::string::npos || end > kMaxHeaderBytes) {
-                if (buffer_.size() <= kMaxHeaderBytes && end == std::string::npos) return;
+                // A block of kMaxHeaderBytes may still be ending: its empty line (up to
+                // "\r\n\r\n") can have begun and not all be here yet.
+                if (buffer_.size() < kMaxHeaderBytes + 4 && end == std::string::npos) return;
                 onError("a message header of more than " + std::to_string(kMaxHeaderBytes >> 10) +
                         " KiB without the empty line that ends it: \"" + excerpt(buffer_) + "\"");
                 buffer_.erase(0, 1);
@@ -161,7 +164,10 @@ std::string frame(const json& message) {
 std::variant<Request, Refusal> parseRequest(const json& message) {
     if (!message.is_object()) return Refusal{-1, {}, "a message must be a JSON object"};
     Refusal refusal;
-    if (auto it = message.find("seq"); it != message.end() && it->is_number_integer())
+    // A seq past 2^63 - 1 is not read: as an int64 it would be another number.
+    if (auto it = message.find("seq"); it != message.end() && it->is_number_integer() &&
+                                       !(it->is_number_unsigned() &&
+                                         it->get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
         refusal.seq = it->get<std::int64_t>();
     if (auto it = message.find("command"); it != message.end() && it->is_string())
         refusal.command = it->get<std::string>();
