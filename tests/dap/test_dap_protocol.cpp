@@ -66,6 +66,21 @@ private slots:
         QCOMPARE(r.messages.size(), std::size_t(1));
     }
 
+    // After a refusal the reader finds the next header spelt in any case, as it reads one.
+    void recoveryFindsTheHeaderInAnyCase() {
+        const std::string lower = "content-length: " + std::to_string(kRequest.size()) + "\r\n\r\n" + kRequest;
+        for (const std::string& before : {std::string("Content-Length: abc\r\n\r\n"),
+                                          std::string("Content-Length: 20\r\n\r\n") + kRequest}) {
+            for (std::size_t piece : {0, 1, 5}) {
+                MessageReader reader;
+                const Read r = feedAll(reader, before + lower, piece);
+                QVERIFY2(!r.errors.empty(), before.c_str());
+                QCOMPARE(r.messages.size(), std::size_t(1));
+                QCOMPARE(r.messages[0]["command"].get<std::string>(), std::string("initialize"));
+            }
+        }
+    }
+
     void bodyNotJson() {
         MessageReader reader;
         const Read r = feedAll(reader, framed("{not json}") + framed(kRequest));

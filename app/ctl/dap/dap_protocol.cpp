@@ -31,6 +31,15 @@ bool sameName(std::string_view a, std::string_view b) {
            });
 }
 
+// Where "Content-Length:" starts in `buffer` from `from` on, spelt in any case as the header
+// reader takes it (npos when it is not there).
+std::size_t findLengthHeader(const std::string& buffer, std::size_t from) {
+    if (buffer.size() < kLengthHeader.size()) return std::string::npos;
+    for (std::size_t at = from; at + kLengthHeader.size() <= buffer.size(); ++at)
+        if (sameName(std::string_view(buffer).substr(at, kLengthHeader.size()), kLengthHeader)) return at;
+    return std::string::npos;
+}
+
 // What a person can read of bytes that were not what they should be.
 std::string excerpt(std::string_view bytes) {
     std::string out;
@@ -100,7 +109,7 @@ void MessageReader::feed(std::string_view bytes, const std::function<void(json)>
                 // length said leaves its rest before the next header), or one after it.
                 std::size_t next = 1;
                 for (;;) {
-                    next = buffer_.find(kLengthHeader, next);
+                    next = findLengthHeader(buffer_, next);
                     if (next == std::string::npos || next >= end || buffer_[next - 1] != '\n')
                         break;
                     ++next;
@@ -141,7 +150,7 @@ void MessageReader::feed(std::string_view bytes, const std::function<void(json)>
             continue;
         }
         case State::Resync: {
-            const auto at = buffer_.find(kLengthHeader);
+            const auto at = findLengthHeader(buffer_, 0);
             if (at != std::string::npos) {
                 buffer_.erase(0, at);
                 state_ = State::Header;
