@@ -13,6 +13,7 @@
 // - payloads that are G/P register data or plain hex decode exactly when they should, and
 //   encode back to the same digits.
 
+#include "tests/fuzz/fuzz_fail.h"
 #include "app/gdb/registers.h"
 #include "app/gdb/rsp_packet.h"
 
@@ -32,20 +33,7 @@ using Kind = Event::Kind;
 namespace {
 
 [[noreturn]] void fail(const char* what, std::string_view detail = {}) {
-    std::fprintf(stderr, "gdb_packet_fuzzer: %s", what);
-    if (!detail.empty()) {
-        std::fprintf(stderr, ": \"");
-        for (const char c : detail.substr(0, 200)) {
-            const auto u = static_cast<unsigned char>(c);
-            if (std::isprint(u))
-                std::fputc(c, stderr);
-            else
-                std::fprintf(stderr, "\\x%02x", u);
-        }
-        std::fprintf(stderr, "\"");
-    }
-    std::fprintf(stderr, "\n");
-    std::abort();
+    copperline::testing::fuzzFail("gdb_packet_fuzzer", what, detail);
 }
 
 const char* kindName(Kind k) {

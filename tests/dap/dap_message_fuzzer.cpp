@@ -13,6 +13,7 @@
 // - the reader goes on: after the input, bytes that finish whatever body it waits for, then a
 //   line of junk, then a request, and the request comes out last.
 
+#include "tests/fuzz/fuzz_fail.h"
 #include "app/control/json_rpc.h"
 #include "app/ctl/dap/dap_protocol.h"
 
@@ -31,20 +32,7 @@ using nlohmann::json;
 namespace {
 
 [[noreturn]] void fail(const char* what, std::string_view detail = {}) {
-    std::fprintf(stderr, "dap_message_fuzzer: %s", what);
-    if (!detail.empty()) {
-        std::fprintf(stderr, ": \"");
-        for (const char c : detail.substr(0, 300)) {
-            const auto u = static_cast<unsigned char>(c);
-            if (std::isprint(u))
-                std::fputc(c, stderr);
-            else
-                std::fprintf(stderr, "\\x%02x", u);
-        }
-        std::fprintf(stderr, "\"");
-    }
-    std::fprintf(stderr, "\n");
-    std::abort();
+    copperline::testing::fuzzFail("dap_message_fuzzer", what, detail);
 }
 
 struct Read {

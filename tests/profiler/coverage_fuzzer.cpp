@@ -5,6 +5,7 @@
 // any order: the file keeps the order it was given),
 // counters that disagree with their sizes, or counts that cannot add up.
 
+#include "tests/fuzz/fuzz_fail.h"
 #include "emu/media/byte_reader.h"
 #include "profiler/coverage/coverage_file.h"
 
@@ -18,9 +19,8 @@ using namespace copperline;
 
 namespace {
 
-[[noreturn]] void fail(const char* what) {
-    std::fprintf(stderr, "coverage_fuzzer: %s\n", what);
-    std::abort();
+[[noreturn]] void fail(const char* what, std::string_view detail = {}) {
+    copperline::testing::fuzzFail("coverage_fuzzer", what, detail);
 }
 
 } // namespace

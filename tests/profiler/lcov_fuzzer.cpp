@@ -4,6 +4,7 @@
 // named by FN, hit counts no larger than what they count, each file once per record) or
 // throws its MediaError, naming the line without echoing it.
 
+#include "tests/fuzz/fuzz_fail.h"
 #include "emu/media/byte_reader.h"
 #include "profiler/report/lcov_reader.h"
 
@@ -15,9 +16,8 @@ using namespace copperline;
 
 namespace {
 
-[[noreturn]] void fail(const char* what) {
-    std::fprintf(stderr, "lcov_fuzzer: %s\n", what);
-    std::abort();
+[[noreturn]] void fail(const char* what, std::string_view detail = {}) {
+    copperline::testing::fuzzFail("lcov_fuzzer", what, detail);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 // knows (A5 or A7), that writes back to rows that read again to the same table, or throws its
 // DebugInfoError.
 
+#include "tests/fuzz/fuzz_fail.h"
 #include "profiler/debuginfo/debug_info.h"
 #include "profiler/debuginfo/unwind_table.h"
 
@@ -17,9 +18,8 @@ using namespace copperline;
 
 namespace {
 
-[[noreturn]] void fail(const char* what) {
-    std::fprintf(stderr, "unwind_table_fuzzer: %s\n", what);
-    std::abort();
+[[noreturn]] void fail(const char* what, std::string_view detail = {}) {
+    copperline::testing::fuzzFail("unwind_table_fuzzer", what, detail);
 }
 
 } // namespace
