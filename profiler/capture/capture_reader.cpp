@@ -88,10 +88,9 @@ std::optional<std::string> frameFilesCut(const fs::path& dir, const json& r, std
         const std::string name = sidecarField(r, "slots", where);
         const auto size = fs::file_size(dir / name, ec);
         if (ec) return name + ": missing (cannot be read)";
-        for (const char* key : {"lines", "line_cck"})
-            if (!r.contains(key) || !r[key].is_number_unsigned() || r[key].get<std::uint64_t>() > 4096)
-                throw CaptureError(where + ": " + key + " is not a number of lines or clocks");
-        const std::uint64_t want = r["lines"].get<std::uint64_t>() * r["line_cck"].get<std::uint64_t>() * sizeof(SlotRecord);
+        const std::uint64_t lines = wholeField(r, "lines", where), lineCck = wholeField(r, "line_cck", where);
+        if (lines > 4096 || lineCck > 4096) throw CaptureError(where + ": lines or line_cck past any frame's");
+        const std::uint64_t want = lines * lineCck * sizeof(SlotRecord);
         if (size > want)
             throw CaptureError((dir / name).string() + ": " + std::to_string(size) + " bytes, more than the " +
                                std::to_string(want) + " of its frame's records");
