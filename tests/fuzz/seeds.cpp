@@ -170,6 +170,13 @@ int main(int argc, char** argv) {
 
         // uss_fuzzer: a small state of the fuzzer's own ROM (FS-UAE's is copied by CMake).
         write(out / "uss_fuzzer/minimal.uss", testing::writeUss(testing::minimalUss(testing::testRom())));
+        // ... and one without slow RAM, as the fuzzer's machine is: an input like it is
+        // loaded without building another machine, and half the memory to copy and compare.
+        {
+            auto chunks = testing::minimalUss(testing::testRom());
+            std::erase_if(chunks, [](const testing::UssChunk& c) { return c.name == "BRAM"; });
+            write(out / "uss_fuzzer/chip-only.uss", testing::writeUss(chunks));
+        }
 
         // capture_fuzzer: the first byte chooses the file (0 profile.jsonl, 1 profile.json,
         // 2 slot records).
