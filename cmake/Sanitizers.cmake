@@ -22,6 +22,20 @@ elseif(NOT COPPERLINE_SANITIZE STREQUAL "")
                         "not '${COPPERLINE_SANITIZE}'")
 endif()
 
+# COPPERLINE_HOT_CODE_FLAGS: compile options for the code every emulated clock runs (the
+# machine, copperline_emu, and the observers and readers, copperline_profiler), after the
+# build type's. The sanitize preset builds everything else at -O0, which compiles a third
+# faster, and those two at -O1, so the tests that run guest programs and read captures
+# under ASan do not slow down with it (docs/testing.md).
+set(COPPERLINE_HOT_CODE_FLAGS "" CACHE STRING
+    "Compile options for copperline_emu and copperline_profiler after the build type's (the sanitize preset: -O1)")
+function(copperline_hot_code target)
+    if(COPPERLINE_HOT_CODE_FLAGS)
+        separate_arguments(_hot UNIX_COMMAND "${COPPERLINE_HOT_CODE_FLAGS}")
+        target_compile_options(${target} PRIVATE ${_hot})
+    endif()
+endfunction()
+
 # copperline_asan_target(TARGET): the corruption tests (fuzz_hunk, fuzz_debug_info) and the
 # fuzz targets' replays carry ASan and UBSan in their own code in every build; the readers
 # they link are instrumented in the sanitized builds (CI runs them there: ci_sanitized

@@ -338,10 +338,10 @@ void readRom(State& s, const Chunk& c) {
 } // namespace
 
 State readUss(std::span<const std::uint8_t> file) {
-    const std::vector<Chunk> chunks = readChunks(file);
+    std::vector<Chunk> chunks = readChunks(file);
     State s;
     bool cpu = false, chip = false, cram = false;
-    for (const Chunk& c : chunks) {
+    for (Chunk& c : chunks) {
         const std::string& n = c.name;
         for (const Refusal& ref : kRefused)
             if (ref.what && n == ref.name)
@@ -389,13 +389,13 @@ State readUss(std::span<const std::uint8_t> file) {
             if (c.payload.empty() || c.payload.size() > (2u << 20) || (c.payload.size() & 0x3FFFF) != 0)
                 throw UssError("the state's chip RAM is " + std::to_string(c.payload.size()) +
                                " bytes; Copperline has 256K, 512K, 1M or 2M");
-            s.chipRam = c.payload;
+            s.chipRam = std::move(c.payload); // memory is taken, not copied
             cram = true;
         } else if (n == "BRAM") {
             if (c.payload.size() > (1536u << 10) || (c.payload.size() & 0x7FFFF) != 0)
                 throw UssError("the state's slow RAM is " + std::to_string(c.payload.size()) +
                                " bytes; Copperline has 512K, 1M or 1.5M");
-            s.slowRam = c.payload;
+            s.slowRam = std::move(c.payload);
         } else if (n == "ROM ") {
             readRom(s, c);
         } else if (n == "END ") {
