@@ -140,11 +140,6 @@ constexpr Refusal kRefused[] = {
     {"2065", "a network card (2065)"},
 };
 
-// Chunks read only for the note that what they hold is not restored.
-constexpr const char* kDrives = "the floppy drives' mechanics (motor, head position, disk position; DSK0-DSK3)";
-constexpr const char* kInput = "input: the keyboard, the mouse counters and the ports (KEYB, CINP, JOY0DAT/JOY1DAT)";
-constexpr const char* kRtc = "the real-time clock";
-
 } // namespace
 
 std::uint32_t romCrc(std::span<const std::uint8_t> rom, std::uint32_t size) {
