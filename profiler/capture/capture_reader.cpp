@@ -119,6 +119,14 @@ std::optional<std::string> frameFilesCut(const fs::path& dir, const json& r, std
     return std::nullopt;
 }
 
+// What json::parse refused besides a syntax error, in words that never quote the input: the
+// library's own message for a number too large (out_of_range 406) repeats the whole number,
+// and a damaged file may hold one a megabyte long.
+std::string unreadable(const json::exception& e) {
+    if (e.id == 406) return "damaged: holds a number too large to read";
+    return "damaged: not readable as JSON (JSON error " + std::to_string(e.id) + ")";
+}
+
 } // namespace
 
 CaptureFiles readCapture(const std::string& dir) {
@@ -133,7 +141,7 @@ CaptureFiles readCapture(const std::string& dir) {
         } catch (const json::parse_error& e) {
             throw CaptureError(summary.string() + ": not JSON at byte " + std::to_string(e.byte));
         } catch (const json::exception& e) {
-            throw CaptureError(summary.string() + ": " + e.what());
+            throw CaptureError(summary.string() + ": " + unreadable(e));
         }
         if (!out.summary.is_object()) throw CaptureError(summary.string() + ": not a JSON object");
         const json* state = out.summary.contains("state") ? &out.summary["state"] : nullptr;
@@ -168,7 +176,7 @@ CaptureFiles readCapture(const std::string& dir) {
                                " (the file goes on for " + std::to_string(bytes.size() - end - 1) +
                                " bytes after this line)");
         } catch (const json::exception& e) {
-            throw CaptureError(where + ": " + e.what());
+            throw CaptureError(where + ": " + unreadable(e));
         }
         at = end + 1;
         if (!j.is_object()) throw CaptureError(where + ": not an object");

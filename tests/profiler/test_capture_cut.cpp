@@ -273,6 +273,33 @@ private slots:
         }
     }
 
+    // A number too large for any integer or double, in profile.json or in a record, is refused
+    // as damage without quoting it (the JSON library's message repeats the whole number;
+    // capture_fuzzer found a 1,017-byte refusal).
+    void aNumberTooLargeIsRefusedWithoutQuotingIt() {
+        const std::string huge = "1" + std::string(2000, '0');
+        const std::string text = [&] {
+            const std::vector<std::uint8_t> b = bytesOf(fs::path(capture_) / "profile.jsonl");
+            return std::string(b.begin(), b.end());
+        }();
+        for (const bool inSummary : {true, false}) {
+            const std::string dir = copyOf(capture_, tmp_, inSummary ? "huge-summary" : "huge-record");
+            if (inSummary)
+                std::ofstream(fs::path(dir) / "profile.json", std::ios::trunc) << "{\"state\":\"done\",\"x\":" << huge << "}";
+            else
+                std::ofstream(fs::path(dir) / "profile.jsonl", std::ios::trunc) << "{\"frame\":" << huge << "}\n" << text;
+            try {
+                readCapture(dir);
+                QFAIL("a number of 2,001 digits was read");
+            } catch (const CaptureError& e) {
+                const std::string what = e.what();
+                QVERIFY2(what.find("a number too large to read") != std::string::npos, what.c_str());
+                QVERIFY2(what.find("0000000000") == std::string::npos, what.c_str());
+                QVERIFY2(what.find(inSummary ? "profile.json:" : "profile.jsonl:1") != std::string::npos, what.c_str());
+            }
+        }
+    }
+
     // A field of the wrong type is refused as damage by name, as a cut or missing one is: the
     // readers let no JSON library exception out (capture_fuzzer's contract).
     void aFieldOfTheWrongTypeIsRefusedByName() {
