@@ -62,9 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
     }
     // One image for every input, cleared where the last input went: a fresh 880 KiB image
-    // per input would cost more than the reading.
-    // The input lies from the root block to the disk's end and then from its start: two
-    // runs, copied whole (a loop over each byte costs more than the reading).
+    // per input would cost more than the reading. The input lies from the root block to the
+    // disk's end and then from its start: two runs, each copied whole.
     static AdfImage image{"input", std::vector<std::uint8_t>(adf::kImageBytes, 0)};
     static std::size_t dirty = 0;
     const std::size_t rootAt = std::size_t(ofs::kRootBlock) * ofs::kBlockBytes;

@@ -24,22 +24,17 @@ namespace {
 
 std::unique_ptr<Machine> machine;
 std::vector<std::uint8_t> baseline;
-// The machine's state before each input, the bytes serialize saves (the state hash is
-// FNV-1a of them; comparing them costs a fraction of hashing them), and a buffer for now.
+// The machine's state before each input, its snapshot: the bytes serialize saves (the state
+// hash is FNV-1a of them; comparing them costs a fraction of hashing them), and a buffer for
+// the one after.
 std::vector<std::uint8_t> before, now;
-
-std::vector<std::uint8_t> stateBytes(std::vector<std::uint8_t> buffer) {
-    Archive ar = Archive::saver(std::move(buffer));
-    machine->serialize(ar);
-    return ar.takeBytes();
-}
 
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     machine = testing::stateFuzzMachine();
     baseline = machine->saveState();
-    before = stateBytes({});
+    before = machine->saveSnapshot();
     return 0;
 }
 
@@ -50,7 +45,7 @@ void tryLoad(const std::vector<std::uint8_t>& file) {
     try {
         m.loadState(file);
     } catch (const StateError&) {
-        now = stateBytes(std::move(now));
+        now = machine->saveSnapshot(std::move(now));
         if (now != before) {
             std::fprintf(stderr, "state_fuzzer: a refused state changed the machine\n");
             std::abort();

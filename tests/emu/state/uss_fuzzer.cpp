@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer target for the USS reader and the machine it builds (emu/state/uss.h;
 // docs/testing.md). Every input must be loaded or refused with a StateError; a refused
-// input leaves the machine as it was (its state, byte for byte), and an accepted one is a machine that runs
-// a few hundred instructions. The machine has the ROM of the small states tests build
+// input leaves the machine as it was (its snapshot, byte for byte), and an accepted one is a
+// machine that runs a few hundred instructions. The machine has the ROM of the small states tests build
 // (uss_builder.h), the seeds' ROM: the seeds are such a state (tests/fuzz/seeds.cpp) and
 // FS-UAE's (tests/data/uss/scene.uss, refused at the ROM check after it is read whole).
 
 #include "emu/machine.h"
-#include "emu/state/archive.h"
 #include "emu/state/uss.h"
 #include "tests/emu/state/uss_builder.h"
 
@@ -21,16 +20,10 @@ using namespace copperline;
 
 namespace {
 std::unique_ptr<Machine> machine;
-// The machine's state as it stands between inputs, the bytes a save writes (the state hash
-// is FNV-1a of them): it changes only when an input is loaded and run, so it is taken then,
-// not before every input. Comparing a megabyte of bytes costs a fraction of hashing it.
+// The machine's snapshot as it stands between inputs (the state hash is FNV-1a of its
+// bytes): it changes only when an input is loaded and run, so it is taken then, not before
+// every input. Comparing half a megabyte costs a fraction of hashing it.
 std::vector<std::uint8_t> before, now;
-
-std::vector<std::uint8_t> stateBytes(std::vector<std::uint8_t> buffer) {
-    Archive ar = Archive::saver(std::move(buffer));
-    machine->serialize(ar);
-    return ar.takeBytes();
-}
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -43,7 +36,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     rom.originalSize = std::uint32_t(rom.bytes.size());
     machine->setRom(rom);
     machine->powerOn();
-    before = stateBytes({});
+    before = machine->saveSnapshot();
     return 0;
 }
 
@@ -53,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         uss::loadUss(m, std::span<const std::uint8_t>(data, size));
     } catch (const StateError&) {
-        now = stateBytes(std::move(now));
+        now = machine->saveSnapshot(std::move(now));
         if (now != before) {
             std::fprintf(stderr, "uss_fuzzer: a refused state changed the machine\n");
             std::abort();
@@ -61,6 +54,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     for (int i = 0; i < 400 && !m.halted(); ++i) m.stepInstruction();
-    before = stateBytes(std::move(before));
+    before = machine->saveSnapshot(std::move(before));
     return 0;
 }
