@@ -184,7 +184,7 @@ std::optional<nlohmann::json> Emulator::Impl::breakpointStop(std::uint32_t pc) {
         ++b.hits;
         if (b.hits <= b.ignore) continue;
         if (!b.log.empty()) {
-            emit("event.log", {{"id", b.id}, {"text", interpolate(*this, b.log)}, {"pc", pc}});
+            sendEvent("event.log", {{"id", b.id}, {"text", interpolate(*this, b.log)}, {"pc", pc}});
             continue;
         }
         ids.push_back(b.id);

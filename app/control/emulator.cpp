@@ -498,11 +498,11 @@ void Emulator::Impl::onFrame() {
             {"frame", grid->frame}, {"seconds", emu}, {"cck", a.cck()}, {"owner_cck", counts}};
         if (machine->guestApi().idleMarkersSeen())
             event["guest_idle_cck"] = machine->guestApi().lastFrameIdleCck();
-        emit("event.frame", event);
+        sendEvent("event.frame", event);
     }
     if (!serialBuffer.empty()) {
         if (serialInterest.load(std::memory_order_relaxed) > 0) {
-            emit("event.serial", {{"text", params::latin1ToUtf8(serialBuffer)}});
+            sendEvent("event.serial", {{"text", params::latin1ToUtf8(serialBuffer)}});
         }
         serialBuffer.clear();
     }
@@ -670,7 +670,7 @@ void Emulator::Impl::runMessage(const GuestApi::RunMessage& m) {
         break;
     case E::Exited:
         run.writeVector = 0;
-        if (m.a != 0xFFFFFFFFu) emit("event.output", {{"name", run.name}, {"returned", m.a}, {"text", ""}});
+        if (m.a != 0xFFFFFFFFu) sendEvent("event.output", {{"name", run.name}, {"returned", m.a}, {"text", ""}});
         if (m.a == 0xFFFFFFFFu && m.b == kNoFreeStore && run.entry)
             run.failed = {{"name", run.name}, {"io_err", m.b}, {"message", noMemoryToRun(run.name, run.freeMemory)},
                           {"hint", kMoreMemoryHint}};
@@ -695,7 +695,7 @@ void Emulator::Impl::programWrite() {
     const std::uint32_t n = std::min<std::uint32_t>(std::uint32_t(length), 64 * 1024);
     std::string bytes(n, '\0');
     for (std::uint32_t i = 0; i < n; ++i) bytes[i] = char(machine->spyByte((r.d[2] + i) & 0xFFFFFF));
-    emit("event.output", {{"name", run.name}, {"text", params::latin1ToUtf8(bytes)}});
+    sendEvent("event.output", {{"name", run.name}, {"text", params::latin1ToUtf8(bytes)}});
 }
 
 void Emulator::Impl::runProgramLoaded(std::uint32_t segList) {
@@ -784,12 +784,12 @@ nlohmann::json Emulator::Impl::stopRun(const char* reason, nlohmann::json detail
         if (event.contains("detail")) d["detail"] = event["detail"];
         capture->stopRing(why, std::move(d));
         // (A flush that failed has told of it already.)
-        if (capture->status().state != CaptureStatus::State::Failed) emit("event.profile", capture->statusJson());
+        if (capture->status().state != CaptureStatus::State::Failed) sendEvent("event.profile", capture->statusJson());
     }
     publish();
     // The notification goes first, so that a client sees it before the reply that ends
     // its resume.
-    emit("event.stopped", event);
+    sendEvent("event.stopped", event);
     CommandResult r;
     r.ok = true;
     r.result = event;
@@ -885,10 +885,10 @@ void Emulator::Impl::flushDebugEvents() {
     nlohmann::json event = {{"items", std::move(debugItems)}, {"dropped", debugDropped}};
     debugItems = nlohmann::json::array();
     debugDropped = 0;
-    emit("event.debug", event);
+    sendEvent("event.debug", event);
 }
 
-void Emulator::Impl::emit(const std::string& method, const nlohmann::json& params) {
+void Emulator::Impl::sendEvent(const std::string& method, const nlohmann::json& params) {
     std::lock_guard lock(listenerMutex);
     for (auto& [id, l] : listeners)
         l(method, params);

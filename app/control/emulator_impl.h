@@ -312,7 +312,7 @@ struct Emulator::Impl : CpuAccessObserver {
     // Starts a resume: the reply waits for the stop.
     void resume(const Target& t);
     void publish();
-    void emit(const std::string& method, const nlohmann::json& params);
+    void sendEvent(const std::string& method, const nlohmann::json& params);
     void rebuildBreakIndex();
     // The timeline moved backward (a state load, a reverse step, a seek): the capture in
     // progress writes its reposition marker. Every verb that moves it back calls this.

@@ -100,7 +100,7 @@ void registerFrameCommands(Emulator::Impl& e) {
                 shape.lineCck = e.machine->config().ntsc ? OwnerGrid::kStride : 227;
                 shape.firstLineLong = ntscFirstLineLongBefore(lines, ntscFirstLineLong(a.vpos(), a.lineLength()));
                 const unsigned lineCck = shape.rowCck(unsigned(row));
-                json slots = json::array();
+                json slotRecords = json::array();
                 for (unsigned h = 0; h < lineCck; ++h) {
                     const std::size_t at = std::size_t(row) * Agnus::kMaxLineCck + h;
                     const auto owner = BusOwner(a.committedOwners()[at]);
@@ -119,13 +119,13 @@ void registerFrameCommands(Emulator::Impl& e) {
                             if (const char* n = reg::name(r.reg)) s["reg_name"] = n;
                         }
                     }
-                    slots.push_back(std::move(s));
+                    slotRecords.push_back(std::move(s));
                 }
                 return json{{"frame", e.machine->frame() - 1},
                             {"row", row},
                             {"line_cck", lineCck},
                             {"recorded", recorded},
-                            {"slots", slots}};
+                            {"slots", slotRecords}};
             });
     bus.add("frame.waits",
             "The CPU's chip-bus waits in the last committed frame (or {frame}: the one before it, or the "

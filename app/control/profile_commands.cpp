@@ -146,7 +146,7 @@ void registerProfileCommands(Emulator::Impl& e) {
                         [&e](const std::string& warning) {
                             json event = e.capture ? e.capture->statusJson() : json::object();
                             event["warning"] = warning;
-                            e.emit("event.profile", event);
+                            e.sendEvent("event.profile", event);
                             std::fprintf(stderr, "copperline: profile: %s\n", warning.c_str());
                         });
                 } catch (const CaptureError& ex) {
@@ -154,7 +154,7 @@ void registerProfileCommands(Emulator::Impl& e) {
                 }
                 FrameCapture* capture = session.capture.get();
                 capture->setOnFinished(
-                    [&e, capture](const CaptureStatus&) { e.emit("event.profile", capture->statusJson()); });
+                    [&e, capture](const CaptureStatus&) { e.sendEvent("event.profile", capture->statusJson()); });
                 e.sampler = std::move(session.sampler);
                 e.coverage = std::move(session.coverage);
                 e.systemSampler = std::move(session.systemSampler);
