@@ -71,9 +71,10 @@ std::uint64_t wholeField(const json& record, const char* key, const std::string&
 }
 
 std::string sidecarField(const json& record, const char* key, const std::string& where) {
-    const json& v = record[key];
-    if (!v.is_string()) throw CaptureError(where + ": " + key + " is not a file name");
-    const std::string name = v.get<std::string>();
+    // A record may name one of a pair's files and not the other (samples_meta without samples).
+    const auto v = record.find(key);
+    if (v == record.end() || !v->is_string()) throw CaptureError(where + ": " + key + " is not a file name");
+    const std::string name = v->get<std::string>();
     if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos)
         throw CaptureError(where + ": " + key + " names no file of the capture folder");
     return name;

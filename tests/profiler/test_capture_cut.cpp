@@ -336,6 +336,15 @@ private slots:
             r[key] = json::array();
             QVERIFY2(refused(whole, r, key), key);
         }
+        // One of the samples' pair of files named and the other not (capture_fuzzer's
+        // regression input sidecar-name-missing: the reader looked the missing name up as if
+        // it were there).
+        for (const std::string key : {"samples", "samples_meta"}) {
+            json r = first;
+            r[key == "samples" ? "samples_meta" : "samples"] = "frame.bin";
+            r.erase(key);
+            QVERIFY2(refused(whole, r, (key + " is not a file name").c_str()), key.c_str());
+        }
     }
 
     void anAppendedStreamReadsToItsLastWholeRecord() {
