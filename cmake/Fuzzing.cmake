@@ -22,6 +22,13 @@ endif()
 
 add_custom_target(fuzzers)
 
+if(NOT COPPERLINE_FUZZ)
+    # The driver every replay links (tests/fuzz/replay.cpp), compiled once for all of them.
+    add_library(copperline_fuzz_replay OBJECT ${CMAKE_SOURCE_DIR}/tests/fuzz/replay.cpp)
+    copperline_asan_target(copperline_fuzz_replay)
+    copperline_warnings(copperline_fuzz_replay)
+endif()
+
 function(copperline_add_fuzzer NAME)
     cmake_parse_arguments(F "" "" "SOURCES;LIBS;SEEDS;DEPENDS" ${ARGN})
     if(COPPERLINE_FUZZ)
@@ -29,7 +36,8 @@ function(copperline_add_fuzzer NAME)
         target_link_options(${NAME} PRIVATE -fsanitize=fuzzer)
         set_target_properties(${NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/fuzz/bin")
     else()
-        add_executable(${NAME} ${F_SOURCES} ${CMAKE_SOURCE_DIR}/tests/fuzz/replay.cpp)
+        add_executable(${NAME} ${F_SOURCES})
+        target_link_libraries(${NAME} PRIVATE copperline_fuzz_replay)
         copperline_asan_target(${NAME})
     endif()
     target_include_directories(${NAME} PRIVATE ${CMAKE_SOURCE_DIR})
