@@ -70,10 +70,7 @@ function(copperline_test_pch)
 endfunction()
 
 function(copperline_test_code_flags target)
-    if(COPPERLINE_TEST_CODE_FLAGS)
-        separate_arguments(_flags UNIX_COMMAND "${COPPERLINE_TEST_CODE_FLAGS}")
-        target_compile_options(${target} PRIVATE ${_flags})
-    endif()
+    copperline_compile_flags(${target} "${COPPERLINE_TEST_CODE_FLAGS}")
 endfunction()
 
 # copperline_test_code(TARGET LIBS...): a test's own code: COPPERLINE_TEST_CODE_FLAGS and the

@@ -29,11 +29,17 @@ endif()
 # under ASan do not slow down with it (docs/testing.md).
 set(COPPERLINE_HOT_CODE_FLAGS "" CACHE STRING
     "Compile options for copperline_emu and copperline_profiler after the build type's (the sanitize preset: -O1)")
-function(copperline_hot_code target)
-    if(COPPERLINE_HOT_CODE_FLAGS)
-        separate_arguments(_hot UNIX_COMMAND "${COPPERLINE_HOT_CODE_FLAGS}")
-        target_compile_options(${target} PRIVATE ${_hot})
+# copperline_compile_flags(TARGET FLAGS): a cache string of compile options (as a shell would
+# split it) added to a target's own, after the build type's; nothing when it is empty.
+function(copperline_compile_flags target flags)
+    if(flags)
+        separate_arguments(_flags UNIX_COMMAND "${flags}")
+        target_compile_options(${target} PRIVATE ${_flags})
     endif()
+endfunction()
+
+function(copperline_hot_code target)
+    copperline_compile_flags(${target} "${COPPERLINE_HOT_CODE_FLAGS}")
 endfunction()
 
 # copperline_asan_target(TARGET): the corruption tests (fuzz_hunk, fuzz_debug_info) and the
