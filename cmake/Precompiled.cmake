@@ -4,8 +4,8 @@
 #
 # Most of a Copperline translation unit's compile time went to parsing the same third-party
 # headers (Qt's, nlohmann_json's, the standard library's). With COPPERLINE_PCH those are
-# parsed once per library (copperline_pch) and once for all the tests (copperline_test_pch)
-# and loaded in compiled form after that. Only third-party headers are precompiled: a
+# parsed once per library (copperline_pch) and once for all the tests (copperline_test_pch:
+# one header with Qt Core, one with Qt Widgets) and loaded in compiled form after that. Only third-party headers are precompiled: a
 # Copperline header changed still rebuilds only what includes it.
 #
 # GCC uses a precompiled header only where the macros given on the command line are those it
@@ -58,7 +58,7 @@ function(copperline_test_pch)
         add_library(${holder} OBJECT ${CMAKE_SOURCE_DIR}/tests/test_pch.cpp)
         set_target_properties(${holder} PROPERTIES AUTOMOC OFF)
         copperline_warnings(${holder})
-        copperline_test_code_flags(${holder})
+        copperline_compile_flags(${holder} "${COPPERLINE_TEST_CODE_FLAGS}")
         if(kind STREQUAL core)
             target_link_libraries(${holder} PRIVATE Qt6::Core nlohmann_json::nlohmann_json)
             copperline_pch(${holder} QT QtCore)
@@ -69,16 +69,12 @@ function(copperline_test_pch)
     endforeach()
 endfunction()
 
-function(copperline_test_code_flags target)
-    copperline_compile_flags(${target} "${COPPERLINE_TEST_CODE_FLAGS}")
-endfunction()
-
 # copperline_test_code(TARGET LIBS...): a test's own code: COPPERLINE_TEST_CODE_FLAGS and the
 # shared precompiled header its libraries allow (the window's when it links copperline_ui or
 # Qt Widgets). A wrong choice stops the build (-Winvalid-pch with -Werror) rather than
 # passing unseen.
 function(copperline_test_code target)
-    copperline_test_code_flags(${target})
+    copperline_compile_flags(${target} "${COPPERLINE_TEST_CODE_FLAGS}")
     if(TARGET copperline_test_pch_core)
         set(holder copperline_test_pch_core)
         if("copperline_ui" IN_LIST ARGN OR "Qt6::Widgets" IN_LIST ARGN)

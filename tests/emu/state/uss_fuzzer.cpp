@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!machine) LLVMFuzzerInitialize(nullptr, nullptr);
     Machine& m = *machine;
     // The reader first: it is given no machine, so what it refuses needs no proof that the
-    // machine is unchanged (most inputs end here).
+    // machine is unchanged.
     uss::State state;
     try {
         state = uss::readUss(std::span<const std::uint8_t>(data, size));
