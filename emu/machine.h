@@ -232,6 +232,8 @@ public:
     ChipRam& chipRam() { return chip_; }
     const ChipRam& chipRam() const { return chip_; }
     std::span<const std::uint8_t> slowRam() const { return slow_; }
+    // Slow RAM to write whole (a loader's copy; plain bytes, no side effects, as pokeByte).
+    std::span<std::uint8_t> slowRam() { return slow_; }
     std::span<const std::uint8_t> fastRam() const { return fast_; }
     // Where the fast RAM board was configured, 0 while it is not (no board, or before the
     // ROM configured it, or shut up).

@@ -53,7 +53,7 @@ void build(Machine& m, const State& s, LoadResult& result) {
 
     // Memory (the ROM overlay does not hide chip RAM from these writes).
     std::copy(s.chipRam.begin(), s.chipRam.end(), m.chipRam().data());
-    for (std::size_t i = 0; i < s.slowRam.size(); ++i) m.pokeByte(std::uint32_t(0xC00000 + i), s.slowRam[i]);
+    std::copy(s.slowRam.begin(), s.slowRam.end(), m.slowRam().begin());
 
     // The beam: VPOSR holds LOF and V8, VHPOSR V7-V0 and H8-H1.
     const std::uint16_t vposr = s.custom.value[0x004 / 2], vhposr = s.custom.value[0x006 / 2];
