@@ -1256,10 +1256,6 @@ void Machine::forgetPicture() {
 }
 
 std::vector<std::uint8_t> Machine::saveSnapshot(std::vector<std::uint8_t> reuse) {
-    // Room for the memory and the chips reserved at once: grown as it is written, a snapshot
-    // of a megabyte or more is moved to a larger block some twenty times on the way.
-    const std::size_t expected = std::size_t(chip_.size()) + slow_.size() + fast_.size() + 256 * 1024;
-    if (reuse.capacity() < expected) reuse.reserve(expected);
     Archive ar = Archive::saver(std::move(reuse));
     serialize(ar);
     return ar.takeBytes();
