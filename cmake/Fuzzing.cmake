@@ -9,6 +9,8 @@
 # build/fuzz/fuzz/seeds/NAME, generated at build time. In every other build NAME links a small
 # driver instead (tests/fuzz/replay.cpp) and the test NAME_replay feeds it the seeds and the
 # saved regression inputs (tests/fuzz/regressions/NAME), so that a bug once found stays found.
+# A replay is test code like any other (COPPERLINE_TEST_CODE_FLAGS); the sanitized build runs
+# it under ASan and UBSan with the readers it links instrumented (scripts/sanitize.sh ci).
 option(COPPERLINE_FUZZ "Build the libFuzzer targets (clang only; the fuzz preset)" OFF)
 set(COPPERLINE_FUZZ_SEEDS "${CMAKE_BINARY_DIR}/fuzz/seeds")
 
@@ -25,7 +27,7 @@ add_custom_target(fuzzers)
 if(NOT COPPERLINE_FUZZ)
     # The driver every replay links (tests/fuzz/replay.cpp), compiled once for all of them.
     add_library(copperline_fuzz_replay OBJECT ${CMAKE_SOURCE_DIR}/tests/fuzz/replay.cpp)
-    copperline_asan_target(copperline_fuzz_replay)
+    copperline_compile_flags(copperline_fuzz_replay "${COPPERLINE_TEST_CODE_FLAGS}")
     copperline_warnings(copperline_fuzz_replay)
 endif()
 
@@ -38,7 +40,7 @@ function(copperline_add_fuzzer NAME)
     else()
         add_executable(${NAME} ${F_SOURCES})
         target_link_libraries(${NAME} PRIVATE copperline_fuzz_replay)
-        copperline_asan_target(${NAME})
+        copperline_compile_flags(${NAME} "${COPPERLINE_TEST_CODE_FLAGS}")
     endif()
     target_include_directories(${NAME} PRIVATE ${CMAKE_SOURCE_DIR})
     target_link_libraries(${NAME} PRIVATE ${F_LIBS})

@@ -42,19 +42,6 @@ function(copperline_hot_code target)
     copperline_compile_flags(${target} "${COPPERLINE_HOT_CODE_FLAGS}")
 endfunction()
 
-# copperline_asan_target(TARGET): the corruption tests (fuzz_hunk, fuzz_debug_info) and the
-# fuzz targets' replays carry ASan and UBSan in their own code in every build; the readers
-# they link are instrumented in the sanitized builds (CI runs them there: ci_sanitized
-# below). Under a whole-build sanitizer they take that one instead, since ASan and TSan
-# cannot be linked into one program.
-function(copperline_asan_target target)
-    if(COPPERLINE_SANITIZE STREQUAL "")
-        target_compile_options(${target} PRIVATE -fsanitize=address,undefined
-                               -fno-sanitize-recover=all -fno-omit-frame-pointer -O1 -g)
-        target_link_options(${target} PRIVATE -fsanitize=address,undefined)
-    endif()
-endfunction()
-
 # copperline_ci_sanitized(TARGET...): executables whose tests CI runs under ASan + UBSan
 # (the target ci_sanitized, scripts/sanitize.sh ci): the tests labelled unit or vectors
 # register themselves (copperline_add_qtest, copperline_add_fuzzer); the others name theirs.

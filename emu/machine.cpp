@@ -187,9 +187,10 @@ double Machine::emulatedSeconds() const {
 }
 
 void Machine::coldStart() {
-    std::fill(chip_.data(), chip_.data() + chip_.size(), 0);
-    std::fill(slow_.begin(), slow_.end(), 0);
-    std::fill(fast_.begin(), fast_.end(), 0);
+    // Byte values, so that each is one memset.
+    std::fill(chip_.data(), chip_.data() + chip_.size(), std::uint8_t{0});
+    std::fill(slow_.begin(), slow_.end(), std::uint8_t{0});
+    std::fill(fast_.begin(), fast_.end(), std::uint8_t{0});
     zorro_ = ZorroBoard{};
     remapExpansion();
     agnus_.reset();
@@ -213,10 +214,6 @@ void Machine::powerOn() {
     // from before (registers, counters, the latches no reset line clears), now and as the
     // chips gain state. A machine that never ran gets the same state either way.
     Machine fresh(config_);
-    fresh.rom_ = rom_;
-    fresh.romHash_ = romHash_;
-    fresh.extRom_ = extRom_;
-    fresh.extRomHash_ = extRomHash_;
     std::copy(std::begin(map_), std::end(map_), std::begin(fresh.map_));
     bool modified[FloppyController::kDrives] = {};
     for (unsigned n = 0; n < FloppyController::kDrives; ++n) {
@@ -226,9 +223,26 @@ void Machine::powerOn() {
         if (d.hasDisk()) fresh.insertDisk(n, d.disk());
         modified[n] = d.hasDisk() && d.modified();
     }
-    fresh.coldStart();
-    fresh.reset();
-    loadSnapshot(fresh.saveSnapshot());
+    std::vector<std::uint8_t> snapshot;
+    {
+        // The ROMs are lent to the new machine for its reset (not copied: half a megabyte
+        // each), and taken back whatever happens.
+        struct Lent {
+            std::vector<std::uint8_t>& ours;
+            std::vector<std::uint8_t>& theirs;
+            ~Lent() { ours = std::move(theirs); }
+        };
+        fresh.rom_ = std::move(rom_);
+        const Lent rom{rom_, fresh.rom_};
+        fresh.extRom_ = std::move(extRom_);
+        const Lent extRom{extRom_, fresh.extRom_};
+        fresh.romHash_ = romHash_;
+        fresh.extRomHash_ = extRomHash_;
+        fresh.coldStart();
+        fresh.reset();
+        snapshot = fresh.saveSnapshot(fresh.snapshotBuffer());
+    }
+    loadSnapshot(snapshot);
     for (unsigned n = 0; n < FloppyController::kDrives; ++n)
         floppy_.drive(n).setModified(modified[n]);
     // The outputs of a new machine too: no picture, no frame accounted yet, and the first
@@ -1259,6 +1273,14 @@ std::vector<std::uint8_t> Machine::saveSnapshot(std::vector<std::uint8_t> reuse)
     Archive ar = Archive::saver(std::move(reuse));
     serialize(ar);
     return ar.takeBytes();
+}
+
+std::vector<std::uint8_t> Machine::snapshotBuffer() const {
+    // The memory, and room for the chips and the CPU (some tens of kilobytes): a snapshot
+    // larger than that grows once.
+    std::vector<std::uint8_t> buffer;
+    buffer.reserve(chip_.size() + slow_.size() + fast_.size() + (256u << 10));
+    return buffer;
 }
 
 void Machine::loadSnapshot(std::span<const std::uint8_t> bytes) {

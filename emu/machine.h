@@ -361,6 +361,10 @@ public:
     // `reuse`: a buffer to write into (its capacity kept), such as the last snapshot's.
     std::vector<std::uint8_t> saveSnapshot(std::vector<std::uint8_t> reuse = {});
     void loadSnapshot(std::span<const std::uint8_t> bytes);
+    // An empty buffer with room for this machine's snapshot, for a snapshot taken once and
+    // let go (power-on, a loader's way back): one allocation, not a buffer grown through
+    // several on the way to the memory's size.
+    std::vector<std::uint8_t> snapshotBuffer() const;
     // The picture a state file keeps beside the machine (both fields and the last frame's
     // bus owners), for the record of the past: a snapshot leaves it out, so a machine put
     // back where no frame ends before it stands would show the picture it came from.

@@ -96,8 +96,7 @@ void Denise::Pending::serialize(Archive& ar) {
 }
 
 Denise::Denise() {
-    setGeometry(kPalLines, kPalLineCck);
-    reset();
+    reset(); // the picture too, PAL's size until setGeometry says otherwise
 }
 
 void Denise::setGeometry(unsigned lines, unsigned cckPerLine) {
@@ -133,7 +132,7 @@ void Denise::reset() {
     shadow_.fill(0);
     tablesDirty_ = true;
     layoutDirty_ = true;
-    std::fill(picture_.begin(), picture_.end(), kBlack);
+    picture_.assign(std::size_t(height_) * width_, kBlack);
     frames_ = 0;
     started_ = false;
     longFrame_ = true;

@@ -152,7 +152,7 @@ LoadResult loadUss(Machine& machine, const State& state) {
     result.ignoredChunks = state.ignoredChunks;
     // Built on the machine with a copy to go back to: a refusal changes nothing.
     const Machine::Config was = machine.config();
-    const std::vector<std::uint8_t> before = machine.saveSnapshot();
+    const std::vector<std::uint8_t> before = machine.saveSnapshot(machine.snapshotBuffer());
     const std::vector<std::uint8_t> picture = machine.pictureBytes();
     try {
         build(machine, state, result);

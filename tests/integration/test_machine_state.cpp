@@ -390,6 +390,9 @@ private slots:
         QVERIFY(used->cpu().registers().a == fresh->cpu().registers().a);
         QCOMPARE(used->frame(), std::uint64_t(0));
         QCOMPARE(used->stateHash(), fresh->stateHash());
+        // The ROMs go through power-on whole (the new machine it builds borrows them).
+        QVERIFY(!used->romBytes().empty() && used->romBytes() == fresh->romBytes());
+        QVERIFY(!used->extRomBytes().empty() && used->extRomBytes() == fresh->extRomBytes());
         QVERIFY(used->lastField().pixels.empty());
         for (int i = 0; i < 120; ++i) {
             used->runFrame();

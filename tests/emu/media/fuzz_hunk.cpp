@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Randomised corruption of a real hunk executable. Every mutant must either parse or be
-// refused with a MediaError; the sanitizers this test is built with catch any read out of
-// bounds, overflow or leak. Deterministic: the seed is fixed, so a failure reproduces.
+// refused with a MediaError; in the sanitized build (CI's second part) ASan and UBSan catch any
+// read out of bounds, overflow or leak. Deterministic: the seed is fixed, so a failure reproduces.
 
 #include "emu/media/byte_reader.h"
 #include "emu/media/file_bytes.h"
