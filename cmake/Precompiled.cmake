@@ -4,9 +4,10 @@
 #
 # Most of a Copperline translation unit's compile time went to parsing the same third-party
 # headers (Qt's, nlohmann_json's, the standard library's). With COPPERLINE_PCH those are
-# parsed once per library (copperline_pch) and once for all the tests (copperline_test_pch:
-# one header with Qt Core, one with Qt Widgets) and loaded in compiled form after that. Only third-party headers are precompiled: a
-# Copperline header changed still rebuilds only what includes it.
+# parsed once per library (copperline_pch; an executable built with its library's options
+# takes that library's) and once for all the tests (copperline_test_pch: one header with Qt
+# Core, one with Qt Widgets), and loaded in compiled form after that. Only third-party
+# headers are precompiled: a Copperline header changed still rebuilds only what includes it.
 #
 # GCC uses a precompiled header only where the macros given on the command line are those it
 # was made with (and none it reads is given otherwise). CMake compiles with -Winvalid-pch, an
@@ -28,12 +29,19 @@ set(_copperline_pch_std <algorithm> <array> <cstdint> <cstring> <functional> <ma
                         <optional> <set> <span> <string> <string_view> <unordered_map>
                         <utility> <vector>)
 
-# copperline_pch(TARGET [QT module-header...]): the target's own precompiled header:
-# nlohmann_json, the standard library and the Qt module headers named (QtCore, QtNetwork,
-# QtWidgets...), which the target must link.
+# copperline_pch(TARGET [QT module-header...] | REUSE LIBRARY): the target's own precompiled
+# header: nlohmann_json, the standard library and the Qt module headers named (QtCore,
+# QtNetwork, QtWidgets...), which the target must link. REUSE: the one LIBRARY made, for an
+# executable that links LIBRARY and nothing that defines another macro (copperline takes
+# copperline_ui's, copperline-ctl copperline_control's); -Winvalid-pch says when that stops
+# being so.
 function(copperline_pch target)
-    cmake_parse_arguments(P "" "" "QT" ${ARGN})
+    cmake_parse_arguments(P "" "REUSE" "QT" ${ARGN})
     if(NOT COPPERLINE_PCH)
+        return()
+    endif()
+    if(P_REUSE)
+        target_precompile_headers(${target} REUSE_FROM ${P_REUSE})
         return()
     endif()
     set(_qt)
