@@ -1276,10 +1276,13 @@ std::vector<std::uint8_t> Machine::saveSnapshot(std::vector<std::uint8_t> reuse)
 }
 
 std::vector<std::uint8_t> Machine::snapshotBuffer() const {
-    // The memory, and room for the chips and the CPU (some tens of kilobytes): a snapshot
-    // larger than that grows once.
+    // The memory, the disks in the drives (a state carries their images), and room for the
+    // chips and the CPU (some tens of kilobytes): a snapshot larger than that grows once.
+    std::size_t bytes = chip_.size() + slow_.size() + fast_.size() + (256u << 10);
+    for (unsigned n = 0; n < FloppyController::kDrives; ++n)
+        if (floppy_.drive(n).hasDisk()) bytes += floppy_.drive(n).disk().bytes.size();
     std::vector<std::uint8_t> buffer;
-    buffer.reserve(chip_.size() + slow_.size() + fast_.size() + (256u << 10));
+    buffer.reserve(bytes);
     return buffer;
 }
 

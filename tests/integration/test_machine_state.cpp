@@ -393,6 +393,9 @@ private slots:
         // The ROMs go through power-on whole (the new machine it builds borrows them).
         QVERIFY(!used->romBytes().empty() && used->romBytes() == fresh->romBytes());
         QVERIFY(!used->extRomBytes().empty() && used->extRomBytes() == fresh->extRomBytes());
+        // Power-on's snapshot fits the buffer made for it (the disk's image included): one
+        // allocation, not several.
+        QVERIFY(used->saveSnapshot().size() <= used->snapshotBuffer().capacity());
         QVERIFY(used->lastField().pixels.empty());
         for (int i = 0; i < 120; ++i) {
             used->runFrame();
