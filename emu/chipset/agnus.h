@@ -465,10 +465,11 @@ private:
     std::uint32_t pendingPc_ = 0;
     int stallEntry_ = -1;
     std::unordered_map<std::uint32_t, std::uint32_t> stallIndex_; // pc -> stallPcs index
-    // A direct-mapped cache in front of stallIndex_ (a pc has 24 bits: ~0 marks an empty
-    // entry).
+    // A direct-mapped cache in front of stallIndex_. The key is wider than a pc, so that the
+    // mark of an empty entry is no pc: the 68000's PC holds 32 bits, only 24 of which reach
+    // the bus, and a program that jumps to $FFFFFFFF takes its address error there.
     struct StallCacheEntry {
-        std::uint32_t pc = ~std::uint32_t(0);
+        std::uint64_t pc = ~std::uint64_t(0);
         std::uint32_t entry = 0;
     };
     static constexpr std::size_t kStallCacheSize = 64;

@@ -13,6 +13,7 @@
 #endif
 
 #include <QtTest>
+#include <algorithm>
 #include <memory>
 
 using namespace copperline;
@@ -256,6 +257,38 @@ private slots:
         // Power-on counts from zero again.
         a->bootBareMetal(readFileBytes(HW_FRAME_LOAD));
         QCOMPARE(a->blitter().blitCount(), 0u);
+    }
+
+    void anInstructionAtTheTopOfTheAddressSpaceHasItsOwnWaits() {
+        // The 68000's PC holds 32 bits: a program that jumps to $FFFFFFFF takes an address
+        // error there, and the exception's stack writes, refused while the blitter runs, are
+        // that instruction's waits. They were once counted as the frame's first instruction's
+        // (the stall cache marked its empty entries with $FFFFFFFF), or past the end of a
+        // list still empty, which crashed.
+        auto m = boot();
+        for (int i = 0; i < 3; ++i)
+            m->runFrame();
+        int guard = 0;
+        while (!m->blitter().busy() && ++guard < 1000000)
+            m->stepInstruction();
+        QVERIFY(m->blitter().busy());
+        auto r = m->cpu().registers();
+        r.pc = 3; // the core's pc is the prefetch address, two words past the instruction
+        r.sr = 0x2700;
+        m->cpu().setRegisters(r);
+        QCOMPARE(m->cpu().instructionAddress(), 0xFFFFFFFFu);
+        m->stepInstruction(); // the address error, its frame pushed under the blit
+        const FrameStats& f = m->frameStatsInProgress();
+        const auto top = std::find_if(f.stallPcs.begin(), f.stallPcs.end(),
+                                      [](const StallPc& s) { return s.pc == 0xFFFFFFFFu; });
+        QVERIFY(top != f.stallPcs.end());
+        QVERIFY(top->waits > 0 && top->waitCck > 0);
+        std::uint64_t byPc = 0, byOwner = 0;
+        for (const StallPc& s : f.stallPcs)
+            byPc += s.waitCck;
+        for (auto n : f.cpuWaitByOwner)
+            byOwner += n;
+        QCOMPARE(byPc, byOwner);
     }
 };
 
